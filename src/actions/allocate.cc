@@ -1,0 +1,190 @@
+// allocate: places pending tasks of admitted jobs, gang by gang.
+//
+// Per VOLCANO_SEMANTICS §4.2:
+//  * queues take turns (QueueOrder, re-evaluated after every placement), an
+//    Overused queue leaves the loop;
+//  * a job places tasks in TaskOrder inside one Statement; the statement is
+//    committed (binds issued) only once the job is ready (gang), discarded when
+//    the job cannot even be pipelined, and otherwise kept in the session without
+//    binding (its reservations block resources for later jobs this cycle);
+//  * once ready, a job places one more task per turn, so queues interleave;
+//  * a node where the task fits Idle always beats one where it only fits
+//    FutureIdle (Idle + Releasing - Pipelined); in the latter the task is
+//    pipelined onto resources being released.
+//
+// Cost per task: one pass over the nodes (resource check, then predicates for
+// nodes with room), then scoring of the feasible nodes of the better class.
+// Tasks of a role that already failed on every node are skipped without a pass,
+// so a gang of N identical pods costs one pass when the first does not fit.
+#include <map>
+#include <set>
+
+#include "actions/builtin.h"
+#include "actions/node_selection.h"
+#include "actions/ordering.h"
+#include "framework/session.h"
+#include "framework/statement.h"
+
+namespace basalt {
+namespace {
+
+class AllocateAction : public Action {
+ public:
+  std::string_view Name() const override { return "allocate"; }
+
+  void Execute(Session& ssn) override {
+    const bool has_enqueue = ssn.config().HasAction("enqueue");
+    auto queue_less = [&ssn](QueueId a, QueueId b) { return ssn.QueueOrderLess(ssn.queue(a), ssn.queue(b)); };
+    auto job_less = [&ssn](JobId a, JobId b) { return ssn.JobOrderLess(ssn.job(a), ssn.job(b)); };
+    auto queues = MakePickList<QueueId>(queue_less);
+    std::map<QueueId, PickList<JobId, decltype(job_less)>> jobs_of;
+    for (JobInfo& job : ssn.jobs()) {
+      if (job.IsPending()) {
+        if (has_enqueue) continue;
+        job.phase = "Inqueue";  // without enqueue, allocate admits every job
+      }
+      if (auto invalid = ssn.JobValid(job)) {
+        job.job_fit_error = invalid->message;
+        continue;
+      }
+      auto it = jobs_of.find(job.queue);
+      if (it == jobs_of.end()) {
+        queues.Push(job.queue);
+        it = jobs_of.emplace(job.queue, MakePickList<JobId>(job_less)).first;
+      }
+      it->second.Push(job.id);
+    }
+    while (!queues.Empty()) {
+      QueueId q = queues.Pop();
+      if (ssn.Overused(ssn.queue(q))) continue;
+      auto& jobs = jobs_of.at(q);
+      if (jobs.Empty()) continue;
+      JobInfo& job = ssn.job(jobs.Pop());
+      std::vector<TaskId>& pending = PendingTasks(ssn, job);
+      if (pending.empty()) {
+        queues.Push(q);
+        continue;
+      }
+      std::unique_ptr<Statement> stmt = AllocateTasks(ssn, job, pending);
+      if (!pending.empty()) jobs.Push(job.id);
+      if (stmt) stmt->Commit();
+      queues.Push(q);
+    }
+  }
+
+ private:
+  // Pending, ungated, non-BestEffort tasks in TaskOrder, popped from the front.
+  std::vector<TaskId>& PendingTasks(Session& ssn, const JobInfo& job) {
+    auto it = pending_.find(job.id);
+    if (it != pending_.end()) return it->second;
+    std::vector<TaskId> tasks;
+    for (TaskId id : job.tasks) {
+      const TaskInfo& t = ssn.task(id);
+      if (t.status == TaskStatus::kPending && !t.gated && !t.best_effort) tasks.push_back(id);
+    }
+    std::sort(tasks.begin(), tasks.end(),
+              [&](TaskId a, TaskId b) { return ssn.TaskOrderLess(ssn.task(a), ssn.task(b)); });
+    std::reverse(tasks.begin(), tasks.end());  // pop from the back
+    return pending_.emplace(job.id, std::move(tasks)).first->second;
+  }
+
+  // Volcano's NeedContinueAllocating: after a task found no node, may the job
+  // still become ready with the tasks that are left?
+  bool NeedContinue(const Session& ssn, const JobInfo& job, const std::vector<TaskId>& pending) const {
+    if (job.min_member == static_cast<int32_t>(job.tasks.size())) return false;
+    const auto& failed = failed_roles_.count(job.id) ? failed_roles_.at(job.id) : std::set<std::string>{};
+    int32_t task_min_total = 0;
+    for (const auto& [role, n] : job.min_task_member) task_min_total += n;
+    if (job.min_member < task_min_total) {
+      int32_t possible = job.ReadyTaskNum();
+      for (TaskId id : pending) {
+        if (!failed.count(ssn.task(id).role)) ++possible;
+      }
+      return possible >= job.min_member;
+    }
+    for (const std::string& role : failed) {
+      auto it = job.min_task_member.find(role);
+      if (it == job.min_task_member.end()) continue;
+      int32_t placed = 0;
+      for (TaskId id : job.tasks) {
+        const TaskInfo& t = ssn.task(id);
+        if (t.role == role && (IsAllocatedStatus(t.status) || t.status == TaskStatus::kSucceeded ||
+                               t.status == TaskStatus::kPipelined)) {
+          ++placed;
+        }
+      }
+      if (placed < it->second) return false;
+    }
+    return true;
+  }
+
+  std::unique_ptr<Statement> AllocateTasks(Session& ssn, JobInfo& job, std::vector<TaskId>& pending) {
+    auto stmt = std::make_unique<Statement>(ssn);
+    const QueueInfo& queue = ssn.queue(job.queue);
+    auto& failed = failed_roles_[job.id];
+    while (!pending.empty()) {
+      TaskInfo& task = ssn.task(pending.back());
+      pending.pop_back();
+      if (!ssn.Allocatable(queue, task)) continue;
+      if (!task.role.empty() && failed.count(task.role)) {
+        // Same role already failed on every node: skip, with the same reasons.
+        for (TaskId id : job.tasks) {
+          const TaskInfo& other = ssn.task(id);
+          if (other.role == task.role && job.fit_errors.count(id)) {
+            job.fit_errors[task.id] = job.fit_errors[id];
+            break;
+          }
+        }
+        continue;
+      }
+      PredicateStatus pre = ssn.PrePredicate(task);
+      if (!pre.ok()) {
+        FitErrors errors;
+        for (const NodeInfo& n : ssn.nodes()) errors.Add(n.name, pre.reasons);
+        job.fit_errors[task.id] = std::move(errors);
+        break;
+      }
+      NodeInfo* chosen = nullptr;
+      if (!task.nominated_node.empty()) {
+        if (auto nid = ssn.FindNode(task.nominated_node)) {
+          NodeInfo& n = ssn.node(*nid);
+          if (LessEqual(task.request, n.FutureIdle()) && ssn.Predicate(task, n).ok()) chosen = &n;
+        }
+      }
+      if (!chosen) {
+        FitErrors errors;
+        std::vector<NodeInfo*> feasible = FeasibleNodes(ssn, task, FitMode::kAllocate, &errors);
+        if (feasible.empty()) {
+          job.fit_errors[task.id] = std::move(errors);
+          if (!task.role.empty()) failed.insert(task.role);
+          if (NeedContinue(ssn, job, pending)) continue;
+          break;
+        }
+        std::vector<NodeInfo*> idle_fit;
+        for (NodeInfo* n : feasible) {
+          if (LessEqual(task.request, n->idle())) idle_fit.push_back(n);
+        }
+        chosen = BestNode(ssn, task, idle_fit.empty() ? feasible : idle_fit);
+      }
+      job.fit_errors.erase(task.id);
+      if (LessEqual(task.request, chosen->idle())) {
+        stmt->Allocate(task, *chosen);
+      } else {
+        stmt->Pipeline(task, *chosen);
+      }
+      if (ssn.JobReady(job) && !pending.empty()) break;
+    }
+    if (ssn.JobReady(job)) return stmt;
+    if (!ssn.JobPipelined(job)) stmt->Discard();
+    return nullptr;
+  }
+
+  std::map<JobId, std::vector<TaskId>> pending_;
+  std::map<JobId, std::set<std::string>> failed_roles_;
+};
+
+}  // namespace
+
+std::unique_ptr<Action> NewAllocateAction() { return std::make_unique<AllocateAction>(); }
+
+}  // namespace basalt

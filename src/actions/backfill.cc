@@ -1,0 +1,74 @@
+// backfill: places BestEffort pods (empty requests) of admitted jobs.
+//
+// No resource check (they request nothing but a pod slot, which the predicates
+// count); no statement: `Session::Allocate` binds once the job is ready.
+#include "actions/builtin.h"
+#include "actions/node_selection.h"
+#include "actions/ordering.h"
+#include "framework/session.h"
+
+namespace basalt {
+namespace {
+
+class BackfillAction : public Action {
+ public:
+  std::string_view Name() const override { return "backfill"; }
+
+  void Execute(Session& ssn) override {
+    // Queue -> job -> task order, as Volcano v1.11+.
+    std::vector<QueueId> queue_ids;
+    for (const QueueInfo& q : ssn.queues()) queue_ids.push_back(q.id);
+    std::sort(queue_ids.begin(), queue_ids.end(),
+              [&](QueueId a, QueueId b) { return ssn.QueueOrderLess(ssn.queue(a), ssn.queue(b)); });
+    for (QueueId q : queue_ids) {
+      std::vector<JobId> job_ids;
+      for (const JobInfo& job : ssn.jobs()) {
+        if (job.queue != q || job.IsPending()) continue;
+        if (auto invalid = ssn.JobValid(job)) continue;
+        job_ids.push_back(job.id);
+      }
+      std::sort(job_ids.begin(), job_ids.end(),
+                [&](JobId a, JobId b) { return ssn.JobOrderLess(ssn.job(a), ssn.job(b)); });
+      for (JobId j : job_ids) BackfillJob(ssn, ssn.job(j));
+    }
+  }
+
+ private:
+  void BackfillJob(Session& ssn, JobInfo& job) {
+    std::vector<TaskId> tasks;
+    for (TaskId id : job.tasks) {
+      TaskInfo& t = ssn.task(id);
+      if (!t.best_effort || t.gated) continue;
+      if (t.status == TaskStatus::kPipelined) {
+        // A pipelined BestEffort task is un-pipelined and retried here.
+        ssn.FireDeallocate(t);
+        ssn.UnplaceTask(t);
+      }
+      if (t.status == TaskStatus::kPending) tasks.push_back(id);
+    }
+    std::sort(tasks.begin(), tasks.end(),
+              [&](TaskId a, TaskId b) { return ssn.TaskOrderLess(ssn.task(a), ssn.task(b)); });
+    for (TaskId id : tasks) {
+      TaskInfo& t = ssn.task(id);
+      FitErrors errors;
+      PredicateStatus pre = ssn.PrePredicate(t);
+      if (!pre.ok()) {
+        for (const NodeInfo& n : ssn.nodes()) errors.Add(n.name, pre.reasons);
+        job.fit_errors[id] = std::move(errors);
+        continue;
+      }
+      std::vector<NodeInfo*> nodes = FeasibleNodes(ssn, t, FitMode::kBackfill, &errors);
+      if (nodes.empty()) {
+        job.fit_errors[id] = std::move(errors);
+        continue;
+      }
+      ssn.Allocate(t, *BestNode(ssn, t, nodes));
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Action> NewBackfillAction() { return std::make_unique<BackfillAction>(); }
+
+}  // namespace basalt

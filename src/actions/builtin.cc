@@ -1,0 +1,19 @@
+#include "actions/builtin.h"
+
+#include "api/check.h"
+
+namespace basalt {
+
+void RegisterBuiltinActions(ActionRegistry& r) {
+  const std::pair<const char*, ActionFactory> kBuiltins[] = {
+      {"enqueue", NewEnqueueAction},
+      {"allocate", NewAllocateAction},
+      {"backfill", NewBackfillAction},
+  };
+  for (const auto& [name, factory] : kBuiltins) {
+    Status st = r.Register(name, factory);
+    BASALT_CHECK(st.ok()) << st.message();
+  }
+}
+
+}  // namespace basalt

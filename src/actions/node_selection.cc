@@ -1,0 +1,49 @@
+#include "actions/node_selection.h"
+
+#include "api/check.h"
+
+namespace basalt {
+
+std::vector<std::string> InsufficientResourceReasons(const Resource& request, const Resource& available) {
+  std::vector<std::string> out;
+  if (request.milli_cpu() > available.milli_cpu()) out.push_back("Insufficient cpu");
+  if (request.memory() > available.memory()) out.push_back("Insufficient memory");
+  for (const auto& [id, v] : request.scalars()) {
+    if (v > available.Get(id)) out.push_back("Insufficient " + ResourceNames::Name(id));
+  }
+  return out;
+}
+
+std::vector<NodeInfo*> FeasibleNodes(Session& ssn, const TaskInfo& task, FitMode mode, FitErrors* errors) {
+  std::vector<NodeInfo*> out;
+  for (NodeInfo& node : ssn.nodes()) {
+    if (mode == FitMode::kAllocate) {
+      Resource future = node.FutureIdle();
+      if (!LessEqual(task.request, future)) {
+        if (errors) errors->Add(node.name, InsufficientResourceReasons(task.request, future));
+        continue;
+      }
+    }
+    PredicateStatus st = ssn.Predicate(task, node);
+    if (!st.ok()) {
+      if (errors) errors->Add(node.name, st.reasons);
+      continue;
+    }
+    out.push_back(&node);
+  }
+  return out;
+}
+
+NodeInfo* BestNode(Session& ssn, const TaskInfo& task, const std::vector<NodeInfo*>& candidates) {
+  BASALT_CHECK(!candidates.empty());
+  if (candidates.size() == 1) return candidates[0];
+  std::vector<const NodeInfo*> view(candidates.begin(), candidates.end());
+  std::vector<double> scores = ssn.NodeScores(task, view);
+  size_t best = 0;
+  for (size_t i = 1; i < candidates.size(); ++i) {
+    if (scores[i] > scores[best]) best = i;  // strict: ties keep the earlier node
+  }
+  return candidates[best];
+}
+
+}  // namespace basalt

@@ -1,0 +1,7 @@
+basalt_library(actions SOURCES
+  src/actions/builtin.cc
+  src/actions/allocate.cc
+  src/actions/backfill.cc
+  src/actions/enqueue.cc
+  src/actions/node_selection.cc
+  DEPS basalt_framework)

@@ -1,0 +1,184 @@
+// The object model basalt schedules: the parts of Kubernetes and Volcano objects
+// the scheduler reads. Decoding from YAML/JSON lives in api/decode.h.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/resource.h"
+
+namespace basalt {
+
+struct OwnerReference {
+  std::string api_version;
+  std::string kind;
+  std::string name;
+  std::string uid;
+  bool controller = false;
+};
+
+struct ObjectMeta {
+  std::string name;
+  std::string namespace_;  // empty for cluster-scoped objects
+  std::string uid;         // "<namespace>/<name>" when the manifest has none
+  std::map<std::string, std::string> labels;
+  std::map<std::string, std::string> annotations;
+  // Seconds since the epoch; 0 when the manifest has none (all such objects tie
+  // and fall to their names, see DESIGN.md).
+  int64_t creation_timestamp = 0;
+  bool deleting = false;  // metadata.deletionTimestamp is set
+  std::vector<OwnerReference> owner_references;
+  // Where the object came from ("cluster/a.yaml#3"), for error messages.
+  std::string source;
+
+  // "ns/name" or "name".
+  std::string Key() const { return namespace_.empty() ? name : namespace_ + "/" + name; }
+};
+
+struct Taint {
+  std::string key;
+  std::string value;
+  std::string effect;  // NoSchedule, PreferNoSchedule, NoExecute
+};
+
+struct Toleration {
+  std::string key;
+  std::string op = "Equal";  // Equal or Exists
+  std::string value;
+  std::string effect;  // empty = all effects
+};
+
+struct NodeSelectorRequirement {
+  std::string key;
+  std::string op;  // In, NotIn, Exists, DoesNotExist, Gt, Lt
+  std::vector<std::string> values;
+};
+
+struct NodeSelectorTerm {
+  std::vector<NodeSelectorRequirement> match_expressions;
+  std::vector<NodeSelectorRequirement> match_fields;  // only metadata.name is meaningful
+};
+
+struct PreferredSchedulingTerm {
+  int32_t weight = 0;
+  NodeSelectorTerm preference;
+};
+
+struct HostPort {
+  int32_t port = 0;
+  std::string protocol = "TCP";
+  std::string host_ip;  // empty = 0.0.0.0
+};
+
+// The scheduling-relevant part of a PodSpec (also used for vcjob task templates).
+struct PodSpec {
+  Resource request;          // effective request, incl. the implicit `pods: 1`
+  bool has_priority = false;
+  int32_t priority = 0;
+  std::string priority_class_name;
+  std::string node_name;
+  std::string scheduler_name = "default-scheduler";
+  std::map<std::string, std::string> node_selector;
+  std::vector<NodeSelectorTerm> required_node_affinity;  // ORed terms
+  std::vector<PreferredSchedulingTerm> preferred_node_affinity;
+  std::vector<Toleration> tolerations;
+  std::vector<HostPort> host_ports;
+  std::optional<std::string> preemption_policy;  // PreemptLowerPriority / Never
+  int scheduling_gates = 0;
+};
+
+struct Pod {
+  ObjectMeta meta;
+  PodSpec spec;
+  std::string phase = "Pending";  // Pending, Running, Succeeded, Failed, Unknown
+  std::string nominated_node_name;
+};
+
+struct Node {
+  ObjectMeta meta;
+  Resource allocatable;
+  Resource capacity;
+  std::vector<Taint> taints;
+  bool unschedulable = false;
+  bool ready = true;  // Ready condition True (or absent)
+};
+
+struct PriorityClass {
+  ObjectMeta meta;
+  int32_t value = 0;
+  bool global_default = false;
+  std::string preemption_policy = "PreemptLowerPriority";
+};
+
+struct Queue {
+  ObjectMeta meta;
+  int32_t weight = 1;
+  std::optional<Resource> capability;
+  std::optional<Resource> deserved;
+  std::optional<Resource> guarantee;
+  int32_t priority = 0;
+  std::optional<bool> reclaimable;
+  std::string parent;
+  std::string state = "Open";  // Open, Closed, Closing, Unknown
+  // Status written back by the scheduler.
+  Resource allocated;
+
+  bool IsReclaimable() const { return !reclaimable.has_value() || *reclaimable; }
+};
+
+struct PodGroup {
+  ObjectMeta meta;
+  int32_t min_member = 0;
+  std::map<std::string, int32_t> min_task_member;
+  std::string queue;
+  std::string priority_class_name;
+  std::optional<Resource> min_resources;
+  std::string phase;  // "" = Pending
+};
+
+// batch.volcano.sh/v1alpha1 Job (vcjob).
+struct LifecyclePolicy {
+  std::vector<std::string> events;  // "event" and "events"
+  std::string action;
+  std::optional<int32_t> exit_code;
+  std::optional<std::string> timeout;
+};
+
+struct JobTask {
+  std::string name;
+  int32_t replicas = 0;
+  std::optional<int32_t> min_available;
+  int32_t max_retry = 0;
+  std::vector<LifecyclePolicy> policies;
+  // The pod template: metadata (labels/annotations) and the decoded spec.
+  ObjectMeta template_meta;
+  PodSpec template_spec;
+};
+
+struct VcJob {
+  ObjectMeta meta;
+  int32_t min_available = 0;
+  std::optional<int32_t> min_success;
+  std::string queue;
+  std::string scheduler_name;
+  std::string priority_class_name;
+  int32_t max_retry = 3;
+  std::vector<JobTask> tasks;
+  std::vector<LifecyclePolicy> policies;
+  // Status.
+  std::string phase = "Pending";
+  int32_t retry_count = 0;
+  int32_t version = 0;
+};
+
+// A workload object that pods may name as owner (Deployment, ReplicaSet, batch/v1 Job, ...).
+struct OwnerObject {
+  std::string api_version;
+  std::string kind;
+  ObjectMeta meta;
+};
+
+}  // namespace basalt

@@ -1,0 +1,74 @@
+// Volcano's scheduler configuration file, verbatim:
+//
+//   actions: "enqueue, allocate, backfill"
+//   tiers:
+//   - plugins:
+//     - name: priority
+//     - name: gang
+//       enablePreemptable: false
+//       arguments: {...}
+//   configurations:
+//   - name: allocate
+//     arguments: {...}
+//
+// Every `enable*` switch left out of the file is on, except enableHierarchy and
+// EnabledClusterOrder (as in Volcano's loader). Unknown plugin or action names
+// are errors listing the known ones (Volcano only logs them; a typo that silently
+// drops gang scheduling is worse than a refusal to start).
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/status.h"
+#include "framework/arguments.h"
+
+namespace basalt {
+
+// One switch per extension point, named after its YAML key.
+enum class Switch {
+  kJobOrder, kQueueOrder, kTaskOrder, kClusterOrder, kPredicate, kBestNode, kNodeOrder,
+  kPreemptable, kReclaimable, kPreemptive, kAllocatable, kOverused, kJobReady, kJobPipelined,
+  kJobEnqueued, kJobStarving, kVictim, kTargetJob, kReservedNodes, kHierarchy, kHyperNodeOrder,
+  kCount
+};
+
+// The YAML key of a switch ("enablePreemptable", "enabledOverused", ...).
+const char* SwitchKey(Switch s);
+
+struct PluginOption {
+  std::string name;
+  std::array<std::optional<bool>, static_cast<size_t>(Switch::kCount)> switches{};
+  Arguments arguments;
+
+  // The switch as Volcano's loader resolves it: unset means on, except
+  // enableHierarchy and EnabledClusterOrder, which are off unless set.
+  bool Enabled(Switch s) const;
+};
+
+struct Tier {
+  std::vector<PluginOption> plugins;
+};
+
+struct SchedulerConfig {
+  std::vector<std::string> actions;
+  std::vector<Tier> tiers;
+  // Per-action arguments from `configurations:`.
+  std::vector<std::pair<std::string, Arguments>> action_arguments;
+
+  const Arguments* ActionArguments(const std::string& action) const;
+  bool HasAction(const std::string& name) const;
+};
+
+// Parses the configuration text. `source` names the file in messages.
+// `known_plugins` / `known_actions` validate names (empty = accept any).
+Result<SchedulerConfig> ParseSchedulerConfig(const std::string& text, const std::string& source,
+                                             const std::vector<std::string>& known_plugins,
+                                             const std::vector<std::string>& known_actions);
+
+// Volcano's built-in default configuration.
+const char* DefaultSchedulerConfigText();
+
+}  // namespace basalt

@@ -1,0 +1,255 @@
+// Session: one scheduling cycle over a snapshot of the cluster.
+//
+// Start here when reading basalt: this file, then framework/plugin.h, then
+// actions/allocate.cc.
+//
+// Life of a session:
+//   1. `Session::Open` builds the snapshot (tasks, jobs, nodes, queues) from the
+//      store, then builds each configured plugin and calls its OnSessionOpen,
+//      in tier order; plugins register extension-point functions.
+//   2. Actions run in the configured order (`Run`); they change session state
+//      only through `Statement` or the direct `Allocate/Pipeline/Evict` below,
+//      which keep node bookkeeping, job counters and plugin event handlers in step.
+//   3. `Close` runs plugins' OnSessionClose, computes PodGroup phases and
+//      queue allocations, and returns the cycle's `Decisions`.
+//
+// Determinism: every order is total. Comparators fall back to creation time then
+// key; node-score ties go to the node earliest in name order.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "api/status.h"
+#include "framework/action.h"
+#include "framework/config.h"
+#include "framework/plugin.h"
+#include "framework/types.h"
+#include "state/cluster_state.h"
+
+namespace basalt {
+
+// ---- extension-point vocabulary ----
+
+enum class Vote { kAbstain, kPermit, kReject };
+
+struct PredicateStatus {
+  enum class Code { kSuccess, kUnschedulable, kUnresolvable, kError };
+  Code code = Code::kSuccess;
+  std::vector<std::string> reasons;
+
+  static PredicateStatus Success() { return {}; }
+  static PredicateStatus Unschedulable(std::string reason) { return {Code::kUnschedulable, {std::move(reason)}}; }
+  static PredicateStatus Unresolvable(std::string reason) { return {Code::kUnresolvable, {std::move(reason)}}; }
+  bool ok() const { return code == Code::kSuccess; }
+};
+
+struct ValidateResult {
+  std::string reason;
+  std::string message;
+};
+
+// Comparators return <0 when `a` goes first, >0 when `b` does, 0 to abstain.
+using JobOrderFn = std::function<int(const JobInfo& a, const JobInfo& b)>;
+using QueueOrderFn = std::function<int(const QueueInfo& a, const QueueInfo& b)>;
+using TaskOrderFn = std::function<int(const TaskInfo& a, const TaskInfo& b)>;
+// Victim queue order: which of two victim queues loses first, given the reclaimer's queue.
+using VictimQueueOrderFn = std::function<int(const QueueInfo& a, const QueueInfo& b, const QueueInfo& reclaimer)>;
+using PrePredicateFn = std::function<PredicateStatus(const TaskInfo& task)>;
+using PredicateFn = std::function<PredicateStatus(const TaskInfo& task, const NodeInfo& node)>;
+using NodeOrderFn = std::function<double(const TaskInfo& task, const NodeInfo& node)>;
+// Scores for every node of `nodes`, in the same order.
+using BatchNodeOrderFn =
+    std::function<std::vector<double>(const TaskInfo& task, const std::vector<const NodeInfo*>& nodes)>;
+// Returns the victims among `candidates` and a vote (see `Preemptable`).
+using EvictableFn = std::function<std::pair<std::vector<const TaskInfo*>, Vote>(
+    const TaskInfo& preemptor, const std::vector<const TaskInfo*>& candidates)>;
+using QueueFn = std::function<bool(const QueueInfo& queue)>;
+using QueueTaskFn = std::function<bool(const QueueInfo& queue, const TaskInfo& task)>;
+using JobValidFn = std::function<std::optional<ValidateResult>(const JobInfo& job)>;
+using JobFn = std::function<bool(const JobInfo& job)>;
+using JobVoteFn = std::function<Vote(const JobInfo& job)>;
+using JobNotifyFn = std::function<void(const JobInfo& job)>;
+using VictimTasksFn = std::function<std::vector<const TaskInfo*>(const std::vector<const TaskInfo*>& running)>;
+
+// Called after a task starts or stops counting against its node and queue
+// (allocate/pipeline/unevict -> allocate; evict/unpipeline/unallocate -> deallocate).
+struct EventHandler {
+  std::function<void(const TaskInfo& task)> allocate;
+  std::function<void(const TaskInfo& task)> deallocate;
+};
+
+// ---- what a cycle decides ----
+
+struct BindDecision { std::string pod, node; };
+struct EvictDecision { std::string pod, action, reason; };
+struct EventRecord { std::string object, type, reason, message; };
+struct PipelineDecision { std::string pod, node; bool nominate = false; };
+
+struct Decisions {
+  std::vector<BindDecision> binds;          // in issue order
+  std::vector<EvictDecision> evictions;     // in issue order
+  std::vector<EventRecord> events;          // in issue order
+  std::vector<PipelineDecision> pipelined;  // tasks still pipelined at close
+  std::map<std::string, std::string> podgroup_phases;  // every job of the session
+  std::map<std::string, Resource> queue_allocated;     // every queue
+};
+
+struct SessionOptions {
+  std::set<std::string> scheduler_names = {"volcano"};
+  std::string default_queue = "default";
+  int64_t cycle = 1;
+};
+
+class Statement;
+
+class Session {
+ public:
+  // Builds the snapshot and opens every configured plugin. Fails on a plugin
+  // that rejects its arguments.
+  static Result<std::unique_ptr<Session>> Open(const ClusterState& state, const SchedulerConfig& conf,
+                                               const PluginRegistry& plugins, const SessionOptions& options);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Runs one action (skipping nothing: the config decides which run).
+  void Run(Action& action);
+  // Runs plugins' close hooks and computes the cycle's decisions.
+  Decisions Close();
+
+  // ---- snapshot ----
+  std::vector<TaskInfo>& tasks() { return tasks_; }
+  std::vector<JobInfo>& jobs() { return jobs_; }
+  std::vector<NodeInfo>& nodes() { return nodes_; }
+  std::vector<QueueInfo>& queues() { return queues_; }
+  const std::vector<TaskInfo>& tasks() const { return tasks_; }
+  const std::vector<JobInfo>& jobs() const { return jobs_; }
+  const std::vector<NodeInfo>& nodes() const { return nodes_; }
+  const std::vector<QueueInfo>& queues() const { return queues_; }
+  TaskInfo& task(TaskId id) { return tasks_[id]; }
+  JobInfo& job(JobId id) { return jobs_[id]; }
+  NodeInfo& node(NodeId id) { return nodes_[id]; }
+  QueueInfo& queue(QueueId id) { return queues_[id]; }
+  const TaskInfo& task(TaskId id) const { return tasks_[id]; }
+  const JobInfo& job(JobId id) const { return jobs_[id]; }
+  const NodeInfo& node(NodeId id) const { return nodes_[id]; }
+  const QueueInfo& queue(QueueId id) const { return queues_[id]; }
+  const ClusterState& state() const { return state_; }
+  const SchedulerConfig& config() const { return conf_; }
+  const SessionOptions& options() const { return options_; }
+  // Sum of all nodes' allocatable.
+  const Resource& total_resource() const { return total_resource_; }
+  std::optional<NodeId> FindNode(const std::string& name) const;
+  std::optional<QueueId> FindQueue(const std::string& name) const;
+  // Value of a PriorityClass, if it exists.
+  std::optional<int32_t> PriorityClassValue(const std::string& name) const;
+
+  // ---- registration (only from Plugin::OnSessionOpen) ----
+  void AddJobOrderFn(JobOrderFn fn);
+  void AddQueueOrderFn(QueueOrderFn fn);
+  void AddTaskOrderFn(TaskOrderFn fn);
+  void AddVictimQueueOrderFn(VictimQueueOrderFn fn);
+  void AddPrePredicateFn(PrePredicateFn fn);
+  void AddPredicateFn(PredicateFn fn);
+  void AddNodeOrderFn(NodeOrderFn fn);
+  void AddBatchNodeOrderFn(BatchNodeOrderFn fn);
+  void AddPreemptableFn(EvictableFn fn);
+  void AddReclaimableFn(EvictableFn fn);
+  void AddOverusedFn(QueueFn fn);
+  void AddPreemptiveFn(QueueTaskFn fn);
+  void AddAllocatableFn(QueueTaskFn fn);
+  void AddJobValidFn(JobValidFn fn);
+  void AddJobReadyFn(JobFn fn);
+  void AddJobPipelinedFn(JobVoteFn fn);
+  void AddJobEnqueueableFn(JobVoteFn fn);
+  void AddJobEnqueuedFn(JobNotifyFn fn);
+  void AddJobStarvingFn(JobFn fn);
+  void AddVictimTasksFn(VictimTasksFn fn);
+  void AddEventHandler(EventHandler handler);
+
+  // ---- dispatch (tier rules of VOLCANO_SEMANTICS §2.2) ----
+  // Orders: first plugin with a non-zero answer decides; then the fallback.
+  bool JobOrderLess(const JobInfo& a, const JobInfo& b) const;    // fallback: creation, key
+  bool QueueOrderLess(const QueueInfo& a, const QueueInfo& b) const;  // fallback: creation, name
+  bool TaskOrderLess(const TaskInfo& a, const TaskInfo& b) const;  // fallback: name index, creation, key
+  // True when victim queue `a` loses before `b` (fallback: reverse QueueOrder).
+  bool VictimQueueOrderLess(const QueueInfo& a, const QueueInfo& b, const QueueInfo& reclaimer) const;
+  // All must pass; the first failure is returned.
+  PredicateStatus PrePredicate(const TaskInfo& task) const;
+  PredicateStatus Predicate(const TaskInfo& task, const NodeInfo& node) const;
+  bool HasPredicates() const;
+  // Sum of map scores of every enabled plugin.
+  double NodeOrderScore(const TaskInfo& task, const NodeInfo& node) const;
+  // Map + batch scores for `nodes`, in order.
+  std::vector<double> NodeScores(const TaskInfo& task, const std::vector<const NodeInfo*>& nodes) const;
+  // Victim voting with tier fall-through (§2.3).
+  std::vector<const TaskInfo*> Preemptable(const TaskInfo& preemptor, const std::vector<const TaskInfo*>& cands) const;
+  std::vector<const TaskInfo*> Reclaimable(const TaskInfo& reclaimer, const std::vector<const TaskInfo*>& cands) const;
+  bool Overused(const QueueInfo& q) const;                       // OR
+  bool Preemptive(const QueueInfo& q, const TaskInfo& t) const;  // AND
+  bool Allocatable(const QueueInfo& q, const TaskInfo& t) const; // AND
+  std::optional<ValidateResult> JobValid(const JobInfo& job) const;
+  bool JobReady(const JobInfo& job) const;      // AND over all; none -> true
+  bool JobPipelined(const JobInfo& job) const;  // Permit/Abstain/Reject voting
+  bool JobEnqueueable(const JobInfo& job) const;
+  void JobEnqueued(const JobInfo& job);
+  bool JobStarving(const JobInfo& job) const;   // first tier with a function; none -> false
+  std::vector<const TaskInfo*> VictimTasks(const std::vector<const TaskInfo*>& running) const;
+
+  // ---- state changes ----
+  // Moves a task to `status` (node stays). Keeps job counters and node bookkeeping.
+  void UpdateTaskStatus(TaskInfo& task, TaskStatus status);
+  // Outside a statement (backfill): allocate, and bind the job's allocated tasks once it is ready.
+  void Allocate(TaskInfo& task, NodeInfo& node);
+  // Outside a statement (reclaim): immediate, never rolled back.
+  void Pipeline(TaskInfo& task, NodeInfo& node);
+  void Evict(TaskInfo& task, const std::string& action, const std::string& reason);
+  // Records an event for the operator ("Pod/ns/name" or "PodGroup/ns/name").
+  void RecordEvent(std::string object, std::string type, std::string reason, std::string message);
+  // Binds every Allocated task of the job (status -> Binding, a bind decision each).
+  void DispatchJob(JobInfo& job);
+
+  // Free ports etc. are plugin state; plugins observe placements via event handlers.
+  // Node-level placement primitives used by Statement.
+  void PlaceTask(TaskInfo& task, NodeInfo& node, TaskStatus status);
+  void UnplaceTask(TaskInfo& task);
+  void FireAllocate(const TaskInfo& task);
+  void FireDeallocate(const TaskInfo& task);
+
+  int64_t cycle() const { return options_.cycle; }
+
+ private:
+  friend class Statement;
+  struct Slot;  // one configured plugin and the functions it registered
+  Session(const ClusterState& state, const SchedulerConfig& conf, SessionOptions options);
+  Status BuildSnapshot();
+  void NodeAdd(NodeInfo& node, const TaskInfo& task);
+  void NodeRemove(NodeInfo& node, const TaskInfo& task);
+  Slot& Current();
+  std::vector<const TaskInfo*> VoteVictims(const TaskInfo& t, const std::vector<const TaskInfo*>& cands,
+                                           bool reclaim) const;
+  void ComputeClose(Decisions& d);
+
+  const ClusterState& state_;
+  const SchedulerConfig& conf_;
+  SessionOptions options_;
+  std::vector<TaskInfo> tasks_;
+  std::vector<JobInfo> jobs_;
+  std::vector<NodeInfo> nodes_;
+  std::vector<QueueInfo> queues_;
+  std::map<std::string, NodeId, std::less<>> node_index_;
+  std::map<std::string, QueueId, std::less<>> queue_index_;
+  Resource total_resource_;
+  std::vector<std::unique_ptr<Slot>> slots_;
+  int current_slot_ = -1;
+  std::vector<EventHandler> handlers_;
+  Decisions decisions_;
+};
+
+}  // namespace basalt

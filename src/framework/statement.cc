@@ -1,0 +1,65 @@
+#include "framework/statement.h"
+
+#include "api/check.h"
+
+namespace basalt {
+
+void Statement::Evict(TaskInfo& task, const std::string& action, const std::string& reason) {
+  ops_.push_back({Kind::kEvict, task.id, task.status, action, reason});
+  ssn_.UpdateTaskStatus(task, TaskStatus::kReleasing);
+  ssn_.FireDeallocate(task);
+}
+
+void Statement::Pipeline(TaskInfo& task, NodeInfo& node, bool nominate) {
+  ops_.push_back({Kind::kPipeline, task.id, task.status, "", ""});
+  ssn_.PlaceTask(task, node, TaskStatus::kPipelined);
+  task.nominate_on_pipeline = nominate;
+  ssn_.FireAllocate(task);
+}
+
+void Statement::Allocate(TaskInfo& task, NodeInfo& node) {
+  ops_.push_back({Kind::kAllocate, task.id, task.status, "", ""});
+  ssn_.PlaceTask(task, node, TaskStatus::kAllocated);
+  ssn_.FireAllocate(task);
+}
+
+void Statement::Commit() {
+  for (const Op& op : ops_) {
+    TaskInfo& t = ssn_.task(op.task);
+    switch (op.kind) {
+      case Kind::kEvict:
+        ssn_.decisions_.evictions.push_back({t.key, op.action, op.reason});
+        break;
+      case Kind::kPipeline:
+        break;  // pipelining never leaves the session
+      case Kind::kAllocate:
+        if (t.status == TaskStatus::kAllocated) {
+          ssn_.UpdateTaskStatus(t, TaskStatus::kBinding);
+          ssn_.decisions_.binds.push_back({t.key, ssn_.node(t.node).name});
+        }
+        break;
+    }
+  }
+  ops_.clear();
+}
+
+void Statement::Discard() {
+  for (auto it = ops_.rbegin(); it != ops_.rend(); ++it) {
+    TaskInfo& t = ssn_.task(it->task);
+    switch (it->kind) {
+      case Kind::kEvict:
+        ssn_.UpdateTaskStatus(t, it->prev_status);
+        ssn_.FireAllocate(t);
+        break;
+      case Kind::kPipeline:
+      case Kind::kAllocate:
+        ssn_.FireDeallocate(t);
+        ssn_.UnplaceTask(t);
+        BASALT_DCHECK(it->prev_status == TaskStatus::kPending) << t.key;
+        break;
+    }
+  }
+  ops_.clear();
+}
+
+}  // namespace basalt

@@ -1,0 +1,25 @@
+#include "plugins/builtin.h"
+
+#include "api/check.h"
+
+namespace basalt {
+
+void RegisterBuiltinPlugins(PluginRegistry& r) {
+  const std::pair<const char*, PluginFactory> kBuiltins[] = {
+      {"priority", NewPriorityPlugin},
+      {"gang", NewGangPlugin},
+      {"conformance", NewConformancePlugin},
+      {"drf", NewDrfPlugin},
+      {"proportion", NewProportionPlugin},
+      {"overcommit", NewOvercommitPlugin},
+      {"predicates", NewPredicatesPlugin},
+      {"nodeorder", NewNodeOrderPlugin},
+      {"binpack", NewBinpackPlugin},
+  };
+  for (const auto& [name, factory] : kBuiltins) {
+    Status st = r.Register(name, factory);
+    BASALT_CHECK(st.ok()) << st.message();
+  }
+}
+
+}  // namespace basalt

@@ -1,0 +1,21 @@
+// Factories of the built-in plugins. The one list that registers them is
+// RegisterBuiltinPlugins (plugins/builtin.cc).
+#pragma once
+
+#include <memory>
+
+#include "framework/plugin.h"
+
+namespace basalt {
+
+Result<std::unique_ptr<Plugin>> NewPriorityPlugin(const Arguments& args);
+Result<std::unique_ptr<Plugin>> NewGangPlugin(const Arguments& args);
+Result<std::unique_ptr<Plugin>> NewConformancePlugin(const Arguments& args);
+Result<std::unique_ptr<Plugin>> NewDrfPlugin(const Arguments& args);
+Result<std::unique_ptr<Plugin>> NewProportionPlugin(const Arguments& args);
+Result<std::unique_ptr<Plugin>> NewOvercommitPlugin(const Arguments& args);
+Result<std::unique_ptr<Plugin>> NewPredicatesPlugin(const Arguments& args);
+Result<std::unique_ptr<Plugin>> NewNodeOrderPlugin(const Arguments& args);
+Result<std::unique_ptr<Plugin>> NewBinpackPlugin(const Arguments& args);
+
+}  // namespace basalt

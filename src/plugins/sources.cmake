@@ -1,0 +1,12 @@
+basalt_library(plugins SOURCES
+  src/plugins/builtin.cc
+  src/plugins/binpack.cc
+  src/plugins/conformance.cc
+  src/plugins/drf.cc
+  src/plugins/gang.cc
+  src/plugins/nodeorder.cc
+  src/plugins/overcommit.cc
+  src/plugins/predicates.cc
+  src/plugins/priority.cc
+  src/plugins/proportion.cc
+  DEPS basalt_framework)

@@ -1,0 +1,78 @@
+// ClusterState: the store the front ends feed (schedule: manifests; simulate:
+// the simulator; serve: watches). Objects are kept in ordered maps keyed by
+// "namespace/name" (or name) so every iteration is deterministic.
+//
+// A session never reads the store directly: it takes a `Snapshot` (see
+// framework/session.h), which borrows the store's objects by const pointer for
+// the length of one cycle instead of deep-copying them.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "api/decode.h"
+#include "api/objects.h"
+#include "api/status.h"
+
+namespace basalt {
+
+class ClusterState {
+ public:
+  ClusterState() = default;
+  ClusterState(const ClusterState&) = delete;
+  ClusterState& operator=(const ClusterState&) = delete;
+  ClusterState(ClusterState&&) = default;
+  ClusterState& operator=(ClusterState&&) = default;
+
+  // Adds every object; a second object with the same kind and key is an error
+  // naming both sources. The `default` queue is created when absent.
+  Status AddAll(ClusterObjects objects);
+
+  // Upserts (replace when present).
+  void UpsertPod(Pod pod);
+  void UpsertNode(Node node);
+  void UpsertQueue(Queue queue);
+  void UpsertPodGroup(PodGroup pg);
+  void UpsertJob(VcJob job);
+  void UpsertPriorityClass(PriorityClass pc);
+  void UpsertOwner(OwnerObject owner);
+  // Deletes; returns false when absent.
+  bool DeletePod(const std::string& key);
+  bool DeletePodGroup(const std::string& key);
+  bool DeleteNode(const std::string& name);
+
+  Pod* FindPod(const std::string& key);
+  PodGroup* FindPodGroup(const std::string& key);
+  Queue* FindQueue(const std::string& name);
+  VcJob* FindJob(const std::string& key);
+  const OwnerObject* FindOwner(const std::string& ns, const std::string& kind, const std::string& name) const;
+
+  const std::map<std::string, Pod>& pods() const { return pods_; }
+  const std::map<std::string, Node>& nodes() const { return nodes_; }
+  const std::map<std::string, Queue>& queues() const { return queues_; }
+  const std::map<std::string, PodGroup>& podgroups() const { return podgroups_; }
+  const std::map<std::string, VcJob>& jobs() const { return jobs_; }
+  const std::map<std::string, PriorityClass>& priority_classes() const { return priority_classes_; }
+  const std::map<std::string, ObjectMeta>& namespaces() const { return namespaces_; }
+  std::map<std::string, Pod>& mutable_pods() { return pods_; }
+  std::map<std::string, PodGroup>& mutable_podgroups() { return podgroups_; }
+  std::map<std::string, VcJob>& mutable_jobs() { return jobs_; }
+  std::map<std::string, Queue>& mutable_queues() { return queues_; }
+
+  // Monotonic counter bumped by every mutation (lets caches notice change).
+  uint64_t generation() const { return generation_; }
+
+ private:
+  std::map<std::string, Pod> pods_;
+  std::map<std::string, Node> nodes_;
+  std::map<std::string, Queue> queues_;
+  std::map<std::string, PodGroup> podgroups_;
+  std::map<std::string, VcJob> jobs_;
+  std::map<std::string, PriorityClass> priority_classes_;
+  std::map<std::string, OwnerObject> owners_;  // "ns/Kind/name"
+  std::map<std::string, ObjectMeta> namespaces_;
+  uint64_t generation_ = 0;
+};
+
+}  // namespace basalt

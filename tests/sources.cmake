@@ -1,0 +1,13 @@
+set(BASALT_TEST_SOURCES
+  tests/testing.cc
+  tests/cli_test.cc
+  tests/config_test.cc
+  tests/decode_test.cc
+  tests/fairness_test.cc
+  tests/nodeorder_binpack_test.cc
+  tests/predicates_test.cc
+  tests/quantity_test.cc
+  tests/resource_test.cc
+  tests/scenario_test.cc
+  tests/session_test.cc
+)

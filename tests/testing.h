@@ -1,0 +1,53 @@
+// Test helpers: build a ClusterState from YAML text and open a Session on it.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "api/decode.h"
+#include "framework/action.h"
+#include "framework/config.h"
+#include "framework/session.h"
+#include "state/cluster_state.h"
+
+#define EXPECT_OK(expr)                                \
+  do {                                                 \
+    auto&& _s = (expr);                                \
+    EXPECT_TRUE(_s.ok()) << _s.status().message();     \
+  } while (0)
+#define ASSERT_OK(expr)                                \
+  do {                                                 \
+    auto&& _s = (expr);                                \
+    ASSERT_TRUE(_s.ok()) << _s.status().message();     \
+  } while (0)
+
+namespace basalt::testing {
+
+// Owns the state, the configuration and the session built on them.
+class SessionFixture {
+ public:
+  // `cluster_yaml`: multi-document manifests. `conf_yaml`: a scheduler configuration
+  // (empty = Volcano's default). Aborts the test on any error.
+  SessionFixture(const std::string& cluster_yaml, const std::string& conf_yaml = "");
+
+  Session& ssn() { return *session_; }
+  ClusterState& state() { return state_; }
+  const TaskInfo& Task(const std::string& key);
+  const JobInfo& Job(const std::string& key);
+  const NodeInfo& NodeNamed(const std::string& name);
+  const QueueInfo& QueueNamed(const std::string& name);
+  // Runs the named actions in order.
+  void RunActions(const std::vector<std::string>& actions);
+  Decisions Close() { return session_->Close(); }
+
+ private:
+  ClusterState state_;
+  SchedulerConfig conf_;
+  PluginRegistry plugins_;
+  ActionRegistry actions_;
+  std::unique_ptr<Session> session_;
+};
+
+}  // namespace basalt::testing
