@@ -138,7 +138,6 @@ Status DecodeMeta(const YAML::Node& doc, bool namespaced, ObjectMeta* meta) {
     if (meta->namespace_.empty()) meta->namespace_ = "default";
   }
   BASALT_RETURN_IF_ERROR(ReadString(m, "uid", "metadata", &meta->uid));
-  if (meta->uid.empty()) meta->uid = meta->Key();
   BASALT_RETURN_IF_ERROR(ReadStringMap(m["labels"], "metadata.labels", &meta->labels));
   BASALT_RETURN_IF_ERROR(ReadStringMap(m["annotations"], "metadata.annotations", &meta->annotations));
   if (Present(m["creationTimestamp"])) {

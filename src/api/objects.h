@@ -23,7 +23,7 @@ struct OwnerReference {
 struct ObjectMeta {
   std::string name;
   std::string namespace_;  // empty for cluster-scoped objects
-  std::string uid;         // "<namespace>/<name>" when the manifest has none
+  std::string uid;         // empty when the manifest has none
   std::map<std::string, std::string> labels;
   std::map<std::string, std::string> annotations;
   // Seconds since the epoch; 0 when the manifest has none (all such objects tie
