@@ -1,14 +1,159 @@
+// gang: all-or-nothing scheduling of a PodGroup's minMember (VOLCANO_SEMANTICS §5.2).
+//
+//  * JobValid: a job that cannot reach minMember (or a role its minTaskMember)
+//    with the tasks it has is skipped by every action;
+//  * JobReady / JobPipelined decide when allocate commits a job's statement;
+//  * Preemptable / Reclaimable offer at most Ready - minMember pods of a job;
+//  * JobStarving: fewer than minMember placed (ready + pipelined);
+//  * at close, a job that is not ready is marked Unschedulable with the reasons,
+//    which turns a PodGroup with running pods into phase Unknown.
+#include <map>
+
 #include "framework/session.h"
 #include "plugins/builtin.h"
 
 namespace basalt {
 namespace {
 
-// SKELETON: to be implemented (issue 2).
+int32_t PendingBestEffort(const Session& ssn, const JobInfo& job) {
+  int32_t n = 0;
+  for (TaskId id : job.tasks) {
+    const TaskInfo& t = ssn.task(id);
+    if (t.status == TaskStatus::kPending && t.best_effort) ++n;
+  }
+  return n;
+}
+
+int32_t TaskMinTotal(const JobInfo& job) {
+  int32_t total = 0;
+  for (const auto& [role, n] : job.min_task_member) total += n;
+  return total;
+}
+
+// Per-role minimums: every role with a minimum has at least that many tasks in a
+// status accepted by `counts`. Skipped (true) when minMember < Σ minTaskMember.
+template <typename Counts>
+bool RolesMeet(const Session& ssn, const JobInfo& job, Counts counts) {
+  if (job.min_task_member.empty() || job.min_member < TaskMinTotal(job)) return true;
+  std::map<std::string, int32_t> have;
+  for (TaskId id : job.tasks) {
+    const TaskInfo& t = ssn.task(id);
+    if (counts(t)) ++have[t.role];
+  }
+  for (const auto& [role, min] : job.min_task_member) {
+    if (have[role] < min) return false;
+  }
+  return true;
+}
+
+bool IsReadyStatus(TaskStatus s) { return IsAllocatedStatus(s) || s == TaskStatus::kSucceeded; }
+
 class GangPlugin : public Plugin {
  public:
   std::string_view Name() const override { return "gang"; }
-  void OnSessionOpen(Session& ssn) override {}
+
+  void OnSessionOpen(Session& ssn) override {
+    ssn.AddJobValidFn([&ssn](const JobInfo& job) -> std::optional<ValidateResult> {
+      auto valid_status = [](const TaskInfo& t) {
+        return IsAllocatedStatus(t.status) || t.status == TaskStatus::kSucceeded ||
+               t.status == TaskStatus::kPipelined || t.status == TaskStatus::kPending;
+      };
+      if (!RolesMeet(ssn, job, valid_status)) {
+        return ValidateResult{"NotEnoughPodsOfTask", "Not enough valid pods of each task for gang-scheduling"};
+      }
+      int32_t valid = job.ValidTaskNum();
+      if (valid < job.min_member) {
+        return ValidateResult{"NotEnoughPods", "Not enough valid tasks for gang-scheduling, valid: " +
+                                                   std::to_string(valid) + ", min: " + std::to_string(job.min_member)};
+      }
+      return std::nullopt;
+    });
+
+    auto evictable = [&ssn](const TaskInfo&, const std::vector<const TaskInfo*>& cands) {
+      std::map<JobId, int32_t> occupied;
+      std::vector<const TaskInfo*> victims;
+      for (const TaskInfo* c : cands) {
+        if (c->job == kNone) {
+          victims.push_back(c);  // no gang to protect
+          continue;
+        }
+        const JobInfo& job = ssn.job(c->job);
+        auto it = occupied.find(c->job);
+        if (it == occupied.end()) it = occupied.emplace(c->job, job.ReadyTaskNum()).first;
+        if (it->second > job.min_member) {
+          victims.push_back(c);
+          --it->second;
+        }
+      }
+      return std::make_pair(victims, Vote::kPermit);
+    };
+    ssn.AddPreemptableFn(evictable);
+    ssn.AddReclaimableFn(evictable);
+
+    ssn.AddJobOrderFn([this, &ssn](const JobInfo& a, const JobInfo& b) {
+      bool ra = Ready(ssn, a), rb = Ready(ssn, b);
+      if (ra == rb) return 0;
+      return ra ? 1 : -1;  // not-ready jobs first
+    });
+    ssn.AddJobReadyFn([this, &ssn](const JobInfo& job) { return Ready(ssn, job); });
+    ssn.AddJobPipelinedFn([&ssn](const JobInfo& job) {
+      auto placed = [](const TaskInfo& t) { return IsReadyStatus(t.status) || t.status == TaskStatus::kPipelined; };
+      bool ok = RolesMeet(ssn, job, placed) &&
+                job.WaitingTaskNum() + job.ReadyTaskNum() + PendingBestEffort(ssn, job) >= job.min_member;
+      return ok ? Vote::kPermit : Vote::kReject;
+    });
+    ssn.AddJobStarvingFn([](const JobInfo& job) {
+      return job.WaitingTaskNum() + job.ReadyTaskNum() < job.min_member;
+    });
+  }
+
+  void OnSessionClose(Session& ssn) override {
+    const int total_nodes = static_cast<int>(ssn.nodes().size());
+    for (JobInfo& job : ssn.jobs()) {
+      if (Ready(ssn, job)) continue;
+      job.unschedulable = true;
+      int32_t schedulable = job.ReadyTaskNum();
+      int32_t unready = job.min_member - schedulable;
+      std::string msg = std::to_string(unready < 0 ? 0 : unready) + "/" + std::to_string(job.tasks.size()) +
+                        " tasks in gang unschedulable: " + FitError(ssn, job, total_nodes);
+      ssn.RecordEvent("PodGroup/" + job.key, "Warning", "Unschedulable", msg);
+    }
+  }
+
+ private:
+  static bool Ready(const Session& ssn, const JobInfo& job) {
+    auto ready = [](const TaskInfo& t) {
+      return IsReadyStatus(t.status) || (t.status == TaskStatus::kPending && t.best_effort);
+    };
+    return RolesMeet(ssn, job, ready) && job.ReadyTaskNum() + PendingBestEffort(ssn, job) >= job.min_member;
+  }
+
+  // "pod group is not ready, 2 Pending, 2 minAvailable; Pending: 2 <fit error>".
+  static std::string FitError(const Session& ssn, const JobInfo& job, int total_nodes) {
+    if (!job.job_fit_error.empty()) return job.job_fit_error;
+    std::map<std::string, int> hist;
+    for (size_t s = 0; s < job.status_count.size(); ++s) {
+      if (job.status_count[s] > 0) hist[TaskStatusName(static_cast<TaskStatus>(s))] += job.status_count[s];
+    }
+    std::string msg = "pod group is not ready";
+    for (const auto& [status, n] : hist) msg += ", " + std::to_string(n) + " " + status;
+    msg += ", " + std::to_string(job.min_member) + " minAvailable";
+    std::map<std::string, int> pending;
+    for (TaskId id : job.tasks) {
+      if (ssn.task(id).status != TaskStatus::kPending) continue;
+      auto fe = job.fit_errors.find(id);
+      ++pending[fe == job.fit_errors.end() ? "Unschedulable" : fe->second.Message(total_nodes)];
+    }
+    if (!pending.empty()) {
+      msg += "; Pending:";
+      bool first = true;
+      for (const auto& [reason, n] : pending) {
+        msg += std::string(first ? " " : ", ") + std::to_string(n) + " " + reason;
+        first = false;
+      }
+    }
+    return msg;
+  }
 };
 
 }  // namespace
