@@ -1,1 +1,169 @@
+// The data-driven scenario suite: every tests/scenarios/**/*.yaml file is one
+// test. A scenario holds a scheduler configuration, manifests and the expected
+// subset of `basalt schedule` output (see tests/scenarios/README.md).
+//
+// Each scenario is also checked for determinism: a second run gives the same
+// bytes, and a run with fewer cycles is a prefix of the full run.
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cli/schedule.h"
 #include "testing.h"
+
+namespace basalt {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+std::vector<std::string> ScenarioFiles() {
+  std::vector<std::string> files;
+  fs::path root = fs::path(BASALT_SOURCE_DIR) / "tests" / "scenarios";
+  if (!fs::exists(root)) return files;
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    if (e.is_regular_file() && e.path().extension() == ".yaml") files.push_back(fs::relative(e.path(), root).string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// YAML -> JSON: quoted scalars stay strings; plain ones become numbers/bools/null when they read as such.
+Json ToJson(const YAML::Node& n) {
+  switch (n.Type()) {
+    case YAML::NodeType::Map: {
+      Json j = Json::object();
+      for (const auto& kv : n) j[kv.first.Scalar()] = ToJson(kv.second);
+      return j;
+    }
+    case YAML::NodeType::Sequence: {
+      Json j = Json::array();
+      for (const auto& v : n) j.push_back(ToJson(v));
+      return j;
+    }
+    case YAML::NodeType::Scalar: {
+      const std::string& s = n.Scalar();
+      if (n.Tag() == "!") return s;  // quoted
+      if (s == "true") return true;
+      if (s == "false") return false;
+      if (s == "null" || s == "~") return nullptr;
+      char* end = nullptr;
+      long long i = std::strtoll(s.c_str(), &end, 10);
+      if (!s.empty() && *end == '\0') return i;
+      double d = std::strtod(s.c_str(), &end);
+      if (!s.empty() && *end == '\0') return d;
+      return s;
+    }
+    default:
+      return nullptr;
+  }
+}
+
+bool Equal(const Json& want, const Json& got) {
+  if (want.is_number() && got.is_number()) {
+    return std::fabs(want.get<double>() - got.get<double>()) <= 1e-6 * std::max(1.0, std::fabs(want.get<double>()));
+  }
+  if (want.type() != got.type()) return false;
+  if (want.is_array()) {
+    if (want.size() != got.size()) return false;
+    for (size_t i = 0; i < want.size(); ++i) {
+      if (!Equal(want[i], got[i])) return false;
+    }
+    return true;
+  }
+  if (want.is_object()) {
+    if (want.size() != got.size()) return false;
+    for (auto it = want.begin(); it != want.end(); ++it) {
+      if (!got.contains(it.key()) || !Equal(it.value(), got[it.key()])) return false;
+    }
+    return true;
+  }
+  return want == got;
+}
+
+class ScenarioTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ScenarioTest, Matches) {
+  const std::string path = (fs::path(BASALT_SOURCE_DIR) / "tests" / "scenarios" / GetParam()).string();
+  YAML::Node doc;
+  ASSERT_NO_THROW(doc = YAML::LoadFile(path)) << path;
+  for (const char* key : {"name", "description", "cluster"}) {
+    ASSERT_TRUE(doc[key] && doc[key].IsScalar()) << path << ": needs a `" << key << "`";
+  }
+  ASSERT_TRUE(doc["expect"] || doc["expect_error"]) << path << ": needs `expect` or `expect_error`";
+  ScheduleRequest req;
+  if (doc["conf"]) {
+    req.conf_text = doc["conf"].Scalar();
+    req.conf_source = GetParam() + ":conf";
+  }
+  req.cluster_text = doc["cluster"].Scalar();
+  req.cluster_source = GetParam() + ":cluster";
+  req.cycles = doc["cycles"] ? doc["cycles"].as<int>() : 1;
+  req.scores = doc["scores"] && doc["scores"].as<bool>();
+
+  auto out = RunSchedule(req);
+  if (doc["expect_error"]) {
+    ASSERT_FALSE(out.ok()) << "expected an error containing: " << doc["expect_error"].Scalar();
+    EXPECT_NE(out.status().message().find(doc["expect_error"].Scalar()), std::string::npos)
+        << "message: " << out.status().message();
+    return;
+  }
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  const Json& got = *out;
+  Json expect = ToJson(doc["expect"]);
+  ASSERT_TRUE(expect.is_object()) << "`expect` must be a mapping";
+  for (auto it = expect.begin(); it != expect.end(); ++it) {
+    if (it.key() == "cycles") {
+      for (const Json& want : it.value()) {
+        ASSERT_TRUE(want.contains("cycle")) << "every expected cycle needs `cycle: N`";
+        int n = want["cycle"].get<int>();
+        ASSERT_GE(n, 1);
+        ASSERT_LE(n, static_cast<int>(got["cycles"].size())) << "scenario runs fewer cycles than expected";
+        const Json& cycle = got["cycles"][n - 1];
+        for (auto f = want.begin(); f != want.end(); ++f) {
+          ASSERT_TRUE(cycle.contains(f.key())) << "cycle " << n << " has no `" << f.key() << "`";
+          EXPECT_TRUE(Equal(f.value(), cycle[f.key()]))
+              << "cycle " << n << " " << f.key() << "\n  want: " << f.value().dump() << "\n  got:  " << cycle[f.key()].dump();
+        }
+      }
+    } else if (it.key() == "final") {
+      for (auto f = it.value().begin(); f != it.value().end(); ++f) {
+        EXPECT_TRUE(Equal(f.value(), got["final"][f.key()]))
+            << "final " << f.key() << "\n  want: " << f.value().dump() << "\n  got:  " << got["final"][f.key()].dump();
+      }
+    } else {
+      ADD_FAILURE() << "unknown expect key `" << it.key() << "` (want cycles or final)";
+    }
+  }
+  // Determinism: the same input gives the same bytes; fewer cycles give a prefix.
+  auto again = RunSchedule(req);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(got.dump(), again->dump()) << "two runs differ";
+  if (req.cycles > 1) {
+    ScheduleRequest shorter = req;
+    shorter.cycles = req.cycles - 1;
+    auto prefix = RunSchedule(shorter);
+    ASSERT_TRUE(prefix.ok());
+    for (int i = 0; i < shorter.cycles; ++i) {
+      EXPECT_EQ(got["cycles"][i].dump(), (*prefix)["cycles"][i].dump()) << "cycle " << i + 1 << " differs between replays";
+    }
+  }
+}
+
+std::string TestName(const ::testing::TestParamInfo<std::string>& info) {
+  std::string name = info.param.substr(0, info.param.size() - 5);  // drop ".yaml"
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Scenarios, ScenarioTest, ::testing::ValuesIn(ScenarioFiles()), TestName);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ScenarioTest);
+
+}  // namespace
+}  // namespace basalt

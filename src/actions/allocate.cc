@@ -33,6 +33,9 @@ class AllocateAction : public Action {
   std::string_view Name() const override { return "allocate"; }
 
   void Execute(Session& ssn) override {
+    // One action object serves many sessions: per-session caches start empty.
+    pending_.clear();
+    failed_roles_.clear();
     const bool has_enqueue = ssn.config().HasAction("enqueue");
     auto queue_less = [&ssn](QueueId a, QueueId b) { return ssn.QueueOrderLess(ssn.queue(a), ssn.queue(b)); };
     auto job_less = [&ssn](JobId a, JobId b) { return ssn.JobOrderLess(ssn.job(a), ssn.job(b)); };

@@ -8,6 +8,7 @@
 //  * at close, a job that is not ready is marked Unschedulable with the reasons,
 //    which turns a PodGroup with running pods into phase Unknown.
 #include <map>
+#include <set>
 
 #include "framework/session.h"
 #include "plugins/builtin.h"
@@ -138,20 +139,17 @@ class GangPlugin : public Plugin {
     std::string msg = "pod group is not ready";
     for (const auto& [status, n] : hist) msg += ", " + std::to_string(n) + " " + status;
     msg += ", " + std::to_string(job.min_member) + " minAvailable";
-    std::map<std::string, int> pending;
+    // Pending tasks by reason, then each distinct node-level explanation.
+    int pending = 0;
+    std::set<std::string> details;
     for (TaskId id : job.tasks) {
       if (ssn.task(id).status != TaskStatus::kPending) continue;
+      ++pending;
       auto fe = job.fit_errors.find(id);
-      ++pending[fe == job.fit_errors.end() ? "Unschedulable" : fe->second.Message(total_nodes)];
+      if (fe != job.fit_errors.end()) details.insert(fe->second.Message(total_nodes));
     }
-    if (!pending.empty()) {
-      msg += "; Pending:";
-      bool first = true;
-      for (const auto& [reason, n] : pending) {
-        msg += std::string(first ? " " : ", ") + std::to_string(n) + " " + reason;
-        first = false;
-      }
-    }
+    if (pending > 0) msg += "; Pending: " + std::to_string(pending) + " Unschedulable";
+    for (const std::string& d : details) msg += "; " + d;
     return msg;
   }
 };

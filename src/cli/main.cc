@@ -1,0 +1,73 @@
+// basalt: a batch scheduler for Kubernetes that speaks Volcano's language.
+#include <CLI/CLI.hpp>
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli/schedule.h"
+
+namespace {
+
+constexpr int kExitBadInput = 2;
+
+int RunScheduleCommand(const std::string& conf_path, const std::vector<std::string>& clusters, int cycles,
+                       bool scores) {
+  basalt::ScheduleRequest req;
+  if (!conf_path.empty()) {
+    std::ifstream in(conf_path, std::ios::binary);
+    if (!in) {
+      std::cerr << "basalt: " << conf_path << ": cannot read scheduler configuration\n";
+      return kExitBadInput;
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    req.conf_text = ss.str();
+    req.conf_source = conf_path;
+    if (req.conf_text.find_first_not_of(" \t\r\n") == std::string::npos) {
+      std::cerr << "basalt: " << conf_path << ": empty scheduler configuration\n";
+      return kExitBadInput;
+    }
+  }
+  req.cluster_paths = clusters;
+  req.cycles = cycles;
+  req.scores = scores;
+  auto out = basalt::RunSchedule(req);
+  if (!out.ok()) {
+    std::cerr << "basalt: " << out.status().message() << "\n";
+    return kExitBadInput;
+  }
+  std::cout << out->dump(2) << "\n";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"basalt: a batch scheduler for Kubernetes that speaks Volcano's language"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("basalt 0.1.0"));
+
+  std::string conf;
+  std::vector<std::string> clusters;
+  int cycles = 1;
+  bool scores = false;
+  CLI::App* schedule = app.add_subcommand("schedule", "Schedule a folder of manifests once; decisions as JSON");
+  schedule->add_option("--conf", conf, "Volcano scheduler configuration file (default: Volcano's default)");
+  schedule->add_option("--cluster", clusters, "Manifest file or folder (*.yaml, *.yml, *.json); repeatable")->required();
+  schedule->add_option("--cycles", cycles, "Scheduling cycles to run, with the world moving between them")
+      ->check(CLI::Range(1, 1000000));
+  schedule->add_flag("--scores", scores, "Print node-order scores of every pod not yet running");
+  schedule->footer(
+      "Example:\n  basalt schedule --conf examples/gang-training/scheduler.conf \\\n"
+      "      --cluster examples/gang-training/cluster --cycles 2");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : kExitBadInput;
+  }
+  if (schedule->parsed()) return RunScheduleCommand(conf, clusters, cycles, scores);
+  return 0;
+}

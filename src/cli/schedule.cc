@@ -1,0 +1,150 @@
+#include "cli/schedule.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "actions/builtin.h"
+#include "api/decode.h"
+#include "api/quantity.h"
+#include "plugins/builtin.h"
+#include "sim/cycle_runner.h"
+
+namespace basalt {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json ResourceJson(const Resource& r) {
+  Json j = Json::object();
+  j["cpu"] = FormatDimension(ResourceNames::kCpu, r.milli_cpu());
+  j["memory"] = FormatDimension(ResourceNames::kMemory, r.memory());
+  std::vector<std::pair<std::string, std::string>> scalars;
+  for (const auto& [id, v] : r.scalars()) {
+    if (id == ResourceNames::kPods || v == 0) continue;
+    scalars.emplace_back(ResourceNames::Name(id), FormatDimension(id, v));
+  }
+  std::sort(scalars.begin(), scalars.end());
+  for (const auto& [name, value] : scalars) j[name] = value;
+  return j;
+}
+
+Json CycleJson(const CycleResult& c, bool scores) {
+  const Decisions& d = c.decisions;
+  Json out = Json::object();
+  out["cycle"] = c.cycle;
+  auto binds = d.binds;
+  std::sort(binds.begin(), binds.end(), [](const auto& a, const auto& b) { return std::tie(a.pod, a.node) < std::tie(b.pod, b.node); });
+  out["binds"] = Json::array();
+  for (const auto& b : binds) out["binds"].push_back({{"pod", b.pod}, {"node", b.node}});
+  auto pipelined = d.pipelined;
+  std::sort(pipelined.begin(), pipelined.end(),
+            [](const auto& a, const auto& b) { return std::tie(a.pod, a.node) < std::tie(b.pod, b.node); });
+  out["pipelined"] = Json::array();
+  for (const auto& p : pipelined) out["pipelined"].push_back({{"pod", p.pod}, {"node", p.node}});
+  auto evictions = d.evictions;
+  std::stable_sort(evictions.begin(), evictions.end(), [](const auto& a, const auto& b) { return a.pod < b.pod; });
+  out["evictions"] = Json::array();
+  for (const auto& e : evictions) {
+    out["evictions"].push_back({{"pod", e.pod}, {"action", e.action}, {"reason", e.reason}});
+  }
+  out["podgroups"] = Json::array();
+  for (const auto& [name, phase] : c.podgroup_phases) out["podgroups"].push_back({{"name", name}, {"phase", phase}});
+  auto events = d.events;
+  std::sort(events.begin(), events.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.object, a.reason, a.type, a.message) < std::tie(b.object, b.reason, b.type, b.message);
+  });
+  events.erase(std::unique(events.begin(), events.end(),
+                           [](const auto& a, const auto& b) {
+                             return a.object == b.object && a.reason == b.reason && a.type == b.type &&
+                                    a.message == b.message;
+                           }),
+               events.end());
+  out["events"] = Json::array();
+  for (const auto& e : events) {
+    out["events"].push_back({{"object", e.object}, {"type", e.type}, {"reason", e.reason}, {"message", e.message}});
+  }
+  if (scores) {
+    auto s = c.scores;
+    std::sort(s.begin(), s.end(), [](const auto& a, const auto& b) { return std::tie(a.pod, a.node) < std::tie(b.pod, b.node); });
+    out["scores"] = Json::array();
+    for (const auto& e : s) out["scores"].push_back({{"pod", e.pod}, {"node", e.node}, {"score", e.score}});
+  }
+  return out;
+}
+
+Json FinalJson(const ClusterState& state) {
+  Json out = Json::object();
+  out["pods"] = Json::array();
+  std::map<std::string, Resource> queue_alloc;
+  for (const auto& [name, q] : state.queues()) queue_alloc[name] = Resource();
+  for (const auto& [key, pod] : state.pods()) {
+    Json p = {{"pod", key}, {"phase", pod.phase}};
+    if (!pod.spec.node_name.empty()) p["node"] = pod.spec.node_name;
+    out["pods"].push_back(p);
+    // Queue usage: pods on a node that have not finished, by their PodGroup's queue.
+    if (pod.spec.node_name.empty() || pod.meta.deleting || (pod.phase != "Running" && pod.phase != "Pending")) continue;
+    auto g = pod.meta.annotations.find("scheduling.k8s.io/group-name");
+    if (g == pod.meta.annotations.end()) continue;
+    auto pg = state.podgroups().find(pod.meta.namespace_ + "/" + g->second);
+    if (pg == state.podgroups().end()) continue;
+    std::string q = pg->second.queue.empty() ? "default" : pg->second.queue;
+    auto it = queue_alloc.find(q);
+    if (it != queue_alloc.end()) it->second += pod.spec.request;
+  }
+  out["podgroups"] = Json::array();
+  for (const auto& [key, pg] : state.podgroups()) {
+    out["podgroups"].push_back({{"name", key}, {"phase", pg.phase.empty() ? "Pending" : pg.phase}});
+  }
+  out["jobs"] = Json::array();
+  for (const auto& [key, job] : state.jobs()) {
+    out["jobs"].push_back({{"name", key}, {"phase", job.phase}, {"retryCount", job.retry_count}});
+  }
+  out["queues"] = Json::array();
+  for (const auto& [name, q] : state.queues()) {
+    out["queues"].push_back({{"name", name}, {"state", q.state}, {"allocated", ResourceJson(queue_alloc[name])}});
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<Json> RunSchedule(const ScheduleRequest& request) {
+  if (request.cycles < 1) return Status::InvalidArgument("--cycles: must be at least 1");
+  PluginRegistry plugins;
+  RegisterBuiltinPlugins(plugins);
+  ActionRegistry actions;
+  RegisterBuiltinActions(actions);
+  const std::string conf_text = request.conf_text.empty() ? DefaultSchedulerConfigText() : request.conf_text;
+  auto conf = ParseSchedulerConfig(conf_text, request.conf_source, plugins.Names(), actions.Names());
+  if (!conf.ok()) return conf.status();
+  // Plugin arguments are checked once up front, so a typo fails before any cycle.
+  for (const Tier& tier : conf->tiers) {
+    for (const PluginOption& opt : tier.plugins) {
+      auto p = plugins.Create(opt.name, opt.arguments);
+      if (!p.ok()) return p.status().WithContext(request.conf_source);
+    }
+  }
+  ClusterObjects objects;
+  for (const std::string& path : request.cluster_paths) BASALT_RETURN_IF_ERROR(LoadPath(path, &objects));
+  if (!request.cluster_text.empty()) {
+    BASALT_RETURN_IF_ERROR(DecodeText(request.cluster_text, request.cluster_source, &objects));
+  }
+  ClusterState state;
+  BASALT_RETURN_IF_ERROR(state.AddAll(std::move(objects)));
+  CycleRunner runner(state, *conf, plugins, actions, SessionOptions());
+  Status init = runner.Init();
+  if (!init.ok()) return init.WithContext(request.conf_source);
+  runner.SyncControllers();
+  Json out = Json::object();
+  out["cycles"] = Json::array();
+  for (int i = 0; i < request.cycles; ++i) {
+    auto cycle = runner.RunCycle(request.scores);
+    if (!cycle.ok()) return cycle.status();
+    out["cycles"].push_back(CycleJson(*cycle, request.scores));
+    runner.WorldStep();
+  }
+  out["final"] = FinalJson(state);
+  return out;
+}
+
+}  // namespace basalt

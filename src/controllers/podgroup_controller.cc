@@ -1,0 +1,76 @@
+#include "controllers/podgroup_controller.h"
+
+namespace basalt {
+namespace {
+
+constexpr const char* kGroupName = "scheduling.k8s.io/group-name";
+
+Resource WithoutPods(Resource r) {
+  r.Erase(ResourceNames::kPods);
+  return r;
+}
+
+void CopyVolcanoAnnotations(const ObjectMeta& from, std::map<std::string, std::string>& to) {
+  for (const auto& [k, v] : from.annotations) {
+    if (k.rfind("volcano.sh/", 0) == 0) to.emplace(k, v);
+  }
+}
+
+const OwnerReference* ControllerRef(const ObjectMeta& meta) {
+  for (const auto& ref : meta.owner_references) {
+    if (ref.controller) return &ref;
+  }
+  return meta.owner_references.empty() ? nullptr : &meta.owner_references.front();
+}
+
+}  // namespace
+
+void PodGroupController::Sync(ClusterState& state) {
+  for (auto& [key, pod] : state.mutable_pods()) {
+    if (!scheduler_names_.count(pod.spec.scheduler_name)) continue;
+    if (pod.meta.annotations.count(kGroupName)) continue;
+    const OwnerReference* owner = ControllerRef(pod.meta);
+    // Named after the controlling owner's UID (pods of one ReplicaSet share it),
+    // else the pod's UID; manifests without UIDs fall back to names.
+    std::string id = owner ? (owner->uid.empty() ? owner->name : owner->uid)
+                           : (pod.meta.uid.empty() ? pod.meta.name : pod.meta.uid);
+    std::string name = "podgroup-" + id;
+    pod.meta.annotations[kGroupName] = name;
+    if (state.FindPodGroup(pod.meta.namespace_ + "/" + name)) continue;
+    PodGroup pg;
+    pg.meta.name = name;
+    pg.meta.namespace_ = pod.meta.namespace_;
+    pg.meta.creation_timestamp = pod.meta.creation_timestamp;
+    pg.meta.source = pod.meta.source;
+    pg.min_member = 1;
+    pg.min_resources = WithoutPods(pod.spec.request);
+    pg.priority_class_name = pod.spec.priority_class_name;
+    auto q = pod.meta.annotations.find("scheduling.volcano.sh/queue-name");
+    if (q != pod.meta.annotations.end()) {
+      pg.queue = q->second;
+    } else if (auto ns = state.namespaces().find(pod.meta.namespace_); ns != state.namespaces().end()) {
+      auto nq = ns->second.annotations.find("scheduling.volcano.sh/queue-name");
+      if (nq != ns->second.annotations.end()) pg.queue = nq->second;
+    }
+    // The workload's volcano.sh/* annotations (e.g. service.type) travel to the group.
+    if (owner) {
+      if (const OwnerObject* o = state.FindOwner(pod.meta.namespace_, owner->kind, owner->name)) {
+        CopyVolcanoAnnotations(o->meta, pg.meta.annotations);
+        if (const OwnerReference* up = ControllerRef(o->meta)) {
+          if (const OwnerObject* top = state.FindOwner(pod.meta.namespace_, up->kind, up->name)) {
+            CopyVolcanoAnnotations(top->meta, pg.meta.annotations);
+          }
+        }
+      }
+    }
+    for (const char* k : {"volcano.sh/preemptable", "volcano.sh/revocable-zone", "volcano.sh/cooldown-time",
+                          "volcano.sh/jdb-min-available", "volcano.sh/jdb-max-unavailable"}) {
+      auto it = pod.meta.annotations.find(k);
+      if (it != pod.meta.annotations.end()) pg.meta.annotations[k] = it->second;
+    }
+    pg.phase = "Pending";
+    state.UpsertPodGroup(std::move(pg));
+  }
+}
+
+}  // namespace basalt
