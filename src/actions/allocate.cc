@@ -12,10 +12,13 @@
 //    FutureIdle (Idle + Releasing - Pipelined); in the latter the task is
 //    pipelined onto resources being released.
 //
-// Cost per task: one pass over the nodes (resource check, then predicates for
-// nodes with room), then scoring of the feasible nodes of the better class.
-// Tasks of a role that already failed on every node are skipped without a pass,
-// so a gang of N identical pods costs one pass when the first does not fit.
+// Cost per task: tasks with identical scheduling inputs (an equivalence class,
+// e.g. the replicas of one vcjob task) share a feasibility answer: the first
+// task of a class runs the resource check and predicates on every node, each
+// later one re-checks only the nodes changed since (O(changed nodes) predicate
+// calls), then scores the feasible nodes of the better class (Idle before
+// FutureIdle) and scans them once for the best. Tasks of a role that already
+// failed on every node are skipped without any pass.
 #include <map>
 #include <set>
 
@@ -36,6 +39,7 @@ class AllocateAction : public Action {
     // One action object serves many sessions: per-session caches start empty.
     pending_.clear();
     failed_roles_.clear();
+    feasibility_ = FeasibilityCache();
     const bool has_enqueue = ssn.config().HasAction("enqueue");
     auto queue_less = [&ssn](QueueId a, QueueId b) { return ssn.QueueOrderLess(ssn.queue(a), ssn.queue(b)); };
     auto job_less = [&ssn](JobId a, JobId b) { return ssn.JobOrderLess(ssn.job(a), ssn.job(b)); };
@@ -156,7 +160,7 @@ class AllocateAction : public Action {
       }
       if (!chosen) {
         FitErrors errors;
-        std::vector<NodeInfo*> feasible = FeasibleNodes(ssn, task, FitMode::kAllocate, &errors);
+        std::vector<NodeInfo*> feasible = feasibility_.Feasible(ssn, task, &errors);
         if (feasible.empty()) {
           job.fit_errors[task.id] = std::move(errors);
           if (!task.role.empty()) failed.insert(task.role);
@@ -184,6 +188,7 @@ class AllocateAction : public Action {
 
   std::map<JobId, std::vector<TaskId>> pending_;
   std::map<JobId, std::set<std::string>> failed_roles_;
+  FeasibilityCache feasibility_;
 };
 
 }  // namespace

@@ -34,6 +34,44 @@ std::vector<NodeInfo*> FeasibleNodes(Session& ssn, const TaskInfo& task, FitMode
   return out;
 }
 
+void FeasibilityCache::Check(Session& ssn, const TaskInfo& task, NodeInfo& node, Entry& e) {
+  e.reasons.erase(node.id);
+  Resource future = node.FutureIdle();
+  if (!LessEqual(task.request, future)) {
+    e.ok[node.id] = 0;
+    e.reasons[node.id] = InsufficientResourceReasons(task.request, future);
+    return;
+  }
+  PredicateStatus st = ssn.Predicate(task, node);
+  e.ok[node.id] = st.ok() ? 1 : 0;
+  if (!st.ok()) e.reasons[node.id] = st.reasons;
+}
+
+std::vector<NodeInfo*> FeasibilityCache::Feasible(Session& ssn, const TaskInfo& task, FitErrors* errors) {
+  const auto& log = ssn.node_change_log();
+  auto [it, fresh] = entries_.try_emplace(task.equivalence_class);
+  Entry& e = it->second;
+  if (fresh) {
+    e.ok.assign(ssn.nodes().size(), 0);
+    for (NodeInfo& node : ssn.nodes()) Check(ssn, task, node, e);
+  } else {
+    std::vector<uint8_t> redo(ssn.nodes().size(), 0);
+    for (size_t i = e.seen; i < log.size(); ++i) redo[log[i]] = 1;
+    for (NodeInfo& node : ssn.nodes()) {
+      if (redo[node.id]) Check(ssn, task, node, e);
+    }
+  }
+  e.seen = log.size();
+  std::vector<NodeInfo*> out;
+  for (NodeInfo& node : ssn.nodes()) {
+    if (e.ok[node.id]) out.push_back(&node);
+  }
+  if (errors) {
+    for (const auto& [id, reasons] : e.reasons) errors->Add(ssn.node(id).name, reasons);
+  }
+  return out;
+}
+
 NodeInfo* BestNode(Session& ssn, const TaskInfo& task, const std::vector<NodeInfo*>& candidates) {
   BASALT_CHECK(!candidates.empty());
   if (candidates.size() == 1) return candidates[0];

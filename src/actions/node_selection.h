@@ -6,6 +6,8 @@
 // the last failure through the failed-role cache in allocate.
 #pragma once
 
+#include <map>
+#include <string>
 #include <vector>
 
 #include "framework/session.h"
@@ -22,6 +24,27 @@ enum class FitMode {
 
 // Nodes (in snapshot order) where `task` fits; reasons for the others go to `errors`.
 std::vector<NodeInfo*> FeasibleNodes(Session& ssn, const TaskInfo& task, FitMode mode, FitErrors* errors);
+
+// Feasible nodes per equivalence class of tasks, kept across the tasks of one
+// action: the first task of a class checks every node; a later task of the same
+// class re-checks only the nodes whose bookkeeping changed since (placements
+// and evictions are logged by the session), so a gang of N identical pods costs
+// one full pass plus one re-check per placement.
+class FeasibilityCache {
+ public:
+  // Feasible nodes for `task` in allocate mode (resource fit against FutureIdle,
+  // then predicates), in snapshot order; reasons for the others in `errors`.
+  std::vector<NodeInfo*> Feasible(Session& ssn, const TaskInfo& task, FitErrors* errors);
+
+ private:
+  struct Entry {
+    size_t seen = 0;                    // position in the session's node change log
+    std::vector<uint8_t> ok;            // per node
+    std::map<NodeId, std::vector<std::string>> reasons;  // failing nodes only
+  };
+  void Check(Session& ssn, const TaskInfo& task, NodeInfo& node, Entry& e);
+  std::map<int32_t, Entry> entries_;
+};
 
 // The best node among `candidates` by summed node-order scores; ties go to the
 // earliest node in snapshot (name) order. `candidates` must not be empty.

@@ -132,6 +132,35 @@ const std::string* FindKey(const std::map<std::string, std::string>& m, const st
   return it == m.end() ? nullptr : &it->second;
 }
 
+// The scheduling-relevant inputs of a pod, as text: equal text, equal predicate answers.
+std::string SpecSignature(const Pod& pod) {
+  const PodSpec& s = pod.spec;
+  std::string sig = pod.meta.namespace_ + "|" + s.request.ToString() + "|" + s.priority_class_name + "|";
+  for (const auto& [k, v] : s.node_selector) sig += k + "=" + v + ",";
+  sig += "|";
+  auto term = [&sig](const NodeSelectorTerm& t) {
+    for (const auto* list : {&t.match_expressions, &t.match_fields}) {
+      for (const auto& r : *list) {
+        sig += r.key + " " + r.op;
+        for (const auto& v : r.values) sig += " " + v;
+        sig += ";";
+      }
+      sig += "/";
+    }
+  };
+  for (const auto& t : s.required_node_affinity) term(t);
+  sig += "|";
+  for (const auto& p : s.preferred_node_affinity) {
+    sig += std::to_string(p.weight) + ":";
+    term(p.preference);
+  }
+  sig += "|";
+  for (const auto& t : s.tolerations) sig += t.key + " " + t.op + " " + t.value + " " + t.effect + ";";
+  sig += "|";
+  for (const auto& p : s.host_ports) sig += std::to_string(p.port) + "/" + p.protocol + "@" + p.host_ip + ";";
+  return sig;
+}
+
 int64_t NameIndex(const std::string& name) {
   size_t parts = std::count(name.begin(), name.end(), '-') + 1;
   if (parts < 3) return -1;
@@ -182,6 +211,7 @@ Status Session::BuildSnapshot() {
     queues_.push_back(std::move(info));
   }
   std::map<std::string, JobId> job_index;
+  std::map<std::string, int32_t> classes;
   for (const auto& [key, pg] : state_.podgroups()) {
     std::string qname = pg.queue.empty() ? options_.default_queue : pg.queue;
     auto q = queue_index_.find(qname);
@@ -243,6 +273,7 @@ Status Session::BuildSnapshot() {
     t.gated = pod.spec.scheduling_gates > 0;
     t.creation = pod.meta.creation_timestamp;
     t.name_index = NameIndex(pod.meta.name);
+    t.equivalence_class = classes.emplace(SpecSignature(pod), static_cast<int32_t>(classes.size())).first->second;
     t.nominated_node = pod.nominated_node_name;
     // Priority as the Priority admission plugin would have set it.
     if (pod.spec.has_priority) {
@@ -578,6 +609,7 @@ std::vector<const TaskInfo*> Session::VictimTasks(const std::vector<const TaskIn
 // ---- bookkeeping ----
 
 void Session::NodeAdd(NodeInfo& node, const TaskInfo& task) {
+  node_change_log_.push_back(node.id);
   const Resource& r = task.request;
   if (task.status == TaskStatus::kPipelined) {
     node.pipelined_ += r;
@@ -593,6 +625,7 @@ void Session::NodeAdd(NodeInfo& node, const TaskInfo& task) {
 }
 
 void Session::NodeRemove(NodeInfo& node, const TaskInfo& task) {
+  node_change_log_.push_back(node.id);
   auto it = std::find(node.tasks.begin(), node.tasks.end(), task.id);
   BASALT_CHECK(it != node.tasks.end()) << "task " << task.key << " is not on node " << node.name;
   node.tasks.erase(it);

@@ -224,6 +224,10 @@ class Session {
 
   int64_t cycle() const { return options_.cycle; }
 
+  // Every change of a node's bookkeeping appends the node's id here, so caches
+  // keyed on node state can re-check only the nodes changed since they looked.
+  const std::vector<NodeId>& node_change_log() const { return node_change_log_; }
+
  private:
   friend class Statement;
   struct Slot;  // one configured plugin and the functions it registered
@@ -250,6 +254,7 @@ class Session {
   int current_slot_ = -1;
   std::vector<EventHandler> handlers_;
   Decisions decisions_;
+  std::vector<NodeId> node_change_log_;
 };
 
 }  // namespace basalt

@@ -53,6 +53,10 @@ struct TaskInfo {
   Resource request;
   int64_t creation = 0;
   int64_t name_index = -1;  // numeric last part of "a-b-3"; -1 when absent
+  // Tasks with the same equivalence class have identical scheduling inputs
+  // (namespace, request, selectors, affinity, tolerations, ports, priority
+  // class), so predicates give them the same answer on the same node state.
+  int32_t equivalence_class = 0;
   std::string nominated_node;
   // Set by actions: the pipelined placement came from preempt with an eviction.
   bool nominate_on_pipeline = false;
