@@ -63,7 +63,8 @@ class SessionTest : public ::testing::Test {
   // Opens a fresh session (dropping any earlier one before the state it borrows).
   Session& Open(const std::string& conf_text) {
     session_.reset();
-      ClusterObjects objs;
+    state_ = ClusterState();
+    ClusterObjects objs;
     EXPECT_TRUE(DecodeText(kCluster, "s.yaml", &objs).ok());
     EXPECT_TRUE(state_.AddAll(std::move(objs)).ok());
     auto conf = ParseSchedulerConfig(conf_text, "s.conf", {}, {});
