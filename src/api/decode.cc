@@ -1,9 +1,10 @@
 #include "api/decode.h"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <ctime>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -23,6 +24,8 @@ std::string Join(const std::string& parent, const std::string& key) {
 }
 
 std::string Index(const std::string& parent, size_t i) { return parent + "[" + std::to_string(i) + "]"; }
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 std::string KindOf(const YAML::Node& n) {
   switch (n.Type()) {
@@ -45,6 +48,13 @@ Status ExpectList(const YAML::Node& n, const std::string& field) {
 }
 bool Present(const YAML::Node& n) { return n && !n.IsNull(); }
 
+// The text of a mapping key. `CheckYamlTree` already refuses non-scalar keys;
+// this keeps `DecodeObject` / `DecodeResourceList` safe when called directly.
+Result<std::string> KeyText(const YAML::Node& key, const std::string& field) {
+  if (!key.IsScalar()) return FieldError(field, "keys must be strings, got " + KindOf(key));
+  return key.Scalar();
+}
+
 Result<std::string> GetString(const YAML::Node& n, const std::string& field) {
   if (!n.IsScalar()) return FieldError(field, "expected a string, got " + KindOf(n));
   return n.Scalar();
@@ -57,20 +67,33 @@ Status ReadString(const YAML::Node& parent, const char* key, const std::string& 
   return Status::Ok();
 }
 
+// A decimal integer with an optional sign, within [lo, hi]. YAML's other integer
+// spellings (0x1F, 1e3, 1_000) are refused, as Kubernetes' JSON decoding refuses them.
 Result<int64_t> GetInt(const YAML::Node& n, const std::string& field, int64_t lo, int64_t hi) {
   if (!n.IsScalar()) return FieldError(field, "expected an integer, got " + KindOf(n));
   const std::string& s = n.Scalar();
-  if (s.empty()) return FieldError(field, "expected an integer, got \"\"");
-  size_t i = (s[0] == '-' || s[0] == '+') ? 1 : 0;
-  if (i == s.size()) return FieldError(field, "expected an integer, got \"" + s + "\"");
+  auto not_int = [&] { return FieldError(field, "expected an integer, got \"" + s + "\""); };
+  size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+  if (i == s.size()) return not_int();
+  bool negative = s[0] == '-';
+  // Accumulate the magnitude as unsigned; anything beyond 2^63 is out of every range.
+  constexpr uint64_t kCap = uint64_t{1} << 63;
+  uint64_t mag = 0;
+  bool overflow = false;
   for (size_t k = i; k < s.size(); ++k) {
-    if (s[k] < '0' || s[k] > '9') return FieldError(field, "expected an integer, got \"" + s + "\"");
+    if (!IsDigit(s[k])) return not_int();
+    if (mag > (kCap - (s[k] - '0')) / 10) {
+      overflow = true;
+    } else {
+      mag = mag * 10 + static_cast<uint64_t>(s[k] - '0');
+    }
   }
-  if (s.size() - i > 18) return FieldError(field, "integer out of range: " + s);
-  int64_t v = std::stoll(s);
-  if (v < lo || v > hi) {
+  auto out_of_range = [&] {
     return FieldError(field, "value " + s + " out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
-  }
+  };
+  if (overflow || (!negative && mag == kCap)) return out_of_range();
+  int64_t v = negative ? static_cast<int64_t>(0 - mag) : static_cast<int64_t>(mag);
+  if (v < lo || v > hi) return out_of_range();
   return v;
 }
 
@@ -86,9 +109,7 @@ Status ReadInt(const YAML::Node& parent, const char* key, const std::string& pat
 
 Result<bool> GetBool(const YAML::Node& n, const std::string& field) {
   if (n.IsScalar()) {
-    const std::string& s = n.Scalar();
-    if (s == "true" || s == "True" || s == "TRUE") return true;
-    if (s == "false" || s == "False" || s == "FALSE") return false;
+    if (std::optional<bool> b = ParseYamlBool(n.Scalar())) return *b;
   }
   return FieldError(field, "expected true or false, got " +
                                (n.IsScalar() ? "\"" + n.Scalar() + "\"" : KindOf(n)));
@@ -105,7 +126,7 @@ Status ReadStringMap(const YAML::Node& n, const std::string& field, std::map<std
   if (!Present(n)) return Status::Ok();
   BASALT_RETURN_IF_ERROR(ExpectMap(n, field));
   for (const auto& kv : n) {
-    std::string key = kv.first.Scalar();
+    BASALT_ASSIGN_OR_RETURN(std::string key, KeyText(kv.first, field));
     if (!Present(kv.second)) {
       (*out)[key] = "";
       continue;
@@ -126,6 +147,118 @@ Result<std::vector<std::string>> ReadStringList(const YAML::Node& n, const std::
   }
   return out;
 }
+
+// ---- resource names (Volcano's `NewResource` filter, see decode.h) ----
+
+enum class NameClass { kTracked, kIgnored, kInvalid };
+
+bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+// RFC 1123 subdomain: dot-separated labels of [a-z0-9-], each starting and ending
+// alphanumeric; at most 253 characters.
+bool IsDnsSubdomain(std::string_view s) {
+  if (s.empty() || s.size() > 253) return false;
+  size_t start = 0;
+  while (true) {
+    size_t dot = s.find('.', start);
+    std::string_view label = s.substr(start, dot == std::string_view::npos ? s.npos : dot - start);
+    if (label.empty() || label.front() == '-' || label.back() == '-') return false;
+    for (char c : label) {
+      if (!((c >= 'a' && c <= 'z') || IsDigit(c) || c == '-')) return false;
+    }
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
+}
+
+// The name part of a qualified name: [A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?, at most 63.
+bool IsQualifiedNamePart(std::string_view s) {
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || IsDigit(c); };
+  if (s.empty() || s.size() > 63 || !alnum(s.front()) || !alnum(s.back())) return false;
+  for (char c : s) {
+    if (!alnum(c) && c != '-' && c != '_' && c != '.') return false;
+  }
+  return true;
+}
+
+NameClass ClassifyResourceName(std::string_view name) {
+  if (name == "cpu" || name == "memory" || name == "pods") return NameClass::kTracked;
+  if (StartsWith(name, "hugepages-") || StartsWith(name, "attachable-volumes-")) return NameClass::kTracked;
+  // Quota names (ResourceQuota and Volcano queues may carry them): not resources a pod uses.
+  if (StartsWith(name, "requests.") || StartsWith(name, "limits.") || StartsWith(name, "count/")) {
+    return NameClass::kIgnored;
+  }
+  size_t slash = name.find('/');
+  if (slash == std::string_view::npos) {
+    static const std::set<std::string, std::less<>> kUntracked = {
+        "ephemeral-storage", "storage",      "services",        "services.nodeports", "services.loadbalancers",
+        "secrets",           "configmaps",   "resourcequotas",  "replicationcontrollers",
+        "persistentvolumeclaims"};
+    return kUntracked.count(name) ? NameClass::kIgnored : NameClass::kInvalid;
+  }
+  // "domain/name": an extended resource, or a "*kubernetes.io/*" native one.
+  if (!IsDnsSubdomain(name.substr(0, slash)) || !IsQualifiedNamePart(name.substr(slash + 1))) {
+    return NameClass::kInvalid;
+  }
+  return NameClass::kTracked;
+}
+
+// ---- shape checks ----
+
+class TreeChecker {
+ public:
+  TreeChecker(size_t* budget, int* line) : budget_(budget), line_(line) {}
+
+  Status Walk(const YAML::Node& n, const std::string& path, int depth) {
+    if (*budget_ == 0) {
+      return Fail(n, path, "document too large (aliases expand it beyond the node limit)");
+    }
+    --*budget_;
+    if (!n.IsMap() && !n.IsSequence()) return Status::Ok();
+    if (depth > kMaxYamlDepth) {
+      return Fail(n, path, "nested more than " + std::to_string(kMaxYamlDepth) + " levels deep");
+    }
+    for (const YAML::Node& ancestor : ancestors_) {
+      if (ancestor.is(n)) return Fail(n, path, "an alias refers to its own ancestor (the document is cyclic)");
+    }
+    ancestors_.push_back(n);
+    if (n.IsMap()) {
+      std::vector<std::pair<std::string, int>> keys;
+      for (const auto& kv : n) {
+        if (!kv.first.IsScalar()) {
+          return Fail(kv.first, path.empty() ? "(top level)" : path, "keys must be strings, got " + KindOf(kv.first));
+        }
+        keys.emplace_back(kv.first.Scalar(), kv.first.Mark().line);
+        BASALT_RETURN_IF_ERROR(Walk(kv.second, Join(path, kv.first.Scalar()), depth + 1));
+      }
+      std::stable_sort(keys.begin(), keys.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (size_t i = 1; i < keys.size(); ++i) {
+        if (keys[i].first == keys[i - 1].first) {
+          *line_ = std::max(keys[i].second, keys[i - 1].second);
+          return FieldError(Join(path, keys[i].first), "duplicate key");
+        }
+      }
+    } else {
+      size_t i = 0;
+      for (const auto& item : n) {
+        BASALT_RETURN_IF_ERROR(Walk(item, Index(path, i++), depth + 1));
+      }
+    }
+    ancestors_.pop_back();
+    return Status::Ok();
+  }
+
+ private:
+  Status Fail(const YAML::Node& at, const std::string& path, const std::string& problem) {
+    *line_ = at.Mark().line;
+    return FieldError(path.empty() ? "(top level)" : path, problem);
+  }
+
+  size_t* budget_;
+  int* line_;
+  std::vector<YAML::Node> ancestors_;
+};
 
 Status DecodeMeta(const YAML::Node& doc, bool namespaced, ObjectMeta* meta) {
   YAML::Node m = doc["metadata"];
@@ -289,38 +422,94 @@ Status DecodeContainers(const YAML::Node& spec, const char* key, const std::stri
 
 }  // namespace
 
+std::optional<bool> ParseYamlBool(std::string_view s) {
+  static const std::set<std::string_view> kTrue = {"true", "True", "TRUE", "yes", "Yes", "YES", "y", "Y",
+                                                   "on",   "On",   "ON"};
+  static const std::set<std::string_view> kFalse = {"false", "False", "FALSE", "no", "No", "NO", "n", "N",
+                                                    "off",   "Off",   "OFF"};
+  if (kTrue.count(s)) return true;
+  if (kFalse.count(s)) return false;
+  return std::nullopt;
+}
+
+Status CheckYamlTree(const YAML::Node& root, size_t* budget, int* line) {
+  TreeChecker checker(budget, line);
+  return checker.Walk(root, "", 0);
+}
+
+namespace {
+
+// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
+// days_from_civil), so no time zone database or timegm() is involved.
+int64_t DaysFromCivil(int64_t y, int m, int d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const int64_t yoe = y - era * 400;
+  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+int DaysInMonth(int y, int m) {
+  static const int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  return m == 2 && leap ? 29 : kDays[m - 1];
+}
+
+}  // namespace
+
 Result<int64_t> ParseTimestamp(const std::string& text) {
-  std::tm tm{};
+  auto bad = [&](const std::string& why) {
+    return Status::InvalidArgument("invalid time \"" + text + "\": " + why +
+                                   " (want RFC 3339, e.g. 2024-05-01T10:00:00Z)");
+  };
+  // Reads `n` digits at `pos` into `*out`.
+  auto digits = [&](size_t pos, size_t n, int* out) {
+    if (pos + n > text.size()) return false;
+    int v = 0;
+    for (size_t k = pos; k < pos + n; ++k) {
+      if (!IsDigit(text[k])) return false;
+      v = v * 10 + (text[k] - '0');
+    }
+    *out = v;
+    return true;
+  };
+  auto at = [&](size_t pos, std::string_view chars) {
+    return pos < text.size() && chars.find(text[pos]) != std::string_view::npos;
+  };
   int y, mo, d, h, mi, s;
-  char tail[32] = {0};
-  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%31s", &y, &mo, &d, &h, &mi, &s, tail) < 6) {
-    return Status::InvalidArgument("invalid time \"" + text + "\" (want RFC 3339, e.g. 2024-05-01T10:00:00Z)");
+  if (!digits(0, 4, &y) || !at(4, "-") || !digits(5, 2, &mo) || !at(7, "-") || !digits(8, 2, &d) ||
+      !at(10, "Tt") || !digits(11, 2, &h) || !at(13, ":") || !digits(14, 2, &mi) || !at(16, ":") ||
+      !digits(17, 2, &s)) {
+    return bad("not of the form YYYY-MM-DDTHH:MM:SS");
   }
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) {
-    return Status::InvalidArgument("invalid time \"" + text + "\": field out of range");
+  if (mo < 1 || mo > 12) return bad("month out of range");
+  if (d < 1 || d > DaysInMonth(y, mo)) return bad("day out of range");
+  if (h > 23) return bad("hour out of range");
+  if (mi > 59) return bad("minute out of range");
+  if (s > 59) return bad("second out of range");
+  size_t k = 19;
+  if (at(k, ".")) {
+    size_t first = ++k;
+    while (k < text.size() && IsDigit(text[k])) ++k;
+    if (k == first) return bad("a decimal point needs digits after it");
   }
-  tm.tm_year = y - 1900;
-  tm.tm_mon = mo - 1;
-  tm.tm_mday = d;
-  tm.tm_hour = h;
-  tm.tm_min = mi;
-  tm.tm_sec = s;
-  int64_t t = static_cast<int64_t>(timegm(&tm));
-  // Fractional seconds and offsets ("+02:00") are accepted; offsets shift the time.
-  std::string rest(tail);
-  size_t k = 0;
-  if (k < rest.size() && rest[k] == '.') {
-    ++k;
-    while (k < rest.size() && std::isdigit(static_cast<unsigned char>(rest[k]))) ++k;
+  int64_t offset = 0;
+  if (at(k, "Zz") && k + 1 == text.size()) {
+    // UTC.
+  } else if (at(k, "+-")) {
+    int zh, zm;
+    if (!digits(k + 1, 2, &zh) || !at(k + 3, ":") || !digits(k + 4, 2, &zm) || k + 6 != text.size()) {
+      return bad("the zone must be Z or an offset such as +02:00");
+    }
+    if (zh > 23 || zm > 59) return bad("zone offset out of range");
+    offset = (text[k] == '+' ? 1 : -1) * (zh * 3600 + zm * 60);
+  } else {
+    return bad(k == text.size() ? "missing zone (Z or an offset such as +02:00)"
+                                : "the zone must be Z or an offset such as +02:00");
   }
-  std::string zone = rest.substr(k);
-  if (zone == "Z" || zone == "z" || zone.empty()) return t;
-  int zh = 0, zm = 0;
-  if ((zone[0] == '+' || zone[0] == '-') && std::sscanf(zone.c_str() + 1, "%2d:%2d", &zh, &zm) == 2) {
-    int64_t off = zh * 3600 + zm * 60;
-    return zone[0] == '+' ? t - off : t + off;
-  }
-  return Status::InvalidArgument("invalid time \"" + text + "\": bad zone \"" + zone + "\"");
+  int64_t t = DaysFromCivil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s;
+  return t - offset;
 }
 
 Result<Resource> DecodeResourceList(const YAML::Node& node, const std::string& field) {
@@ -328,14 +517,26 @@ Result<Resource> DecodeResourceList(const YAML::Node& node, const std::string& f
   if (!Present(node)) return r;
   BASALT_RETURN_IF_ERROR(ExpectMap(node, field));
   for (const auto& kv : node) {
-    std::string name = kv.first.Scalar();
+    BASALT_ASSIGN_OR_RETURN(std::string name, KeyText(kv.first, field));
     std::string path = field + "." + name;
+    switch (ClassifyResourceName(name)) {
+      case NameClass::kTracked: break;
+      case NameClass::kIgnored: continue;  // Volcano does not track it either
+      case NameClass::kInvalid:
+        return FieldError(path, "unknown resource name \"" + name +
+                                    "\" (extended resources need a domain prefix, e.g. nvidia.com/gpu)");
+    }
     if (!kv.second.IsScalar()) return FieldError(path, "expected a quantity, got " + KindOf(kv.second));
+    const std::string& text = kv.second.Scalar();
     ResourceId id = ResourceNames::Intern(name);
     bool units = id == ResourceNames::kMemory || id == ResourceNames::kPods;
-    Result<int64_t> v = units ? ParseQuantityUnits(kv.second.Scalar()) : ParseQuantityMilli(kv.second.Scalar());
+    Result<int64_t> v = units ? ParseQuantityUnits(text) : ParseQuantityMilli(text);
     if (!v.ok()) return v.status().WithContext(path);
-    if (*v < 0) return FieldError(path, "negative quantity \"" + kv.second.Scalar() + "\"");
+    if (*v < 0) return FieldError(path, "negative quantity \"" + text + "\"");
+    if (*v > kMaxResourceValue) {
+      return FieldError(path, "quantity \"" + text + "\" is too large (the limit is " +
+                                  FormatDimension(id, kMaxResourceValue) + ")");
+    }
     r.Set(id, *v);
   }
   return r;
@@ -363,9 +564,10 @@ Status DecodePodSpec(const YAML::Node& spec, const std::string& path, PodSpec* o
       peak_init = Max(peak_init, sidecars + r);
     }
   }
-  Resource req = Max(sum + sidecars, peak_init);
+  // As Volcano's GetPodResourceRequest: the overhead joins the app containers'
+  // sum before the max with the init phases (Kubernetes would add it after).
   BASALT_ASSIGN_OR_RETURN(Resource overhead, DecodeResourceList(spec["overhead"], Join(path, "overhead")));
-  req += overhead;
+  Resource req = Max(sum + overhead + sidecars, peak_init);
   req.Set(ResourceNames::kPods, 1);
   out->request = req;
   if (Present(spec["priority"])) {
@@ -543,7 +745,7 @@ Status DecodePodGroup(const YAML::Node& doc, PodGroup* pg) {
     BASALT_RETURN_IF_ERROR(ExpectMap(mtm, "spec.minTaskMember"));
     if (Present(mtm)) {
       for (const auto& kv : mtm) {
-        std::string role = kv.first.Scalar();
+        BASALT_ASSIGN_OR_RETURN(std::string role, KeyText(kv.first, "spec.minTaskMember"));
         BASALT_ASSIGN_OR_RETURN(int64_t v, GetInt(kv.second, "spec.minTaskMember." + role, 0, INT32_MAX));
         pg->min_task_member[role] = static_cast<int32_t>(v);
       }
@@ -672,26 +874,44 @@ std::string DocLabel(const YAML::Node& doc, const std::string& kind) {
   return label;
 }
 
-}  // namespace
+std::string FileLine(const std::string& file, int line) { return file + ":" + std::to_string(line + 1); }
 
-Status DecodeObject(const YAML::Node& doc, const std::string& source, ClusterObjects* out) {
+// Decodes one document. `source` prefixes messages and becomes `meta.source`.
+// `file` (may be empty) lets List items name their own line ("file:<item line>").
+Status DecodeDocument(const YAML::Node& doc, const std::string& file, const std::string& source,
+                      bool allow_list, ClusterObjects* out) {
   if (!doc.IsMap()) return Status::InvalidArgument(source + ": expected an object, got " + KindOf(doc));
   std::string kind, api_version;
-  if (doc["kind"] && doc["kind"].IsScalar()) kind = doc["kind"].Scalar();
-  if (doc["apiVersion"] && doc["apiVersion"].IsScalar()) api_version = doc["apiVersion"].Scalar();
+  YAML::Node kind_node = doc["kind"];
+  YAML::Node version_node = doc["apiVersion"];
+  if (Present(kind_node) && !kind_node.IsScalar()) {
+    return Status::InvalidArgument(source + ": kind: expected a string, got " + KindOf(kind_node));
+  }
+  if (Present(version_node) && !version_node.IsScalar()) {
+    return Status::InvalidArgument(source + ": apiVersion: expected a string, got " + KindOf(version_node));
+  }
+  if (Present(kind_node)) kind = kind_node.Scalar();
+  if (Present(version_node)) api_version = version_node.Scalar();
   if (kind.empty()) return Status::InvalidArgument(source + ": kind: missing");
   if (kind == "List") {
+    if (!allow_list) return Status::InvalidArgument(source + ": kind: a List cannot contain another List");
     YAML::Node items = doc["items"];
-    if (items && !items.IsNull() && !items.IsSequence()) {
+    if (Present(items) && !items.IsSequence()) {
       return Status::InvalidArgument(source + ": List: items: expected a list, got " + KindOf(items));
     }
-    if (!items || items.IsNull()) return Status::Ok();
-    for (size_t i = 0; i < items.size(); ++i) {
-      BASALT_RETURN_IF_ERROR(DecodeObject(items[i], source + " items[" + std::to_string(i) + "]", out));
+    if (!Present(items)) return Status::Ok();
+    size_t i = 0;
+    for (const auto& item : items) {
+      // Each item reports its own line; without a file, the List's source and index.
+      std::string item_source = file.empty() || item.Mark().line < 0 ? source + " items[" + std::to_string(i) + "]"
+                                                                      : FileLine(file, item.Mark().line);
+      BASALT_RETURN_IF_ERROR(DecodeDocument(item, file, item_source, false, out));
+      ++i;
     }
     return Status::Ok();
   }
-  std::string context = source + ": " + DocLabel(doc, kind);
+  std::string label = DocLabel(doc, kind);
+  std::string context = source + ": " + label;
   auto expect_group = [&](std::initializer_list<const char*> versions) -> Status {
     for (const char* v : versions) {
       if (api_version == v) return Status::Ok();
@@ -759,22 +979,63 @@ Status DecodeObject(const YAML::Node& doc, const std::string& source, ClusterObj
   return st.WithContext(context);
 }
 
+// "Kind ns/name" of a document for messages, from whatever it has; "" when it is
+// not an object with a kind.
+std::string SafeLabel(const YAML::Node& doc) {
+  if (!doc.IsMap()) return "";
+  YAML::Node kind = doc["kind"];
+  if (!kind || !kind.IsScalar() || kind.Scalar().empty()) return "";
+  return DocLabel(doc, kind.Scalar());
+}
+
+}  // namespace
+
+Status DecodeObject(const YAML::Node& doc, const std::string& source, ClusterObjects* out) {
+  try {
+    return DecodeDocument(doc, "", source, true, out);
+  } catch (const std::exception& e) {
+    return Status::InvalidArgument(source + ": malformed document: " + e.what());
+  }
+}
+
 Status DecodeText(const std::string& text, const std::string& file, ClusterObjects* out) {
   std::vector<YAML::Node> docs;
   try {
     docs = YAML::LoadAll(text);
+  } catch (const YAML::DeepRecursion& e) {
+    return Status::InvalidArgument(file + ":" + std::to_string(e.mark.line + 1) + ":" +
+                                   std::to_string(e.mark.column + 1) + ": malformed YAML/JSON: nested too deeply");
   } catch (const YAML::Exception& e) {
     return Status::InvalidArgument(file + ":" + std::to_string(e.mark.line + 1) + ":" +
                                    std::to_string(e.mark.column + 1) + ": malformed YAML/JSON: " + e.msg);
+  } catch (const std::exception& e) {
+    return Status::InvalidArgument(file + ": malformed YAML/JSON: " + e.what());
   }
-  for (size_t i = 0; i < docs.size(); ++i) {
-    const YAML::Node& d = docs[i];
-    if (!d || d.IsNull()) continue;  // empty documents ("---" at the end)
-    std::string source = file + ":" + std::to_string(d.Mark().line + 1);
+  // Alias expansion is bounded by the size of the text: without aliases a
+  // document has fewer nodes than characters.
+  size_t budget = 4 * text.size() + 1024;
+  for (const YAML::Node& d : docs) {
+    int doc_line = 0;
+    std::string source = file;
     try {
-      BASALT_RETURN_IF_ERROR(DecodeObject(d, source, out));
-    } catch (const YAML::Exception& e) {
-      return Status::InvalidArgument(source + ": malformed document: " + e.msg);
+      if (!d || d.IsNull()) continue;  // empty documents ("---" at the end)
+      doc_line = d.Mark().line >= 0 ? d.Mark().line : 0;
+      source = FileLine(file, doc_line);
+      int bad_line = doc_line;
+      Status shape = CheckYamlTree(d, &budget, &bad_line);
+      if (!shape.ok()) {
+        // The document line, as every other decode message has it (objects are
+        // located by where they start); the offending node's line is appended.
+        std::string label = SafeLabel(d);
+        std::string msg = shape.message();
+        if (bad_line >= 0 && bad_line != doc_line) msg += " (line " + std::to_string(bad_line + 1) + ")";
+        return Status::InvalidArgument(source + ": " + (label.empty() ? "" : label + ": ") + msg);
+      }
+      BASALT_RETURN_IF_ERROR(DecodeDocument(d, file, source, true, out));
+    } catch (const std::exception& e) {
+      // yaml-cpp throws on a wrong-typed access; every access above is checked
+      // first, so reaching this is a bug — but a bad input must still not crash.
+      return Status::InvalidArgument(source + ": malformed document: " + e.what());
     }
   }
   return Status::Ok();
@@ -787,9 +1048,10 @@ Status LoadPath(const std::string& path, ClusterObjects* out) {
   if (ec || !fs::exists(fst)) return Status::NotFound(path + ": no such file or folder");
   std::vector<std::string> files;
   if (fs::is_directory(fst)) {
-    for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::recursive_directory_iterator();
-         it.increment(ec)) {
-      if (!it->is_regular_file()) continue;
+    fs::recursive_directory_iterator it(path, ec), end;
+    for (; !ec && it != end; it.increment(ec)) {
+      std::error_code type_ec;
+      if (!it->is_regular_file(type_ec) || type_ec) continue;
       std::string ext = it->path().extension().string();
       if (ext == ".yaml" || ext == ".yml" || ext == ".json") files.push_back(it->path().string());
     }
@@ -803,6 +1065,7 @@ Status LoadPath(const std::string& path, ClusterObjects* out) {
     if (!in) return Status::NotFound(f + ": cannot read file");
     std::stringstream ss;
     ss << in.rdbuf();
+    if (in.bad()) return Status::InvalidArgument(f + ": cannot read file");
     BASALT_RETURN_IF_ERROR(DecodeText(ss.str(), f, out));
   }
   return Status::Ok();

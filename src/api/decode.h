@@ -1,10 +1,35 @@
 // Decoding Kubernetes and Volcano manifests (YAML or JSON, multi-document) into
-// the object model. Every failure names the file (and line), the object and the
-// field: "cluster/a.yaml:12: Pod default/p1: spec.containers[0].resources.requests.cpu:
-// invalid quantity \"x\": unknown suffix \"x\"".
+// the object model. Every failure names the file and line, the object and the
+// field:
+//
+//   cluster/a.yaml:12: Pod default/p1: spec.containers[0].resources.requests.cpu:
+//   invalid quantity "x": unknown suffix "x" (...)
+//
+// The line is where the object starts (the document, or the item of a List),
+// the same "file:line" stored in `meta.source` and used by duplicate reports;
+// the field path locates the problem inside it. Malformed YAML/JSON reports the
+// parser's line and column instead ("a.yaml:7:3: malformed YAML/JSON: ...").
+//
+// Nothing user-supplied can crash or throw out of `DecodeText` / `LoadPath`:
+// before decoding, every document passes `CheckYamlTree` (scalar, unique map
+// keys; bounded depth; no alias cycles; bounded alias expansion), every field is
+// type-checked before it is read, and any exception that still escapes yaml-cpp
+// becomes an error status.
+//
+// Resource lists follow Volcano's `NewResource`: cpu (milli), memory (bytes),
+// pods (count) and scalar resources (milli) — extended resources ("nvidia.com/gpu"),
+// "hugepages-*", "attachable-volumes-*" and "*kubernetes.io/*" names. Kubernetes
+// names Volcano does not track ("ephemeral-storage", "storage", quota names such as
+// "requests.cpu" or "count/pods") are dropped. Any other name is an error: Kubernetes
+// itself rejects an unprefixed non-standard name, and a typo ("gpu" for
+// "nvidia.com/gpu") must not silently disable a request or a quota. Negative
+// quantities and quantities above `kMaxResourceValue` are errors.
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/objects.h"
@@ -29,20 +54,47 @@ struct ClusterObjects {
   std::vector<ObjectMeta> namespaces;
 };
 
-// Decodes one document. `source` names the file and line for messages.
+// Decodes one document. `source` ("file:line") prefixes every message verbatim and
+// is stored in each object's `meta.source`. A `List` document decodes its items
+// (a List inside a List is an error). Does not run `CheckYamlTree`; `DecodeText`
+// does, and should be preferred.
 Status DecodeObject(const YAML::Node& doc, const std::string& source, ClusterObjects* out);
 
-// Decodes every document of a YAML or JSON text.
+// Decodes every document of a YAML or JSON text. `file` names the input in
+// messages and in `meta.source` ("file:line", the line the document starts on).
+// Empty documents are skipped. On error, objects decoded before the failing one
+// stay in `out`.
 Status DecodeText(const std::string& text, const std::string& file, ClusterObjects* out);
 
-// Loads a file, or every *.yaml, *.yml and *.json file below a folder (sorted by path).
+// Loads a file, or every *.yaml, *.yml and *.json file below a folder (recursively,
+// in byte order of the full path).
 Status LoadPath(const std::string& path, ClusterObjects* out);
 
 // Decodes a Kubernetes resource list ({cpu: "2", memory: 1Gi, nvidia.com/gpu: 1}) with
-// basalt's units. `field` is the path used in messages.
+// basalt's units and Volcano's name filter (see above). `field` is the path used in
+// messages. A null or absent node is the empty resource.
 Result<Resource> DecodeResourceList(const YAML::Node& node, const std::string& field);
 
-// Parses an RFC 3339 time ("2024-05-01T10:00:00Z") into seconds since the epoch.
+// Parses an RFC 3339 time ("2024-05-01T10:00:00Z", "2024-05-01T12:00:00.5+02:00")
+// into seconds since the epoch (fractions truncated). The zone (Z or an offset) is
+// required; calendar fields are range-checked (no February 30th, no second 60).
 Result<int64_t> ParseTimestamp(const std::string& text);
+
+// A YAML 1.1 boolean as Kubernetes' YAML reader resolves it: true/True/TRUE,
+// yes/Yes/YES, y/Y, on/On/ON and their false counterparts; anything else is nullopt.
+std::optional<bool> ParseYamlBool(std::string_view text);
+
+// The deepest nesting `CheckYamlTree` accepts (manifests need about 15 levels).
+inline constexpr int kMaxYamlDepth = 100;
+
+// Shape checks for a parsed YAML tree, run before decoding it: every mapping key
+// is a scalar and appears once in its mapping, nesting is at most `kMaxYamlDepth`
+// levels, and no alias refers to one of its own ancestors. `*budget` is how many
+// nodes the walk may still visit (decremented per node); aliases that expand the
+// tree beyond it are refused, so a "billion laughs" document is never walked.
+// On failure returns "path: problem" (the path in the dotted form of decode
+// messages, e.g. "spec.containers[0]", or "(top level)") and sets `*line` to the
+// 0-based line of the offending node.
+Status CheckYamlTree(const YAML::Node& root, size_t* budget, int* line);
 
 }  // namespace basalt

@@ -1,147 +1,164 @@
 #include "api/quantity.h"
 
-#include <cctype>
-#include <cstdlib>
+#include <cstdint>
 #include <string>
 
 namespace basalt {
 namespace {
 
-using i128 = __int128;
+// Exponents beyond this magnitude cannot change the outcome: it exceeds the
+// length of any input that fits in memory, so a non-zero mantissa is then either
+// far above int64 or far below one unit (rounds to 1). Clamping keeps the
+// exponent arithmetic below in plain int64.
+constexpr int64_t kExponentClamp = 1'000'000'000'000'000;
 
-constexpr int kMaxDigits = 30;  // keeps the mantissa well inside 128 bits
-const i128 kLimit = static_cast<i128>(INT64_MAX);
-
-struct Parsed {
+// A parsed quantity: value = digits * 10^exp10 * 2^exp2, exactly.
+struct Decimal {
   bool negative = false;
-  i128 mantissa = 0;   // all digits, decimal point removed
-  int frac_digits = 0; // digits after the point
-  int exp10 = 0;       // from decimal suffix or exponent
-  int exp2 = 0;        // from binary suffix
+  std::string digits;  // significant digits, no leading or trailing zeros; "" = zero
+  int64_t exp10 = 0;
+  int exp2 = 0;  // 0, 10, 20, ... 60 (binary suffixes)
 };
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
 Status Invalid(std::string_view text, std::string_view why) {
   return Status::InvalidArgument("invalid quantity \"" + std::string(text) + "\": " + std::string(why));
 }
 
-Result<Parsed> ParseParts(std::string_view text) {
-  Parsed p;
-  size_t i = 0;
+// Reads a suffix into `d`. Returns false when it is not one Kubernetes knows.
+bool ReadSuffix(std::string_view s, Decimal* d) {
+  if (s.empty()) return true;
+  if (s.size() == 2 && s[1] == 'i') {
+    static constexpr std::string_view kBinary = "KMGTPE";
+    size_t k = kBinary.find(s[0]);
+    if (k == std::string_view::npos) return false;
+    d->exp2 = 10 * static_cast<int>(k + 1);
+    return true;
+  }
+  if (s.size() == 1) {
+    switch (s[0]) {
+      case 'n': d->exp10 -= 9; return true;
+      case 'u': d->exp10 -= 6; return true;
+      case 'm': d->exp10 -= 3; return true;
+      case 'k': d->exp10 += 3; return true;
+      case 'M': d->exp10 += 6; return true;
+      case 'G': d->exp10 += 9; return true;
+      case 'T': d->exp10 += 12; return true;
+      case 'P': d->exp10 += 15; return true;
+      case 'E': d->exp10 += 18; return true;
+      default: return false;
+    }
+  }
+  // A decimal exponent: "e" or "E", an optional sign, at least one digit.
+  if (s[0] != 'e' && s[0] != 'E') return false;
+  size_t j = 1;
+  bool negative = false;
+  if (j < s.size() && (s[j] == '+' || s[j] == '-')) negative = s[j++] == '-';
+  if (j == s.size()) return false;
+  int64_t e = 0;
+  for (; j < s.size(); ++j) {
+    if (!IsDigit(s[j])) return false;
+    if (e < kExponentClamp) e = e * 10 + (s[j] - '0');
+  }
+  d->exp10 += negative ? -e : e;
+  return true;
+}
+
+Result<Decimal> Scan(std::string_view text) {
   if (text.empty()) return Invalid(text, "empty");
-  if (text[i] == '+' || text[i] == '-') {
-    p.negative = text[i] == '-';
+  Decimal d;
+  size_t i = 0;
+  if (text[0] == '+' || text[0] == '-') {
+    d.negative = text[0] == '-';
     ++i;
   }
-  int digits = 0;
-  bool seen_point = false;
-  bool any_digit = false;
-  for (; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == '.') {
-      if (seen_point) return Invalid(text, "two decimal points");
-      seen_point = true;
-      continue;
-    }
-    if (!std::isdigit(static_cast<unsigned char>(c))) break;
-    any_digit = true;
-    if (p.mantissa == 0 && c == '0' && !seen_point) continue;  // leading zeros
-    if (digits >= kMaxDigits) {
-      if (seen_point) continue;  // extra fractional precision beyond 30 digits is dropped
-      return Invalid(text, "too many digits");
-    }
-    p.mantissa = p.mantissa * 10 + (c - '0');
-    ++digits;
-    if (seen_point) ++p.frac_digits;
+  size_t int_begin = i;
+  while (i < text.size() && IsDigit(text[i])) ++i;
+  std::string_view int_digits = text.substr(int_begin, i - int_begin);
+  std::string_view frac_digits;
+  if (i < text.size() && text[i] == '.') {
+    size_t frac_begin = ++i;
+    while (i < text.size() && IsDigit(text[i])) ++i;
+    frac_digits = text.substr(frac_begin, i - frac_begin);
   }
-  if (!any_digit) return Invalid(text, "expected a number");
+  if (int_digits.empty() && frac_digits.empty()) {
+    return Invalid(text, "expected a number (digits with an optional sign, decimal point and suffix)");
+  }
   std::string_view suffix = text.substr(i);
-  if (suffix.empty()) return p;
-  if (suffix.size() == 2 && suffix[1] == 'i') {
-    switch (suffix[0]) {
-      case 'K': p.exp2 = 10; return p;
-      case 'M': p.exp2 = 20; return p;
-      case 'G': p.exp2 = 30; return p;
-      case 'T': p.exp2 = 40; return p;
-      case 'P': p.exp2 = 50; return p;
-      case 'E': p.exp2 = 60; return p;
-      default: return Invalid(text, "unknown suffix \"" + std::string(suffix) + "\"");
-    }
+  for (char c : suffix) {
+    if (IsSpace(c)) return Invalid(text, "whitespace is not allowed");
   }
-  if (suffix.size() == 1) {
-    switch (suffix[0]) {
-      case 'n': p.exp10 = -9; return p;
-      case 'u': p.exp10 = -6; return p;
-      case 'm': p.exp10 = -3; return p;
-      case 'k': p.exp10 = 3; return p;
-      case 'M': p.exp10 = 6; return p;
-      case 'G': p.exp10 = 9; return p;
-      case 'T': p.exp10 = 12; return p;
-      case 'P': p.exp10 = 15; return p;
-      case 'E': p.exp10 = 18; return p;
-      default: break;
-    }
+  if (!suffix.empty() && suffix[0] == '.') return Invalid(text, "more than one decimal point");
+  if (!ReadSuffix(suffix, &d)) {
+    return Invalid(text, "unknown suffix \"" + std::string(suffix) +
+                             "\" (want Ki, Mi, Gi, Ti, Pi, Ei, n, u, m, k, M, G, T, P, E "
+                             "or an exponent such as e3)");
   }
-  if (suffix[0] == 'e' || suffix[0] == 'E') {
-    std::string_view e = suffix.substr(1);
-    size_t j = 0;
-    bool neg = false;
-    if (j < e.size() && (e[j] == '+' || e[j] == '-')) neg = e[j++] == '-';
-    if (j >= e.size()) return Invalid(text, "exponent without digits");
-    int v = 0;
-    for (; j < e.size(); ++j) {
-      if (!std::isdigit(static_cast<unsigned char>(e[j]))) return Invalid(text, "bad exponent");
-      v = v * 10 + (e[j] - '0');
-      if (v > 40) return Invalid(text, "exponent out of range");
-    }
-    p.exp10 = neg ? -v : v;
-    return p;
+  d.digits.reserve(int_digits.size() + frac_digits.size());
+  d.digits.append(int_digits);
+  d.digits.append(frac_digits);
+  d.exp10 -= static_cast<int64_t>(frac_digits.size());
+  size_t lead = d.digits.find_first_not_of('0');
+  if (lead == std::string::npos) {
+    d.digits.clear();
+    return d;
   }
-  return Invalid(text, "unknown suffix \"" + std::string(suffix) + "\"");
+  d.digits.erase(0, lead);
+  size_t last = d.digits.find_last_not_of('0');
+  d.exp10 += static_cast<int64_t>(d.digits.size() - last - 1);
+  d.digits.resize(last + 1);
+  return d;
 }
 
-// ceil(mantissa * scale * 2^exp2 * 10^(exp10 - frac)) with overflow checks.
-Result<int64_t> Scale(std::string_view text, const Parsed& p, int scale_exp10) {
-  i128 num = p.mantissa;
-  int e10 = p.exp10 - p.frac_digits + scale_exp10;
-  for (int k = 0; k < p.exp2; ++k) {
-    num *= 2;
-    if (num > kLimit * 1000000) return Invalid(text, "value too large");
+// digits *= factor, on a big-endian decimal string (factor small).
+void MultiplyDigits(std::string& digits, uint32_t factor) {
+  uint64_t carry = 0;
+  for (size_t k = digits.size(); k-- > 0;) {
+    uint64_t v = static_cast<uint64_t>(digits[k] - '0') * factor + carry;
+    digits[k] = static_cast<char>('0' + v % 10);
+    carry = v / 10;
   }
-  i128 den = 1;
-  while (e10 > 0) {
-    num *= 10;
-    --e10;
-    if (num > kLimit * 1000000) return Invalid(text, "value too large");
+  std::string head;
+  while (carry > 0) {
+    head.insert(head.begin(), static_cast<char>('0' + carry % 10));
+    carry /= 10;
   }
-  while (e10 < 0) {
-    if (den > kLimit) {  // the value is far below one unit: result is 0 or 1
-      num = num > 0 ? 1 : 0;
-      den = 1;
-      break;
-    }
-    den *= 10;
-    ++e10;
-  }
-  i128 q = num / den;
-  if (num % den != 0) q += 1;  // round up, as Kubernetes does
-  if (q > kLimit) return Invalid(text, "value too large");
-  int64_t v = static_cast<int64_t>(q);
-  return p.negative ? -v : v;
+  digits.insert(0, head);
 }
 
-}  // namespace
-
-Result<int64_t> ParseQuantityUnits(std::string_view text) {
-  BASALT_ASSIGN_OR_RETURN(Parsed p, ParseParts(text));
-  return Scale(text, p, 0);
+// Rounds digits * 2^exp2 * 10^(exp10 + scale10) away from zero into an int64.
+Result<int64_t> ToInt64(std::string_view text, Decimal d, int scale10) {
+  if (d.digits.empty()) return int64_t{0};
+  const Status too_large = Invalid(
+      text, scale10 == 0 ? "out of range (the value must fit in a signed 64-bit integer)"
+                         : "out of range (the value in milli-units must fit in a signed 64-bit integer)");
+  int64_t e = d.exp10 + scale10;
+  // The integer part has size() + e digits; int64 has at most 19. Checked before
+  // the binary multiplication so a huge mantissa costs nothing more.
+  if (static_cast<int64_t>(d.digits.size()) + e > 19) return too_large;
+  for (int k = 0; k < d.exp2; k += 10) MultiplyDigits(d.digits, 1024);
+  int64_t int_len = static_cast<int64_t>(d.digits.size()) + e;
+  if (int_len > 19) return too_large;
+  bool fraction = false;
+  std::string int_part;
+  if (int_len <= 0) {
+    fraction = true;  // digits is non-zero and entirely below one unit
+  } else if (e >= 0) {
+    int_part = d.digits + std::string(static_cast<size_t>(e), '0');
+  } else {
+    int_part = d.digits.substr(0, static_cast<size_t>(int_len));
+    fraction = d.digits.find_first_not_of('0', static_cast<size_t>(int_len)) != std::string::npos;
+  }
+  unsigned __int128 v = 0;
+  for (char c : int_part) v = v * 10 + static_cast<unsigned>(c - '0');
+  if (fraction) v += 1;
+  if (v > static_cast<unsigned __int128>(INT64_MAX)) return too_large;
+  int64_t result = static_cast<int64_t>(v);
+  return d.negative ? -result : result;
 }
 
-Result<int64_t> ParseQuantityMilli(std::string_view text) {
-  BASALT_ASSIGN_OR_RETURN(Parsed p, ParseParts(text));
-  return Scale(text, p, 3);
-}
-
-namespace {
 std::string FormatDecimalUnits(int64_t v) {
   if (v == 0) return "0";
   static const char* kSuffix[] = {"", "k", "M", "G", "T", "P", "E"};
@@ -152,7 +169,18 @@ std::string FormatDecimalUnits(int64_t v) {
   }
   return std::to_string(v) + kSuffix[k];
 }
+
 }  // namespace
+
+Result<int64_t> ParseQuantityUnits(std::string_view text) {
+  BASALT_ASSIGN_OR_RETURN(Decimal d, Scan(text));
+  return ToInt64(text, std::move(d), 0);
+}
+
+Result<int64_t> ParseQuantityMilli(std::string_view text) {
+  BASALT_ASSIGN_OR_RETURN(Decimal d, Scan(text));
+  return ToInt64(text, std::move(d), 3);
+}
 
 std::string FormatMilliDecimal(int64_t milli) {
   if (milli % 1000 != 0) return std::to_string(milli) + "m";
@@ -160,6 +188,9 @@ std::string FormatMilliDecimal(int64_t milli) {
 }
 
 std::string FormatBinaryBytes(int64_t bytes) {
+  // Kubernetes prints a BinarySI quantity strictly between -1024 and 1024 with
+  // decimal suffixes (1000 -> "1k"), and a larger one with the largest binary
+  // suffix that leaves an integer (1536 -> "1536", 1536Ki -> "1536Ki").
   if (bytes > -1024 && bytes < 1024) return FormatDecimalUnits(bytes);
   static const char* kSuffix[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
   int k = 0;

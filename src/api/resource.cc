@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <limits>
 #include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 
 #include "api/quantity.h"
@@ -21,6 +23,25 @@ struct NameTable {
 NameTable& Table() {
   static NameTable* table = new NameTable();
   return *table;
+}
+
+// Saturating arithmetic (see the overflow policy in resource.h).
+int64_t SatAdd(int64_t a, int64_t b) {
+  int64_t r;
+  if (!__builtin_add_overflow(a, b, &r)) return r;
+  return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+}
+int64_t SatSub(int64_t a, int64_t b) {
+  int64_t r;
+  if (!__builtin_sub_overflow(a, b, &r)) return r;
+  return b < 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+}
+
+std::string_view Trim(std::string_view s) {
+  size_t b = s.find_first_not_of(" \t");
+  if (b == std::string_view::npos) return {};
+  size_t e = s.find_last_not_of(" \t");
+  return s.substr(b, e - b + 1);
 }
 
 }  // namespace
@@ -125,23 +146,29 @@ static void MergeInto(std::vector<Resource::Scalar>& mine, const std::vector<Res
 }
 
 Resource& Resource::operator+=(const Resource& o) {
-  milli_cpu_ += o.milli_cpu_;
-  memory_ += o.memory_;
-  MergeInto(scalars_, o.scalars_, [](int64_t a, int64_t b) { return a + b; });
+  milli_cpu_ = SatAdd(milli_cpu_, o.milli_cpu_);
+  memory_ = SatAdd(memory_, o.memory_);
+  MergeInto(scalars_, o.scalars_, [](int64_t a, int64_t b) { return SatAdd(a, b); });
   return *this;
 }
 
 Resource& Resource::operator-=(const Resource& o) {
-  milli_cpu_ -= o.milli_cpu_;
-  memory_ -= o.memory_;
-  MergeInto(scalars_, o.scalars_, [](int64_t a, int64_t b) { return a - b; });
+  milli_cpu_ = SatSub(milli_cpu_, o.milli_cpu_);
+  memory_ = SatSub(memory_, o.memory_);
+  MergeInto(scalars_, o.scalars_, [](int64_t a, int64_t b) { return SatSub(a, b); });
   return *this;
 }
 
 Resource Resource::Scaled(double factor) const {
   Resource r = *this;
-  auto scale = [factor](int64_t v) {
-    return static_cast<int64_t>(std::floor(static_cast<long double>(v) * factor));
+  auto scale = [factor](int64_t v) -> int64_t {
+    long double x = std::floor(static_cast<long double>(v) * factor);
+    if (std::isnan(x)) return 0;
+    // 2^63 is exactly representable; converting anything at or beyond it is UB.
+    constexpr long double kLimit = 9223372036854775808.0L;
+    if (x >= kLimit) return std::numeric_limits<int64_t>::max();
+    if (x < -kLimit) return std::numeric_limits<int64_t>::min();
+    return static_cast<int64_t>(x);
   };
   r.milli_cpu_ = scale(r.milli_cpu_);
   r.memory_ = scale(r.memory_);
@@ -224,9 +251,12 @@ bool LessEqualAnyUnlimited(const Resource& a, const Resource& b) {
 
 Resource ExceededPart(const Resource& a, const Resource& b) {
   Resource r;
-  r.milli_cpu_ = std::max<int64_t>(a.milli_cpu_ - b.milli_cpu_, 0);
-  r.memory_ = std::max<int64_t>(a.memory_ - b.memory_, 0);
-  for (const auto& [id, v] : a.scalars_) r.scalars_.push_back({id, std::max<int64_t>(v - b.Get(id), 0)});
+  r.milli_cpu_ = std::max<int64_t>(SatSub(a.milli_cpu_, b.milli_cpu_), 0);
+  r.memory_ = std::max<int64_t>(SatSub(a.memory_, b.memory_), 0);
+  for (const auto& [id, v] : a.scalars_) {
+    int64_t d = SatSub(v, b.Get(id));
+    if (d > 0) r.scalars_.push_back({id, d});  // sorted: `a.scalars_` is
+  }
   return r;
 }
 
@@ -244,7 +274,7 @@ Resource MinZero(const Resource& a, const Resource& b) {
   Resource r = a;
   r.milli_cpu_ = std::min(a.milli_cpu_, b.milli_cpu_);
   r.memory_ = std::min(a.memory_, b.memory_);
-  for (auto& [id, v] : r.scalars_) v = b.Has(id) ? std::min(v, b.Get(id)) : std::min<int64_t>(v, 0);
+  for (auto& [id, v] : r.scalars_) v = b.Has(id) ? std::min(v, b.Get(id)) : 0;
   return r;
 }
 
@@ -282,21 +312,31 @@ std::string Resource::ToString() const {
 
 Result<Resource> Resource::Parse(std::string_view text) {
   Resource r;
+  std::set<std::string, std::less<>> seen;
   size_t pos = 0;
   while (pos < text.size()) {
     size_t comma = text.find(',', pos);
-    std::string_view item = text.substr(pos, comma == std::string_view::npos ? text.npos : comma - pos);
+    std::string_view item = Trim(text.substr(pos, comma == std::string_view::npos ? text.npos : comma - pos));
     pos = comma == std::string_view::npos ? text.size() : comma + 1;
     size_t eq = item.find('=');
     if (eq == std::string_view::npos) {
-      return Status::InvalidArgument("resource item \"" + std::string(item) + "\" lacks '='");
+      return Status::InvalidArgument("resource item \"" + std::string(item) + "\" lacks '=' (want name=quantity)");
     }
-    std::string_view name = item.substr(0, eq);
-    std::string_view qty = item.substr(eq + 1);
+    std::string_view name = Trim(item.substr(0, eq));
+    std::string_view qty = Trim(item.substr(eq + 1));
+    if (name.empty()) return Status::InvalidArgument("resource item \"" + std::string(item) + "\" has no name");
+    if (!seen.emplace(name).second) {
+      return Status::InvalidArgument("resource \"" + std::string(name) + "\" given twice");
+    }
     ResourceId id = ResourceNames::Intern(name);
     Result<int64_t> v = id == ResourceNames::kMemory || id == ResourceNames::kPods ? ParseQuantityUnits(qty)
                                                                                   : ParseQuantityMilli(qty);
     if (!v.ok()) return v.status().WithContext(name);
+    if (*v > kMaxResourceValue || *v < -kMaxResourceValue) {
+      return Status::InvalidArgument(std::string(name) + ": quantity \"" + std::string(qty) +
+                                     "\" is too large (the limit is " + FormatDimension(id, kMaxResourceValue) +
+                                     ")");
+    }
     r.Set(id, *v);
   }
   return r;

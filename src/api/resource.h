@@ -9,6 +9,15 @@
 // below (`LessEqual` treats absent as zero, `LessEqualUnlimited` as infinity).
 // Values are signed so that an over-committed node ("out of sync") is
 // representable instead of crashing; invariant checks report negatives.
+//
+// Overflow policy (user input reaches these sums, so overflow must not be UB):
+//  1. Decoding rejects any single quantity whose stored value exceeds
+//     `kMaxResourceValue` (2^62: 4Ei of memory, ~4.6e15 CPUs), with a message
+//     naming the field. Realistic sums of such values stay far below 2^63.
+//  2. Arithmetic saturates at INT64_MAX / INT64_MIN instead of wrapping, so even
+//     an absurd input (three nodes with 4Ei of memory each) degrades to "huge"
+//     rather than to a negative capacity. A saturated value is not exact; it only
+//     compares as larger (or smaller) than anything real.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +32,10 @@
 namespace basalt {
 
 using ResourceId = uint32_t;
+
+// The largest stored value (milli-units, bytes or a count) a decoded quantity may
+// have; see the overflow policy above.
+inline constexpr int64_t kMaxResourceValue = int64_t{1} << 62;
 
 // Interned resource names. Ids 0..2 are fixed; others are assigned on first use.
 // Thread-safe.
@@ -43,7 +56,11 @@ class Resource {
 
   Resource() = default;
 
-  // Parses "cpu=2,memory=4Gi,nvidia.com/gpu=1" (quantities in Kubernetes syntax).
+  // Parses "cpu=2,memory=4Gi,nvidia.com/gpu=1" (quantities in Kubernetes syntax;
+  // spaces around items are ignored; "" is the empty resource). cpu and scalars are
+  // stored in milli-units, memory and `pods` in units. Errors: an item without '=',
+  // an empty name, a name given twice, a bad quantity, a magnitude above
+  // `kMaxResourceValue`. Negative values are accepted (tests use them for deltas).
   static Result<Resource> Parse(std::string_view text);
 
   int64_t milli_cpu() const { return milli_cpu_; }
@@ -58,14 +75,18 @@ class Resource {
   void Erase(ResourceId id);
   const std::vector<Scalar>& scalars() const { return scalars_; }
 
+  // Adds per dimension; scalars of `o` absent here become present. Saturates.
   Resource& operator+=(const Resource& o);
   // Subtracts per dimension; scalars of `o` absent here become present (negative if o > 0).
+  // Saturates.
   Resource& operator-=(const Resource& o);
   friend Resource operator+(Resource a, const Resource& b) { return a += b; }
   friend Resource operator-(Resource a, const Resource& b) { return a -= b; }
   bool operator==(const Resource& o) const = default;
 
   // Multiplies every dimension by `factor`, rounding down (overcommit factors).
+  // Saturates at the int64 range; a NaN factor yields zeros. Presence of scalars
+  // is kept.
   Resource Scaled(double factor) const;
 
   // True when no dimension other than `pods` is positive (Volcano's BestEffort test).
@@ -85,18 +106,22 @@ class Resource {
   // At least one dimension of `a` <= `b` (absent in b = unlimited).
   friend bool LessEqualAnyUnlimited(const Resource& a, const Resource& b);
 
-  // Per-dimension max(a - b, 0), scalars of `a` only (absent in b = 0).
+  // Per-dimension max(a - b, 0) (absent in b = 0). Only the scalars of `a` that
+  // exceed `b` are present in the result, as in Volcano (a scalar that does not
+  // exceed is absent, not 0 — which matters to a later `LessEqualUnlimited`).
   friend Resource ExceededPart(const Resource& a, const Resource& b);
   // Per-dimension minimum. Scalars absent in `b` are kept as in `a` (b unlimited there).
   friend Resource MinUnlimited(const Resource& a, const Resource& b);
-  // Per-dimension minimum. Scalars absent in `b` become 0 in the result.
+  // Per-dimension minimum. Scalars absent in `b` become 0 (present) in the result.
+  // Scalars only `b` has stay absent (Volcano's MinDimensionResource).
   friend Resource MinZero(const Resource& a, const Resource& b);
   // Per-dimension maximum over the union of dimensions.
   friend Resource Max(const Resource& a, const Resource& b);
   // Per-dimension max(v, 0).
   Resource ClampedAtZero() const;
 
-  // "cpu 2000m, memory 1Gi, nvidia.com/gpu 1" (for messages and gtest).
+  // "cpu 2, memory 1Gi, nvidia.com/gpu 500m, pods 1": cpu and memory always, then
+  // the present scalars by id, each in `FormatDimension` form (for messages and gtest).
   std::string ToString() const;
   friend std::ostream& operator<<(std::ostream& os, const Resource& r) { return os << r.ToString(); }
 

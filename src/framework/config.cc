@@ -3,6 +3,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <exception>
+
+#include "api/decode.h"
 
 namespace basalt {
 namespace {
@@ -25,7 +28,8 @@ std::string JoinNames(const std::vector<std::string>& names) {
 }
 
 std::string Where(const std::string& source, const YAML::Node& n) {
-  return source + ":" + std::to_string(n.Mark().line + 1);
+  int line = n.Mark().line;
+  return line >= 0 ? source + ":" + std::to_string(line + 1) : source;
 }
 
 // Flattens an `arguments:` tree into "a.b" keys ("a[i]" for lists).
@@ -69,82 +73,103 @@ bool SchedulerConfig::HasAction(const std::string& name) const {
   return std::find(actions.begin(), actions.end(), name) != actions.end();
 }
 
-Result<SchedulerConfig> ParseSchedulerConfig(const std::string& text, const std::string& source,
-                                             const std::vector<std::string>& known_plugins,
-                                             const std::vector<std::string>& known_actions) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    return Status::InvalidArgument(source + ":" + std::to_string(e.mark.line + 1) + ": malformed YAML: " + e.msg);
-  }
-  SchedulerConfig conf;
-  if (!root || root.IsNull()) return Status::InvalidArgument(source + ": empty scheduler configuration");
-  if (!root.IsMap()) return Status::InvalidArgument(source + ": expected a mapping with actions and tiers");
-  for (const auto& kv : root) {
-    std::string key = kv.first.Scalar();
-    if (key != "actions" && key != "tiers" && key != "configurations" && key != "metrics") {
-      return Status::InvalidArgument(Where(source, kv.first) + ": " + key +
-                                     ": unknown field (want actions, tiers, configurations or metrics)");
+namespace {
+
+bool Known(const std::vector<std::string>& known, const std::string& name) {
+  return known.empty() || std::find(known.begin(), known.end(), name) != known.end();
+}
+
+Status Error(const std::string& where, const std::string& field, const std::string& problem) {
+  return Status::InvalidArgument(where + ": " + field + ": " + problem);
+}
+
+// Fails on any key of the mapping `n` outside `allowed`.
+Status OnlyKeys(const std::string& source, const YAML::Node& n, const std::string& path,
+                std::initializer_list<const char*> allowed, const std::string& want) {
+  for (const auto& kv : n) {
+    const std::string& key = kv.first.Scalar();  // CheckYamlTree: keys are scalars
+    if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; })) {
+      return Error(Where(source, kv.first), path.empty() ? key : path + "." + key, "unknown field (want " + want + ")");
     }
   }
-  YAML::Node actions = root["actions"];
-  if (!actions || !actions.IsScalar()) {
-    return Status::InvalidArgument(source + ": actions: missing or not a string (e.g. \"enqueue, allocate, backfill\")");
+  return Status::Ok();
+}
+
+Result<SchedulerConfig> Parse(const YAML::Node& root, const std::string& source,
+                              const std::vector<std::string>& known_plugins,
+                              const std::vector<std::string>& known_actions) {
+  SchedulerConfig conf;
+  if (!root || root.IsNull()) return Status::InvalidArgument(source + ": empty scheduler configuration");
+  if (!root.IsMap()) {
+    return Status::InvalidArgument(Where(source, root) + ": expected a mapping with actions and tiers");
   }
-  std::string list = actions.Scalar();
+  BASALT_RETURN_IF_ERROR(
+      OnlyKeys(source, root, "", {"actions", "tiers", "configurations", "metrics"}, "actions, tiers, configurations or metrics"));
+
+  // ---- actions: "enqueue, allocate, backfill" ----
+  YAML::Node actions = root["actions"];
+  if (!actions || actions.IsNull()) {
+    return Status::InvalidArgument(source + ": actions: missing (e.g. actions: \"enqueue, allocate, backfill\")");
+  }
+  if (!actions.IsScalar()) {
+    return Error(Where(source, actions), "actions",
+                 "expected a comma-separated string (e.g. \"enqueue, allocate, backfill\")");
+  }
+  const std::string& list = actions.Scalar();
   size_t pos = 0;
   while (pos <= list.size()) {
     size_t comma = list.find(',', pos);
     std::string item = list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    item.erase(0, item.find_first_not_of(" \t\n"));
-    item.erase(item.find_last_not_of(" \t\n") + 1);
+    item.erase(0, item.find_first_not_of(" \t\r\n"));
+    item.erase(item.find_last_not_of(" \t\r\n") + 1);
     if (!item.empty()) {
-      if (!known_actions.empty() &&
-          std::find(known_actions.begin(), known_actions.end(), item) == known_actions.end()) {
-        return Status::InvalidArgument(Where(source, actions) + ": actions: unknown action \"" + item +
-                                       "\" (known: " + JoinNames(known_actions) + ")");
+      if (!Known(known_actions, item)) {
+        return Error(Where(source, actions), "actions",
+                     "unknown action \"" + item + "\" (known: " + JoinNames(known_actions) + ")");
       }
       conf.actions.push_back(item);
     }
     if (comma == std::string::npos) break;
     pos = comma + 1;
   }
+
+  // ---- tiers ----
   YAML::Node tiers = root["tiers"];
   if (tiers && !tiers.IsNull()) {
-    if (!tiers.IsSequence()) return Status::InvalidArgument(Where(source, tiers) + ": tiers: expected a list");
+    if (!tiers.IsSequence()) return Error(Where(source, tiers), "tiers", "expected a list of tiers");
     bool drf_hierarchy = false, proportion = false;
-    for (size_t t = 0; t < tiers.size(); ++t) {
-      std::string tpath = "tiers[" + std::to_string(t) + "]";
-      const YAML::Node& tier = tiers[t];
-      if (!tier.IsMap()) return Status::InvalidArgument(Where(source, tier) + ": " + tpath + ": expected a mapping");
+    size_t t = 0;
+    for (const YAML::Node& tier : tiers) {
+      std::string tpath = "tiers[" + std::to_string(t++) + "]";
+      if (!tier.IsMap()) return Error(Where(source, tier), tpath, "expected a mapping with plugins");
+      BASALT_RETURN_IF_ERROR(OnlyKeys(source, tier, tpath, {"plugins"}, "plugins"));
       YAML::Node plugins = tier["plugins"];
-      if (!plugins || !plugins.IsSequence()) {
-        return Status::InvalidArgument(Where(source, tier) + ": " + tpath + ".plugins: missing or not a list");
-      }
+      if (!plugins || plugins.IsNull()) return Error(Where(source, tier), tpath + ".plugins", "missing");
+      if (!plugins.IsSequence()) return Error(Where(source, plugins), tpath + ".plugins", "expected a list");
       Tier out;
-      for (size_t p = 0; p < plugins.size(); ++p) {
-        std::string ppath = tpath + ".plugins[" + std::to_string(p) + "]";
-        const YAML::Node& pl = plugins[p];
-        if (!pl.IsMap()) return Status::InvalidArgument(Where(source, pl) + ": " + ppath + ": expected a mapping");
+      size_t p = 0;
+      for (const YAML::Node& pl : plugins) {
+        std::string ppath = tpath + ".plugins[" + std::to_string(p++) + "]";
+        if (!pl.IsMap()) return Error(Where(source, pl), ppath, "expected a mapping with a name");
         PluginOption opt;
-        if (!pl["name"] || !pl["name"].IsScalar() || pl["name"].Scalar().empty()) {
-          return Status::InvalidArgument(Where(source, pl) + ": " + ppath + ".name: missing");
+        YAML::Node name = pl["name"];
+        if (!name || name.IsNull() || (name.IsScalar() && name.Scalar().empty())) {
+          return Error(Where(source, pl), ppath + ".name", "missing");
         }
-        opt.name = pl["name"].Scalar();
-        if (!known_plugins.empty() &&
-            std::find(known_plugins.begin(), known_plugins.end(), opt.name) == known_plugins.end()) {
-          return Status::InvalidArgument(Where(source, pl["name"]) + ": " + ppath + ".name: unknown plugin \"" +
-                                         opt.name + "\" (known: " + JoinNames(known_plugins) + ")");
+        if (!name.IsScalar()) return Error(Where(source, name), ppath + ".name", "expected a string");
+        opt.name = name.Scalar();
+        if (!Known(known_plugins, opt.name)) {
+          return Error(Where(source, name), ppath + ".name",
+                       "unknown plugin \"" + opt.name + "\" (known: " + JoinNames(known_plugins) + ")");
         }
         opt.arguments = Arguments("plugin " + opt.name);
         for (const auto& kv : pl) {
-          std::string key = kv.first.Scalar();
+          const std::string& key = kv.first.Scalar();
           if (key == "name") continue;
           std::string fpath = ppath + "." + key;
           if (key == "arguments") {
             if (!kv.second.IsNull() && !kv.second.IsMap()) {
-              return Status::InvalidArgument(Where(source, kv.second) + ": " + fpath + ": expected a mapping");
+              return Error(Where(source, kv.second), fpath, "expected a mapping");
             }
             BASALT_RETURN_IF_ERROR(Flatten(kv.second, "", &opt.arguments, Where(source, kv.second) + ": " + fpath));
             continue;
@@ -152,19 +177,17 @@ Result<SchedulerConfig> ParseSchedulerConfig(const std::string& text, const std:
           auto sw = std::find_if(std::begin(kSwitchKeys), std::end(kSwitchKeys),
                                  [&](const char* k) { return key == k; });
           if (sw == std::end(kSwitchKeys)) {
-            return Status::InvalidArgument(Where(source, kv.first) + ": " + fpath +
-                                           ": unknown field (want name, arguments or an enable* switch)");
+            return Error(Where(source, kv.first), fpath,
+                         "unknown field (want name, arguments or a switch such as enablePreemptable; "
+                         "switch names are case-sensitive)");
           }
-          const std::string& v = kv.second.IsScalar() ? kv.second.Scalar() : "";
-          bool b;
-          if (v == "true" || v == "True") {
-            b = true;
-          } else if (v == "false" || v == "False") {
-            b = false;
-          } else {
-            return Status::InvalidArgument(Where(source, kv.second) + ": " + fpath + ": expected true or false");
+          std::optional<bool> b = kv.second.IsScalar() ? ParseYamlBool(kv.second.Scalar()) : std::nullopt;
+          if (!b) {
+            return Error(Where(source, kv.second), fpath,
+                         "expected true or false, got " +
+                             (kv.second.IsScalar() ? "\"" + kv.second.Scalar() + "\"" : std::string("a non-scalar")));
           }
-          opt.switches[sw - std::begin(kSwitchKeys)] = b;
+          opt.switches[sw - std::begin(kSwitchKeys)] = *b;
         }
         if (opt.name == "drf" && opt.Enabled(Switch::kHierarchy)) drf_hierarchy = true;
         if (opt.name == "proportion") proportion = true;
@@ -173,36 +196,65 @@ Result<SchedulerConfig> ParseSchedulerConfig(const std::string& text, const std:
       conf.tiers.push_back(std::move(out));
     }
     if (drf_hierarchy && proportion) {
-      return Status::InvalidArgument(source + ": tiers: proportion and drf with hierarchy enabled conflict");
+      return Error(Where(source, tiers), "tiers",
+                   "drf with enableHierarchy cannot be used together with proportion (Volcano refuses this "
+                   "configuration)");
     }
   }
+
+  // ---- configurations: per-action arguments ----
   YAML::Node confs = root["configurations"];
   if (confs && !confs.IsNull()) {
-    if (!confs.IsSequence()) {
-      return Status::InvalidArgument(Where(source, confs) + ": configurations: expected a list");
-    }
-    for (size_t i = 0; i < confs.size(); ++i) {
-      std::string cpath = "configurations[" + std::to_string(i) + "]";
-      const YAML::Node& c = confs[i];
-      if (!c.IsMap() || !c["name"] || !c["name"].IsScalar()) {
-        return Status::InvalidArgument(Where(source, c) + ": " + cpath + ".name: missing");
+    if (!confs.IsSequence()) return Error(Where(source, confs), "configurations", "expected a list");
+    size_t i = 0;
+    for (const YAML::Node& c : confs) {
+      std::string cpath = "configurations[" + std::to_string(i++) + "]";
+      if (!c.IsMap()) return Error(Where(source, c), cpath, "expected a mapping with name and arguments");
+      BASALT_RETURN_IF_ERROR(OnlyKeys(source, c, cpath, {"name", "arguments"}, "name or arguments"));
+      YAML::Node name = c["name"];
+      if (!name || name.IsNull()) return Error(Where(source, c), cpath + ".name", "missing");
+      if (!name.IsScalar()) return Error(Where(source, name), cpath + ".name", "expected a string");
+      std::string action = name.Scalar();
+      if (!Known(known_actions, action)) {
+        return Error(Where(source, name), cpath + ".name",
+                     "unknown action \"" + action + "\" (known: " + JoinNames(known_actions) + ")");
       }
-      std::string name = c["name"].Scalar();
-      if (!known_actions.empty() && std::find(known_actions.begin(), known_actions.end(), name) == known_actions.end()) {
-        return Status::InvalidArgument(Where(source, c) + ": " + cpath + ".name: unknown action \"" + name +
-                                       "\" (known: " + JoinNames(known_actions) + ")");
+      Arguments args("action " + action);
+      YAML::Node a = c["arguments"];
+      if (a) {
+        if (!a.IsNull() && !a.IsMap()) return Error(Where(source, a), cpath + ".arguments", "expected a mapping");
+        BASALT_RETURN_IF_ERROR(Flatten(a, "", &args, Where(source, a) + ": " + cpath + ".arguments"));
       }
-      Arguments args("action " + name);
-      if (c["arguments"]) {
-        if (!c["arguments"].IsNull() && !c["arguments"].IsMap()) {
-          return Status::InvalidArgument(Where(source, c) + ": " + cpath + ".arguments: expected a mapping");
-        }
-        BASALT_RETURN_IF_ERROR(Flatten(c["arguments"], "", &args, Where(source, c) + ": " + cpath + ".arguments"));
-      }
-      conf.action_arguments.emplace_back(name, std::move(args));
+      conf.action_arguments.emplace_back(action, std::move(args));
     }
   }
   return conf;
+}
+
+}  // namespace
+
+Result<SchedulerConfig> ParseSchedulerConfig(const std::string& text, const std::string& source,
+                                             const std::vector<std::string>& known_plugins,
+                                             const std::vector<std::string>& known_actions) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    return Status::InvalidArgument(source + ":" + std::to_string(e.mark.line + 1) + ":" +
+                                   std::to_string(e.mark.column + 1) + ": malformed YAML: " + e.msg);
+  } catch (const std::exception& e) {
+    return Status::InvalidArgument(source + ": malformed YAML: " + e.what());
+  }
+  try {
+    size_t budget = 4 * text.size() + 1024;
+    int line = 0;
+    Status shape = CheckYamlTree(root, &budget, &line);
+    if (!shape.ok()) return shape.WithContext(source + ":" + std::to_string(line + 1));
+    return Parse(root, source, known_plugins, known_actions);
+  } catch (const std::exception& e) {
+    // Every access above is type-checked first; this only keeps a bug from crashing.
+    return Status::InvalidArgument(source + ": malformed scheduler configuration: " + e.what());
+  }
 }
 
 const char* DefaultSchedulerConfigText() {
