@@ -1,5 +1,7 @@
 set(BASALT_TEST_SOURCES
   tests/testing.cc
+  tests/admission_test.cc
+  tests/capacity_test.cc
   tests/cli_test.cc
   tests/config_test.cc
   tests/decode_test.cc

@@ -15,6 +15,7 @@ void RegisterBuiltinPlugins(PluginRegistry& r) {
       {"predicates", NewPredicatesPlugin},
       {"nodeorder", NewNodeOrderPlugin},
       {"binpack", NewBinpackPlugin},
+      {"capacity", NewCapacityPlugin},
   };
   for (const auto& [name, factory] : kBuiltins) {
     Status st = r.Register(name, factory);

@@ -1,6 +1,7 @@
 basalt_library(plugins SOURCES
   src/plugins/builtin.cc
   src/plugins/binpack.cc
+  src/plugins/capacity.cc
   src/plugins/conformance.cc
   src/plugins/drf.cc
   src/plugins/gang.cc
