@@ -120,7 +120,7 @@ class Resource {
   // Per-dimension max(v, 0).
   Resource ClampedAtZero() const;
 
-  // "cpu 2, memory 1Gi, nvidia.com/gpu 500m, pods 1": cpu and memory always, then
+  // "cpu 2, memory 1Gi, pods 1, nvidia.com/gpu 500m": cpu and memory always, then
   // the present scalars by id, each in `FormatDimension` form (for messages and gtest).
   std::string ToString() const;
   friend std::ostream& operator<<(std::ostream& os, const Resource& r) { return os << r.ToString(); }
