@@ -9,6 +9,8 @@ void RegisterBuiltinActions(ActionRegistry& r) {
       {"enqueue", NewEnqueueAction},
       {"allocate", NewAllocateAction},
       {"backfill", NewBackfillAction},
+      {"preempt", NewPreemptAction},
+      {"reclaim", NewReclaimAction},
   };
   for (const auto& [name, factory] : kBuiltins) {
     Status st = r.Register(name, factory);

@@ -10,5 +10,7 @@ namespace basalt {
 std::unique_ptr<Action> NewEnqueueAction();
 std::unique_ptr<Action> NewAllocateAction();
 std::unique_ptr<Action> NewBackfillAction();
+std::unique_ptr<Action> NewPreemptAction();
+std::unique_ptr<Action> NewReclaimAction();
 
 }  // namespace basalt

@@ -84,4 +84,32 @@ NodeInfo* BestNode(Session& ssn, const TaskInfo& task, const std::vector<NodeInf
   return candidates[best];
 }
 
+std::vector<NodeInfo*> NodesForEviction(Session& ssn, const TaskInfo& task) {
+  std::vector<NodeInfo*> out;
+  for (NodeInfo& node : ssn.nodes()) {
+    PredicateStatus st = ssn.Predicate(task, node);
+    if (st.ok() || st.code == PredicateStatus::Code::kUnschedulable) out.push_back(&node);
+  }
+  return out;
+}
+
+void SortVictims(const Session& ssn, const QueueInfo& preemptor_queue, std::vector<const TaskInfo*>& victims) {
+  std::stable_sort(victims.begin(), victims.end(), [&](const TaskInfo* a, const TaskInfo* b) {
+    if (a->job == b->job) return ssn.TaskOrderLess(*b, *a);
+    if (a->job == kNone || b->job == kNone) return a->job == kNone && b->job != kNone;
+    const JobInfo& ja = ssn.job(a->job);
+    const JobInfo& jb = ssn.job(b->job);
+    if (ja.queue != jb.queue) {
+      return ssn.VictimQueueOrderLess(ssn.queue(ja.queue), ssn.queue(jb.queue), preemptor_queue);
+    }
+    return ssn.JobOrderLess(jb, ja);
+  });
+}
+
+Resource SumRequests(const std::vector<const TaskInfo*>& tasks) {
+  Resource sum;
+  for (const TaskInfo* t : tasks) sum += t->request;
+  return sum;
+}
+
 }  // namespace basalt

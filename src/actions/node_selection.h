@@ -50,4 +50,18 @@ class FeasibilityCache {
 // earliest node in snapshot (name) order. `candidates` must not be empty.
 NodeInfo* BestNode(Session& ssn, const TaskInfo& task, const std::vector<NodeInfo*>& candidates);
 
+// Nodes (in snapshot order) that pass the predicates as preempt and reclaim read
+// them: a plain Unschedulable answer is ignored (evictions may fix it); only
+// Unresolvable or Error rejects the node. No resource check.
+std::vector<NodeInfo*> NodesForEviction(Session& ssn, const TaskInfo& task);
+
+// Sorts victims in the order they are evicted (VOLCANO_SEMANTICS §3):
+// tasks of one job in reverse task order; jobs of different queues by the
+// victim-queue order relative to `preemptor_queue`; jobs of one queue in
+// reverse job order.
+void SortVictims(const Session& ssn, const QueueInfo& preemptor_queue, std::vector<const TaskInfo*>& victims);
+
+// Sum of the victims' requests.
+Resource SumRequests(const std::vector<const TaskInfo*>& tasks);
+
 }  // namespace basalt

@@ -4,4 +4,6 @@ basalt_library(actions SOURCES
   src/actions/backfill.cc
   src/actions/enqueue.cc
   src/actions/node_selection.cc
+  src/actions/preempt.cc
+  src/actions/reclaim.cc
   DEPS basalt_framework)

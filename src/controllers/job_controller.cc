@@ -95,8 +95,18 @@ std::vector<std::string> JobPodKeys(const ClusterState& state, const VcJob& job)
 
 }  // namespace
 
+// Volcano's mutating webhook: unnamed tasks are called default<i>, an unset
+// task minAvailable is the task's replicas, maxRetry 0 means 3.
+static void ApplyDefaults(VcJob& job) {
+  for (size_t i = 0; i < job.tasks.size(); ++i) {
+    if (job.tasks[i].name.empty()) job.tasks[i].name = "default" + std::to_string(i);
+  }
+  if (job.max_retry == 0) job.max_retry = 3;
+}
+
 void JobController::Sync(ClusterState& state) {
   for (auto& [key, job] : state.mutable_jobs()) {
+    ApplyDefaults(job);
     if (IsFinal(job.phase)) continue;
     if (job.phase == "Restarting") {
       job.phase = job.retry_count >= job.max_retry ? "Failed" : "Pending";

@@ -1,0 +1,106 @@
+// reclaim: queues below their share take resources back from queues above
+// theirs (VOLCANO_SEMANTICS §4.5).
+//
+// Queues take turns in QueueOrder. A queue reclaims for its best starving job,
+// one task per turn, if it is not Overused and the task passes Preemptive (the
+// task still fits what the queue deserves). Nodes are walked in snapshot order;
+// on each, the Running, preemptable pods of other, reclaimable queues are
+// offered to the Reclaimable vote; if the node's future idle room plus the
+// victims would fit the task, victims are evicted in victim order until the
+// evicted amount alone covers the request, then the task is pipelined there.
+//
+// Unlike preempt, reclaim acts at once (no statement, no rollback), counts only
+// evicted resources, and drops a queue as soon as its best job is not starving:
+// a queue cannot take back what it would immediately have to give again.
+#include <map>
+#include <set>
+
+#include "actions/builtin.h"
+#include "actions/node_selection.h"
+#include "actions/ordering.h"
+#include "framework/session.h"
+
+namespace basalt {
+namespace {
+
+class ReclaimAction : public Action {
+ public:
+  std::string_view Name() const override { return "reclaim"; }
+
+  void Execute(Session& ssn) override {
+    auto queue_less = [&ssn](QueueId a, QueueId b) { return ssn.QueueOrderLess(ssn.queue(a), ssn.queue(b)); };
+    auto job_less = [&ssn](JobId a, JobId b) { return ssn.JobOrderLess(ssn.job(a), ssn.job(b)); };
+    auto queues = MakePickList<QueueId>(queue_less);
+    std::map<QueueId, PickList<JobId, decltype(job_less)>> preemptors;
+    std::map<JobId, std::vector<TaskId>> tasks;  // pending tasks, best last
+    std::set<QueueId> seen;
+    for (JobInfo& job : ssn.jobs()) {
+      if (job.IsPending() || ssn.JobValid(job)) continue;
+      if (seen.insert(job.queue).second) queues.Push(job.queue);
+      if (!ssn.JobStarving(job)) continue;
+      preemptors.try_emplace(job.queue, MakePickList<JobId>(job_less)).first->second.Push(job.id);
+      std::vector<TaskId>& pending = tasks[job.id];
+      for (TaskId id : job.tasks) {
+        const TaskInfo& t = ssn.task(id);
+        if (t.status == TaskStatus::kPending && !t.gated) pending.push_back(id);
+      }
+      std::sort(pending.begin(), pending.end(),
+                [&](TaskId a, TaskId b) { return ssn.TaskOrderLess(ssn.task(b), ssn.task(a)); });
+    }
+    while (!queues.Empty()) {
+      QueueId q = queues.Pop();
+      const QueueInfo& queue = ssn.queue(q);
+      if (ssn.Overused(queue)) continue;
+      auto it = preemptors.find(q);
+      if (it == preemptors.end() || it->second.Empty()) continue;
+      JobInfo& job = ssn.job(it->second.Pop());
+      std::vector<TaskId>& pending = tasks[job.id];
+      if (pending.empty() || !ssn.JobStarving(job)) continue;  // the whole queue is done this cycle
+      TaskInfo& task = ssn.task(pending.back());
+      pending.pop_back();
+      if (task.preempt_never) {
+        it->second.Push(job.id);
+        queues.Push(q);
+        continue;
+      }
+      if (!ssn.Preemptive(queue, task)) continue;
+      if (!ssn.PrePredicate(task).ok()) continue;
+      if (ReclaimFor(ssn, queue, task)) it->second.Push(job.id);
+      queues.Push(q);
+    }
+  }
+
+ private:
+  static bool ReclaimFor(Session& ssn, const QueueInfo& queue, TaskInfo& task) {
+    for (NodeInfo* node : NodesForEviction(ssn, task)) {
+      std::vector<const TaskInfo*> candidates;
+      for (TaskId id : node->tasks) {
+        const TaskInfo& c = ssn.task(id);
+        if (c.status != TaskStatus::kRunning || !c.preemptable || c.job == kNone) continue;
+        const QueueInfo& cq = ssn.queue(ssn.job(c.job).queue);
+        if (cq.id == queue.id || !cq.reclaimable) continue;
+        candidates.push_back(&c);
+      }
+      std::vector<const TaskInfo*> victims = ssn.Reclaimable(task, candidates);
+      if (victims.empty() || !LessEqual(task.request, node->FutureIdle() + SumRequests(victims))) continue;
+      SortVictims(ssn, queue, victims);
+      Resource reclaimed;
+      for (const TaskInfo* v : victims) {
+        ssn.Evict(ssn.task(v->id), "reclaim", "reclaimed by " + task.key + " (queue " + queue.name + ")");
+        reclaimed += v->request;
+        if (LessEqual(task.request, reclaimed)) break;
+      }
+      if (LessEqual(task.request, reclaimed)) {
+        ssn.Pipeline(task, *node);
+        return true;
+      }
+    }
+    return false;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Action> NewReclaimAction() { return std::make_unique<ReclaimAction>(); }
+
+}  // namespace basalt
