@@ -197,16 +197,17 @@ TEST(ProportionTest, CapabilityCapsDeserved) {
   EXPECT_FALSE(Fits(fx, "q2", "cpu=6001m"));
 }
 
-// A guarantee is a floor for its queue's deserved, and it is held back from
-// every other queue's realCapability.
+// A guarantee is a floor for its queue's deserved, even above the queue's
+// request, and it is held back from every other queue's realCapability.
 TEST(ProportionTest, GuaranteeIsAFloorAndReducesOthersCapability) {
   SessionFixture fx(NodeYaml("n1", "8") + QueueYaml("q1", 1, "  guarantee:\n    resource:\n      cpu: 5\n") +
-                        QueueYaml("q2", 3) + PodGroupYaml("pg1", "q1", 1, "", "Inqueue") + Pods("a", "pg1", 8, "1") +
+                        QueueYaml("q2", 1) + PodGroupYaml("pg1", "q1", 1, "", "Inqueue") + Pods("a", "pg1", 3, "1") +
                         PodGroupYaml("pg2", "q2", 1, "", "Inqueue") + Pods("b", "pg2", 8, "1"),
                     kProportionOnly);
   // totalGuarantee = 5 cpu. realCapability: q1 = 8 - 5 + 5 = 8; q2 = 8 - 5 + 0 = 3.
-  // round 1 (W = 4): q1 += 2 -> raised to its guarantee 5; q2 += 6 -> capped at 3. remaining 0.
-  // deserved: q1 = 5, q2 = 3 cpu (weights alone would give 2 and 6).
+  // round 1 (W = 2): q1 += 4 -> capped by its request 3 -> raised to its guarantee 5 -> met;
+  //                  q2 += 4 -> capped by realCapability 3.  remaining 8 - 5 - 3 = 0.
+  // deserved: q1 = 5 (without the floor: 3), q2 = 3 cpu.
   EXPECT_TRUE(Fits(fx, "q1", "cpu=5"));
   EXPECT_FALSE(Fits(fx, "q1", "cpu=5001m"));
   EXPECT_TRUE(Fits(fx, "q2", "cpu=3"));
