@@ -1,14 +1,522 @@
+// capacity: queues get what their spec says (VOLCANO_SEMANTICS §5.6), in a
+// flat list or in a tree of queues (`enableHierarchy: true` on this plugin).
+//
+// Per queue (exact integers; `total` = Σ node allocatable):
+//   guarantee      = spec.guarantee (empty when unset)
+//   allocated      = Σ requests of the queue's tasks in an allocated status
+//   inqueue        = Σ minResources (less gated pods) of its Inqueue jobs
+//                  + what its Running jobs with minResources and at least
+//                    minMember allocated tasks still reserve (share::RunningReservation)
+//   elastic        = Σ over its jobs of max(allocated - minResources, 0)
+//   share          = max over deserved's positive dimensions of allocated / deserved
+//
+// Flat mode (every queue; Volcano builds only queues with jobs, the others are
+// never consulted, so the answers are the same):
+//   capability     = spec.capability, a missing or zero cpu / memory unlimited
+//   realCapability = min((total - Σ every queue's guarantee) + guarantee, capability)
+//                    (a scalar the capability does not name is not capped)
+//   deserved       = max(min(spec.deserved, realCapability), guarantee)
+//                    (scalars realCapability lacks stay; `MaxPositive` drops zeros)
+//
+// Hierarchical mode: every queue is a node of a tree under `root` (parent =
+// spec.parent, else root). When the store has no Queue named `root` the plugin
+// uses an implicit one with an empty spec — the queue Volcano's scheduler
+// creates at start-up. Top-down from root:
+//   root:   capability, deserved = total when empty; realCapability = total;
+//           guarantee = Σ children's guarantees when empty
+//   child:  capability inherits the parent's cpu / memory where missing or <= 0
+//           and the parent's scalars it does not name;
+//           realCapability = min((parent.real - Σ siblings' guarantees) + guarantee,
+//                                capability)
+//           deserved = spec.deserved as written (no min, no guarantee floor)
+//   allocated, inqueue and elastic of a queue include its descendants'.
+// The session is "not ready" — every allocation, enqueue and reclaim refused,
+// and no queue order registered — when a parent is missing, parents loop, a
+// job sits in a non-leaf queue, or for some parent: its capability is below a
+// child's, or its deserved or guarantee is below the sum of its children's, on
+// any dimension (`AnyLess`).
+//
+// Registered functions (both modes unless said):
+//   QueueOrder      higher spec.priority first, then lower share; hierarchical:
+//                   then leaves before non-leaves, and two leaves compare the
+//                   shares of their ancestors just below the deepest common
+//                   ancestor (their own shares when siblings);
+//   VictimQueueOrder (hierarchical) victims whose queue shares a deeper common
+//                   ancestor with the reclaimer's queue go first;
+//   Reclaimable     victims only from queues above deserved, never below guarantee;
+//   Preemptive      queue Open and the task fits deserved on at least one dimension;
+//   Allocatable     queue Open, tree valid, leaf, and the task fits realCapability
+//                   of the queue and of every ancestor;
+//   JobEnqueueable  minResources fits realCapability of the queue and its
+//                   ancestors (then joins their `inqueue`);
+//   events          allocate / deallocate move `allocated` up the tree.
+// No Overused function: capacity never marks a queue overused.
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
 #include "framework/session.h"
 #include "plugins/builtin.h"
+#include "plugins/queue_share.h"
 
 namespace basalt {
 namespace {
 
-// SKELETON: to be implemented (issue 3).
+using share::DominantShare;
+using share::Fraction;
+
+constexpr char kPluginName[] = "capacity";
+constexpr char kRootQueue[] = "root";
+
+// ---- Resource operations with Volcano's exact rules (local: src/api/ is not ours) ----
+
+// Volcano's helpers.Max: per-dimension maximum, keeping only positive scalars.
+// The dropped zeros matter later: a deserved scalar absent after this is
+// unlimited for the `LessEqualUnlimited` test in Reclaimable.
+Resource MaxPositive(const Resource& a, const Resource& b) {
+  Resource r;
+  r.set_milli_cpu(std::max(a.milli_cpu(), b.milli_cpu()));
+  r.set_memory(std::max(a.memory(), b.memory()));
+  for (const auto& [id, v] : a.scalars()) {
+    if (v > 0) r.Set(id, v);
+  }
+  for (const auto& [id, v] : b.scalars()) {
+    if (v > 0 && v > r.Get(id)) r.Set(id, v);
+  }
+  return r;
+}
+
+// Volcano's LessPartly with the Zero default: some dimension of `a` (cpu,
+// memory, or a scalar of either side, absent = 0) is strictly below `b`'s.
+bool AnyLess(const Resource& a, const Resource& b) {
+  if (a.milli_cpu() < b.milli_cpu() || a.memory() < b.memory()) return true;
+  for (const auto& [id, v] : b.scalars()) {
+    if (a.Get(id) < v) return true;
+  }
+  for (const auto& [id, v] : a.scalars()) {
+    if (v < b.Get(id)) return true;
+  }
+  return false;
+}
+
+// Volcano's LessEqual with the Zero default as Reclaimable uses it for the
+// guarantee: cpu, memory and the scalars `guarantee` names must each be <= `left`'s.
+bool KeepsGuarantee(const Resource& left, const Resource& guarantee) {
+  if (guarantee.milli_cpu() > left.milli_cpu() || guarantee.memory() > left.memory()) return false;
+  for (const auto& [id, v] : guarantee.scalars()) {
+    if (v > left.Get(id)) return false;
+  }
+  return true;
+}
+
+// Volcano's LessEqualPartlyWithDimensionZeroFiltered as of v1.13: true when on
+// at least one dimension the request has (> 0), `used` <= `limit` (absent = 0).
+// A dimension where both `used` and `limit` are zero is skipped. Unlike the
+// quota checks, `pods` is compared too, so a deserved naming `pods` can pass on
+// the pod count alone.
+bool FitsOnSomeRequested(const Resource& used, const Resource& limit, const Resource& request) {
+  auto one = [&](ResourceId id) {
+    const int64_t u = used.Get(id);
+    const int64_t l = limit.Get(id);
+    if (request.Get(id) <= 0 || (u <= 0 && l <= 0)) return false;
+    return u <= l;
+  };
+  if (one(ResourceNames::kCpu) || one(ResourceNames::kMemory)) return true;
+  for (const auto& [id, v] : request.scalars()) {
+    if (one(id)) return true;
+  }
+  return false;
+}
+
+// The dimensions the request has (> 0, `pods` skipped) on which `used` exceeds
+// `limit` (absent = 0): Volcano's LessEqualWithDimensionAndResourcesName, with
+// cpu, memory, then scalars by name (Volcano's map order is random).
+std::vector<std::string> ExceededOnRequested(const Resource& used, const Resource& limit, const Resource& request) {
+  std::vector<std::string> names;
+  if (request.milli_cpu() > 0 && used.milli_cpu() > limit.milli_cpu()) names.push_back("cpu");
+  if (request.memory() > 0 && used.memory() > limit.memory()) names.push_back("memory");
+  std::vector<std::string> scalars;
+  for (const auto& [id, v] : request.scalars()) {
+    if (id == ResourceNames::kPods || v <= 0) continue;
+    if (used.Get(id) > limit.Get(id)) scalars.push_back(ResourceNames::Name(id));
+  }
+  std::sort(scalars.begin(), scalars.end());
+  names.insert(names.end(), scalars.begin(), scalars.end());
+  return names;
+}
+
+// util.FormatResourceNames: "prefix: insufficient cpu, insufficient memory".
+std::string FormatInsufficient(const std::vector<std::string>& names) {
+  std::string s = "queue resource quota insufficient";
+  for (size_t i = 0; i < names.size(); ++i) s += (i == 0 ? ": insufficient " : ", insufficient ") + names[i];
+  return s;
+}
+
+// ---- per-queue state ----
+
+struct QueueAttr {
+  std::string name;
+  QueueId queue = kNone;  // kNone: the implicit root
+  int parent = -1;        // index in `attrs_`; -1 for root and in flat mode
+  std::vector<int> ancestors;  // root first, parent last (empty in flat mode)
+  std::vector<int> children;   // in queue-name order
+  Resource capability;
+  Resource real_capability;
+  Resource deserved;
+  Resource guarantee;
+  Resource allocated;
+  Resource inqueue;
+  Resource elastic;
+  Fraction share;
+};
+
+// What one job adds to its queue (and, with hierarchy, to every ancestor).
+struct JobUsage {
+  Resource allocated;
+  Resource inqueue;
+  Resource elastic;
+};
+
+JobUsage UsageOf(const Session& ssn, const JobInfo& job) {
+  JobUsage u;
+  for (TaskId id : job.tasks) {
+    const TaskInfo& t = ssn.task(id);
+    if (IsAllocatedStatus(t.status)) u.allocated += t.request;
+  }
+  const Resource min = job.min_resources.value_or(Resource());
+  if (job.phase == "Inqueue") u.inqueue += share::DeductGated(ssn, job, min);
+  // A Running job whose gang is placed keeps room for the rest of its
+  // minResources; the minMember test keeps a finished driver pod (Spark) from
+  // reserving its job's room again.
+  if (job.phase == "Running" && job.min_resources && share::AllocatedTaskCount(job) >= job.min_member) {
+    u.inqueue += share::DeductGated(ssn, job, share::RunningReservation(job));
+  }
+  // minResources has no `pods`, so every allocated pod counts 1 `pods` here.
+  u.elastic = ExceededPart(job.allocated, min);
+  return u;
+}
+
+// Volcano's `ssn.HierarchyEnabled("capacity")`: the switch of the first
+// `capacity` entry of the tiers. The factory only sees the arguments, so the
+// switch is read from the session's configuration.
+bool HierarchyEnabled(const SchedulerConfig& conf) {
+  for (const Tier& tier : conf.tiers) {
+    for (const PluginOption& opt : tier.plugins) {
+      if (opt.name == kPluginName) return opt.Enabled(Switch::kHierarchy);
+    }
+  }
+  return false;
+}
+
+// Index of the deepest common entry of the two ancestor lists (Volcano's
+// getQueueLevel). Lists start at root, so two queues of one tree share at
+// least index 0; a queue's own id is not in its list.
+int CommonLevel(const QueueAttr& l, const QueueAttr& r) {
+  int level = 0;
+  const size_t n = std::min(l.ancestors.size(), r.ancestors.size());
+  for (size_t i = 0; i < n; ++i) {
+    if (l.ancestors[i] != r.ancestors[i]) return level;
+    level = static_cast<int>(i);
+  }
+  return level;
+}
+
 class CapacityPlugin : public Plugin {
  public:
-  std::string_view Name() const override { return "capacity"; }
-  void OnSessionOpen(Session& ssn) override {}
+  std::string_view Name() const override { return kPluginName; }
+
+  void OnSessionOpen(Session& ssn) override {
+    hierarchy_ = HierarchyEnabled(ssn.config());
+    total_ = ssn.total_resource();
+    if (hierarchy_) {
+      ready_ = BuildTree(ssn);
+    } else {
+      BuildFlat(ssn);
+    }
+    Register(ssn);
+  }
+
+ private:
+  // ---- flat mode ----
+
+  void BuildFlat(const Session& ssn) {
+    Resource total_guarantee;
+    for (const QueueInfo& q : ssn.queues()) {
+      if (q.queue && q.queue->guarantee) total_guarantee += *q.queue->guarantee;
+    }
+    attrs_.assign(ssn.queues().size(), QueueAttr());
+    for (const QueueInfo& q : ssn.queues()) {
+      QueueAttr& a = attrs_[q.id];
+      a.name = q.name;
+      a.queue = q.id;
+      if (q.queue && q.queue->guarantee) a.guarantee = *q.queue->guarantee;
+      a.real_capability = ExceededPart(total_, total_guarantee) + a.guarantee;
+      if (q.queue && q.queue->capability) {
+        Resource cap = *q.queue->capability;
+        if (cap.milli_cpu() <= 0) cap.set_milli_cpu(INT64_MAX);
+        if (cap.memory() <= 0) cap.set_memory(INT64_MAX);
+        a.real_capability = MinUnlimited(a.real_capability, cap);
+      }
+      Resource deserved = q.queue && q.queue->deserved ? *q.queue->deserved : Resource();
+      a.deserved = MaxPositive(MinUnlimited(deserved, a.real_capability), a.guarantee);
+    }
+    for (const JobInfo& job : ssn.jobs()) Charge(attrs_[job.queue], UsageOf(ssn, job));
+    for (QueueAttr& a : attrs_) a.share = DominantShare(a.allocated, a.deserved);
+  }
+
+  static void Charge(QueueAttr& a, const JobUsage& u) {
+    a.allocated += u.allocated;
+    a.inqueue += u.inqueue;
+    a.elastic += u.elastic;
+  }
+
+  // ---- hierarchical mode ----
+
+  // Builds the tree and its quotas; false when the session must refuse
+  // everything (see the file comment). Stops at the first problem, as Volcano
+  // does; what was built until then is only used to keep events harmless.
+  bool BuildTree(const Session& ssn) {
+    attrs_.assign(ssn.queues().size(), QueueAttr());
+    for (const QueueInfo& q : ssn.queues()) {
+      QueueAttr& a = attrs_[q.id];
+      a.name = q.name;
+      a.queue = q.id;
+      if (q.queue && q.queue->capability) a.capability = *q.queue->capability;
+      if (q.queue && q.queue->guarantee) a.guarantee = *q.queue->guarantee;
+      if (q.queue && q.queue->deserved) a.deserved = *q.queue->deserved;
+    }
+    if (auto id = ssn.FindQueue(kRootQueue)) {
+      root_ = *id;
+    } else {
+      root_ = static_cast<int>(attrs_.size());
+      attrs_.emplace_back();
+      attrs_.back().name = kRootQueue;
+    }
+    if (!LinkParents(ssn)) return false;
+    for (const JobInfo& job : ssn.jobs()) {
+      QueueAttr& a = attrs_[job.queue];
+      if (!a.children.empty()) return false;  // a job in a non-leaf queue
+      const JobUsage u = UsageOf(ssn, job);
+      Charge(a, u);
+      for (int anc : a.ancestors) Charge(attrs_[anc], u);
+    }
+    QueueAttr& root = attrs_[root_];
+    if (root.capability.IsEmptyIgnoringPods()) root.capability = total_;
+    if (root.deserved.IsEmptyIgnoringPods()) root.deserved = total_;
+    root.real_capability = total_;
+    if (!CheckSubtree(root_)) return false;
+    for (QueueAttr& a : attrs_) a.share = DominantShare(a.allocated, a.deserved);
+    return true;
+  }
+
+  // Sets parent, children and ancestors. False on a parent that does not exist
+  // or a loop of parents that never reaches root.
+  bool LinkParents(const Session& ssn) {
+    for (const QueueInfo& q : ssn.queues()) {
+      if (q.id == root_) continue;
+      const std::string parent = q.parent.empty() ? kRootQueue : q.parent;
+      int p = root_;
+      if (parent != kRootQueue) {
+        auto id = ssn.FindQueue(parent);
+        if (!id) return false;
+        p = *id;
+      }
+      attrs_[q.id].parent = p;
+      attrs_[p].children.push_back(q.id);  // queues come in name order
+    }
+    for (QueueAttr& a : attrs_) {
+      if (a.parent < 0) continue;  // root
+      std::vector<int> up;
+      for (int p = a.parent; p != root_; p = attrs_[p].parent) {
+        if (up.size() >= attrs_.size()) return false;  // a loop that misses root
+        up.push_back(p);
+      }
+      up.push_back(root_);
+      a.ancestors.assign(up.rbegin(), up.rend());
+    }
+    return true;
+  }
+
+  // Volcano's checkHierarchicalQueue: `p`'s capability, realCapability and
+  // deserved are final; hands inherited capabilities and realCapabilities to
+  // its children, checks the three consistency rules, then recurses.
+  bool CheckSubtree(int p) {
+    QueueAttr& parent = attrs_[p];
+    Resource children_deserved, children_guarantee;
+    for (int c : parent.children) {
+      QueueAttr& child = attrs_[c];
+      children_deserved += child.deserved;
+      children_guarantee += child.guarantee;
+      if (child.capability.milli_cpu() <= 0) child.capability.set_milli_cpu(parent.capability.milli_cpu());
+      if (child.capability.memory() <= 0) child.capability.set_memory(parent.capability.memory());
+      for (const auto& [id, v] : parent.capability.scalars()) {
+        if (!child.capability.Has(id)) child.capability.Set(id, v);
+      }
+      if (AnyLess(parent.capability, child.capability)) return false;
+    }
+    if (p == root_) {
+      if (parent.guarantee.IsEmptyIgnoringPods()) parent.guarantee = children_guarantee;
+      if (parent.deserved.IsEmptyIgnoringPods()) parent.deserved = children_deserved;
+    }
+    const Resource shareable = ExceededPart(parent.real_capability, children_guarantee);
+    for (int c : parent.children) {
+      QueueAttr& child = attrs_[c];
+      child.real_capability = MinUnlimited(shareable + child.guarantee, child.capability);
+    }
+    if (AnyLess(parent.deserved, children_deserved)) return false;
+    if (AnyLess(parent.guarantee, children_guarantee)) return false;
+    for (int c : parent.children) {
+      if (!CheckSubtree(c)) return false;
+    }
+    return true;
+  }
+
+  bool IsLeaf(QueueId q) const { return attrs_[q].children.empty(); }
+
+  // The queue, then its ancestors up to root: the order quota checks walk.
+  std::vector<int> SelfAndAncestors(QueueId q) const {
+    std::vector<int> list(attrs_[q].ancestors.rbegin(), attrs_[q].ancestors.rend());
+    list.insert(list.begin(), q);
+    return list;
+  }
+
+  // ---- registered functions ----
+
+  void Register(Session& ssn) {
+    ssn.AddReclaimableFn([this, &ssn](const TaskInfo&, const std::vector<const TaskInfo*>& cands) {
+      if (!ready_) return std::make_pair(std::vector<const TaskInfo*>(), Vote::kReject);
+      return std::make_pair(Reclaimable(ssn, cands), Vote::kPermit);
+    });
+    ssn.AddPreemptiveFn([this](const QueueInfo& q, const TaskInfo& t) { return Preemptive(q, t); });
+    ssn.AddAllocatableFn([this](const QueueInfo& q, const TaskInfo& t) { return Allocatable(q, t); });
+    ssn.AddJobEnqueueableFn([this, &ssn](const JobInfo& job) { return Enqueueable(ssn, job); });
+
+    EventHandler handler;
+    handler.allocate = [this, &ssn](const TaskInfo& t) { Move(ssn, t, +1); };
+    handler.deallocate = [this, &ssn](const TaskInfo& t) { Move(ssn, t, -1); };
+    ssn.AddEventHandler(std::move(handler));
+
+    // Volcano registers the orders last and skips them when the tree is
+    // invalid, so a broken tree leaves queue order to the fallback.
+    if (!hierarchy_) {
+      ssn.AddQueueOrderFn([this](const QueueInfo& a, const QueueInfo& b) { return FlatQueueOrder(a, b); });
+    } else if (ready_) {
+      ssn.AddQueueOrderFn([this](const QueueInfo& a, const QueueInfo& b) { return TreeQueueOrder(a, b); });
+      ssn.AddVictimQueueOrderFn([this](const QueueInfo& a, const QueueInfo& b, const QueueInfo& reclaimer) {
+        const int la = CommonLevel(attrs_[a.id], attrs_[reclaimer.id]);
+        const int lb = CommonLevel(attrs_[b.id], attrs_[reclaimer.id]);
+        if (la == lb) return 0;
+        return la > lb ? -1 : 1;
+      });
+    }
+  }
+
+  int FlatQueueOrder(const QueueInfo& a, const QueueInfo& b) const {
+    if (a.priority != b.priority) return a.priority > b.priority ? -1 : 1;
+    return share::Compare(attrs_[a.id].share, attrs_[b.id].share);
+  }
+
+  // Leaves before non-leaves; two non-leaves by their own shares; two leaves by
+  // the shares of their ancestors just below the deepest common one. Only the
+  // leaf's own share follows allocate events, so ancestors compare with the
+  // shares of session open (as in Volcano).
+  int TreeQueueOrder(const QueueInfo& a, const QueueInfo& b) const {
+    if (a.priority != b.priority) return a.priority > b.priority ? -1 : 1;
+    const bool a_leaf = IsLeaf(a.id), b_leaf = IsLeaf(b.id);
+    if (a_leaf != b_leaf) return a_leaf ? -1 : 1;
+    if (!a_leaf) return share::Compare(attrs_[a.id].share, attrs_[b.id].share);
+    const QueueAttr& la = attrs_[a.id];
+    const QueueAttr& lb = attrs_[b.id];
+    const size_t below = static_cast<size_t>(CommonLevel(la, lb)) + 1;
+    const int pa = below < la.ancestors.size() ? la.ancestors[below] : a.id;
+    const int pb = below < lb.ancestors.size() ? lb.ancestors[below] : b.id;
+    return share::Compare(attrs_[pa].share, attrs_[pb].share);
+  }
+
+  // Per candidate, with a running copy of its queue's allocation: skipped
+  // while that allocation is <= deserved (a dimension deserved does not name is
+  // unlimited) or when taking it would leave the queue below its guarantee on
+  // some dimension; otherwise a victim, subtracted from the copy. Candidates
+  // come in the caller's order.
+  std::vector<const TaskInfo*> Reclaimable(const Session& ssn, const std::vector<const TaskInfo*>& cands) const {
+    std::vector<const TaskInfo*> victims;
+    std::map<QueueId, Resource> running;
+    for (const TaskInfo* c : cands) {
+      if (c->job == kNone) continue;
+      const QueueId q = ssn.job(c->job).queue;
+      const QueueAttr& a = attrs_[q];
+      auto it = running.try_emplace(q, a.allocated).first;
+      if (LessEqualUnlimited(it->second, a.deserved)) continue;
+      if (!KeepsGuarantee(it->second - c->request, a.guarantee)) continue;
+      it->second -= c->request;
+      victims.push_back(c);
+    }
+    return victims;
+  }
+
+  // May the queue take from others for `t`? Only while it would stay within
+  // deserved on some dimension of the request: the opposite of proportion's
+  // "overused", on purpose partial (a queue over on cpu may still reclaim gpus).
+  bool Preemptive(const QueueInfo& q, const TaskInfo& t) const {
+    if (!ready_ || !q.IsOpen()) return false;
+    const QueueAttr& a = attrs_[q.id];
+    return FitsOnSomeRequested(a.allocated + t.request, a.deserved, t.request);
+  }
+
+  bool Allocatable(const QueueInfo& q, const TaskInfo& t) const {
+    if (!q.IsOpen() || !ready_) return false;
+    if (hierarchy_ && !IsLeaf(q.id)) return false;
+    for (int i : SelfAndAncestors(q.id)) {
+      const QueueAttr& a = attrs_[i];
+      if (!LessEqualOnRequested(a.allocated + t.request, a.real_capability, t.request)) return false;
+    }
+    return true;
+  }
+
+  Vote Enqueueable(Session& ssn, const JobInfo& job) {
+    if (!ready_) return Vote::kReject;
+    if (hierarchy_ && !IsLeaf(job.queue)) return Vote::kReject;
+    if (!ssn.queue(job.queue).IsOpen()) return Vote::kReject;
+    if (!job.min_resources) return Vote::kPermit;
+    const Resource& min = *job.min_resources;
+    const std::vector<int> list = SelfAndAncestors(job.queue);
+    for (int i : list) {
+      const QueueAttr& a = attrs_[i];
+      const std::vector<std::string> over =
+          ExceededOnRequested(min + a.allocated + a.inqueue - a.elastic, a.real_capability, min);
+      if (!over.empty()) {
+        ssn.RecordEvent("PodGroup/" + job.key, "Normal", "Unschedulable", FormatInsufficient(over));
+        return Vote::kReject;
+      }
+    }
+    const Resource admitted = share::DeductGated(ssn, job, min);
+    for (int i : list) attrs_[i].inqueue += admitted;
+    return Vote::kPermit;
+  }
+
+  void Move(const Session& ssn, const TaskInfo& t, int sign) {
+    if (t.job == kNone) return;
+    QueueAttr& a = attrs_[ssn.job(t.job).queue];
+    auto apply = [&](QueueAttr& x) {
+      if (sign > 0) {
+        x.allocated += t.request;
+      } else {
+        x.allocated -= t.request;
+      }
+    };
+    apply(a);
+    a.share = DominantShare(a.allocated, a.deserved);
+    for (int anc : a.ancestors) apply(attrs_[anc]);
+  }
+
+  bool hierarchy_ = false;
+  bool ready_ = true;
+  int root_ = -1;
+  Resource total_;
+  // By QueueId; with hierarchy and no `root` Queue, one more entry at the end
+  // for the implicit root.
+  std::vector<QueueAttr> attrs_;
 };
 
 }  // namespace
