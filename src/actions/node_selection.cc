@@ -66,7 +66,8 @@ std::vector<NodeInfo*> FeasibilityCache::Feasible(Session& ssn, const TaskInfo& 
   for (NodeInfo& node : ssn.nodes()) {
     if (e.ok[node.id]) out.push_back(&node);
   }
-  if (errors) {
+  // The reasons are only worth copying when the task fits nowhere.
+  if (errors && out.empty()) {
     for (const auto& [id, reasons] : e.reasons) errors->Add(ssn.node(id).name, reasons);
   }
   return out;

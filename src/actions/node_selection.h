@@ -33,7 +33,8 @@ std::vector<NodeInfo*> FeasibleNodes(Session& ssn, const TaskInfo& task, FitMode
 class FeasibilityCache {
  public:
   // Feasible nodes for `task` in allocate mode (resource fit against FutureIdle,
-  // then predicates), in snapshot order; reasons for the others in `errors`.
+  // then predicates), in snapshot order; when there is none, the reasons of
+  // every node go to `errors`.
   std::vector<NodeInfo*> Feasible(Session& ssn, const TaskInfo& task, FitErrors* errors);
 
  private:
