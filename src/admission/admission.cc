@@ -1,8 +1,581 @@
 #include "admission/admission.h"
 
-namespace basalt {
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string_view>
+#include <utility>
 
-// SKELETON: to be implemented (issue 5).
-std::vector<AdmissionProblem> ValidateObjects(const ClusterObjects& objects) { return {}; }
+#include "admission/card_annotations.h"
+#include "admission/queue_index.h"
+
+namespace basalt {
+namespace {
+
+std::string Quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+std::string AnnotationField(const std::string& prefix, const std::string& key) {
+  return prefix + "annotations[" + key + "]";
+}
+
+std::string Join(const std::vector<std::string>& parts, const std::string& sep) {
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : sep) + p;
+  return out;
+}
+
+// ---- Kubernetes name rules (k8s.io/apimachinery/pkg/util/validation) ----
+
+bool IsLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+
+constexpr char kLabelMessage[] =
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must "
+    "start and end with an alphanumeric character (e.g. 'my-name', or '123-abc')";
+constexpr char kSubdomainMessage[] =
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and "
+    "must start and end with an alphanumeric character (e.g. 'example.com')";
+
+// One dot-free segment of a label or subdomain: [a-z0-9]([-a-z0-9]*[a-z0-9])?
+bool IsLabelShape(std::string_view s) {
+  if (s.empty() || !IsLowerAlnum(s.front()) || !IsLowerAlnum(s.back())) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return IsLowerAlnum(c) || c == '-'; });
+}
+
+// IsDNS1123Label: the reasons `s` is not one (empty = valid).
+std::vector<std::string> LabelErrors(std::string_view s) {
+  std::vector<std::string> errs;
+  if (s.size() > 63) errs.push_back("must be no more than 63 characters");
+  if (!IsLabelShape(s)) errs.push_back(kLabelMessage);
+  return errs;
+}
+
+// IsDNS1123Subdomain: dot-separated label shapes, at most 253 characters.
+std::vector<std::string> SubdomainErrors(std::string_view s) {
+  std::vector<std::string> errs;
+  if (s.size() > 253) errs.push_back("must be no more than 253 characters");
+  bool shape = !s.empty();
+  size_t start = 0;
+  while (shape) {
+    size_t dot = s.find('.', start);
+    shape = IsLabelShape(s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  if (!shape) errs.push_back(kSubdomainMessage);
+  return errs;
+}
+
+// Collects the problems of one object.
+class Report {
+ public:
+  Report(std::vector<AdmissionProblem>* out, std::string object, std::string source)
+      : out_(out), object_(std::move(object)), source_(std::move(source)) {}
+  void Add(std::string field, std::string message) {
+    out_->push_back({object_, source_, std::move(field), std::move(message)});
+  }
+
+ private:
+  std::vector<AdmissionProblem>* out_;
+  std::string object_;
+  std::string source_;
+};
+
+// A card annotation, if present, parsed by the same functions the
+// capacity-card plugin uses.
+void CheckCardAnnotation(const std::map<std::string, std::string>& annotations, const char* key,
+                         const std::string& meta_prefix, Report& r) {
+  auto it = annotations.find(key);
+  if (it == annotations.end()) return;
+  Status st;
+  if (std::string_view(key) == kCardQuotaAnnotation) {
+    st = ParseCardQuota(it->second).status();
+  } else if (std::string_view(key) == kCardRequestAnnotation) {
+    st = ParseCardRequest(it->second).status();
+  } else {
+    st = ParseCardName(it->second).status();
+  }
+  if (!st.ok()) r.Add(AnnotationField(meta_prefix, key), st.message());
+}
+
+// ---- vcjob lifecycle policies (Volcano's validatePolicies) ----
+
+const std::set<std::string>& ValidEvents() {
+  static const std::set<std::string> kEvents = {"*",             "JobUpdated", "PodEvicted", "PodFailed",
+                                                "PodPending",    "TaskCompleted", "TaskFailed", "Unknown"};
+  return kEvents;
+}
+
+const std::set<std::string>& ValidActions() {
+  static const std::set<std::string> kActions = {"AbortJob",  "CompleteJob", "RestartJob",  "RestartPod",
+                                                 "RestartTask", "ResumeJob", "TerminateJob"};
+  return kActions;
+}
+
+std::string JoinSet(const std::set<std::string>& s) { return Join(std::vector<std::string>(s.begin(), s.end()), ", "); }
+
+// The decoder merges `event` and `events` into one list, so a policy naming a
+// single event is reported at `.event` and one naming several at `.events`.
+std::string EventField(const std::string& policy_path, const LifecyclePolicy& p) {
+  return policy_path + (p.events.size() == 1 ? ".event" : ".events");
+}
+
+// Validates one list of policies (the job's, or one task's). Volcano stops at
+// the first problem of a list; every problem is reported here.
+void ValidatePolicies(const std::vector<LifecyclePolicy>& policies, const std::string& path, Report& r) {
+  std::map<std::string, size_t> event_owner;  // valid event -> first policy naming it
+  std::map<int32_t, size_t> code_owner;       // exit code -> first policy naming it
+  std::optional<size_t> any_event_at;         // first policy naming `*`
+  for (size_t k = 0; k < policies.size(); ++k) {
+    const LifecyclePolicy& p = policies[k];
+    const std::string pp = path + "[" + std::to_string(k) + "]";
+    // Repeating an event inside one policy is harmless (Volcano de-duplicates it).
+    std::vector<std::string> events;
+    std::set<std::string> seen;
+    for (const std::string& e : p.events) {
+      if (seen.insert(e).second) events.push_back(e);
+    }
+    if (!events.empty() && p.exit_code.has_value()) {
+      r.Add(pp, "must not specify event and exitCode simultaneously");
+    } else if (events.empty() && !p.exit_code.has_value()) {
+      r.Add(pp, "either event and exitCode should be specified");
+    }
+    for (const std::string& e : events) {
+      if (!ValidEvents().count(e)) {
+        r.Add(EventField(pp, p), "invalid policy event " + Quote(e) + " (valid events: " + JoinSet(ValidEvents()) + ")");
+        continue;
+      }
+      auto [it, fresh] = event_owner.emplace(e, k);
+      if (!fresh) {
+        r.Add(EventField(pp, p), "duplicate event " + e + " across different policies (also in " + path + "[" +
+                                     std::to_string(it->second) + "])");
+      }
+      if (e == "*" && !any_event_at) any_event_at = k;
+    }
+    // Volcano only checks the action of event policies; an exitCode policy with
+    // an unknown action would be accepted and then do nothing, so it is checked too.
+    if (!ValidActions().count(p.action)) {
+      r.Add(pp + ".action", "invalid policy action " + Quote(p.action) + (p.action.empty() ? " (missing)" : "") +
+                                " (valid actions: " + JoinSet(ValidActions()) + ")");
+    }
+    if (p.exit_code.has_value()) {
+      if (*p.exit_code == 0) {
+        r.Add(pp + ".exitCode", "0 is not a valid error code");
+      } else if (auto [it, fresh] = code_owner.emplace(*p.exit_code, k); !fresh) {
+        r.Add(pp + ".exitCode", "duplicate exitCode " + std::to_string(*p.exit_code) + " (also in " + path + "[" +
+                                    std::to_string(it->second) + "])");
+      }
+    }
+  }
+  if (any_event_at && event_owner.size() > 1) {
+    r.Add(EventField(path + "[" + std::to_string(*any_event_at) + "]", policies[*any_event_at]),
+          "if there's * here, no other policy should be here");
+  }
+}
+
+// ---- Job (batch.volcano.sh/v1alpha1) ----
+
+void CheckJobQueue(const std::string& queue, const QueueIndex& queues, Report& r) {
+  const std::string name = queue.empty() ? "default" : queue;
+  if (!queues.Exists(name)) {
+    r.Add("spec.queue", "unable to find job queue: queues.scheduling.volcano.sh " + Quote(name) + " not found");
+    return;
+  }
+  const std::string& state = queues.State(name);
+  if (state != "Open") {
+    r.Add("spec.queue", "can only submit job to queue with state `Open`, queue `" + name + "` status is `" + state + "`");
+  }
+  if (name == "root") {
+    r.Add("spec.queue", "can not submit job to root queue");
+    return;
+  }
+  const std::vector<const Queue*>& children = queues.Children(name);
+  if (!children.empty()) {
+    std::vector<std::string> names;
+    for (const Queue* c : children) names.push_back(c->meta.name);
+    r.Add("spec.queue", "can only submit job to leaf queue, queue `" + name + "` has " + std::to_string(children.size()) +
+                            " child queues (" + Join(names, ", ") + ")");
+  }
+}
+
+void ValidateJob(const VcJob& job, const QueueIndex& queues, std::vector<AdmissionProblem>* out) {
+  Report r(out, "Job " + job.meta.Key(), job.meta.source);
+  const std::string& jname = job.meta.name;
+
+  // Kubernetes requires a DNS-1123 subdomain; Volcano's webhook also requires a
+  // qualified name, which caps the length at 63.
+  std::vector<std::string> name_errs = SubdomainErrors(jname);
+  if (name_errs.empty() && jname.size() > 63) name_errs.push_back("must be no more than 63 characters");
+  const bool job_name_ok = name_errs.empty();
+  if (!job_name_ok) {
+    r.Add("metadata.name", "create job with name " + jname + " validate failed: " + Join(name_errs, "; "));
+  }
+
+  if (job.min_available < 0) r.Add("spec.minAvailable", "job 'minAvailable' must be >= 0.");
+  if (job.max_retry < 0) r.Add("spec.maxRetry", "'maxRetry' cannot be less than zero.");
+  if (job.tasks.empty()) r.Add("spec.tasks", "No task specified in job spec");
+
+  int64_t total_replicas = 0;
+  std::map<std::string, size_t> task_at;  // (defaulted) name -> first task with it
+  for (size_t i = 0; i < job.tasks.size(); ++i) {
+    const JobTask& t = job.tasks[i];
+    const std::string tp = "spec.tasks[" + std::to_string(i) + "]";
+    // Volcano's mutating webhook names an unnamed task `default<i>` before
+    // validation, so an empty name is not an error; later checks see the default.
+    const std::string tname = t.name.empty() ? "default" + std::to_string(i) : t.name;
+
+    if (t.replicas < 0) r.Add(tp + ".replicas", "'replicas' < 0 in task: " + tname + ", job: " + jname);
+    if (t.min_available.has_value()) {
+      if (*t.min_available < 0) {
+        r.Add(tp + ".minAvailable", "'minAvailable' < 0 in task: " + tname + ", job: " + jname);
+      } else if (*t.min_available > t.replicas) {
+        r.Add(tp + ".minAvailable", "'minAvailable' is greater than 'replicas' in task: " + tname + ", job: " + jname +
+                                        " (" + std::to_string(*t.min_available) + " > " +
+                                        std::to_string(t.replicas) + ")");
+      }
+    }
+    total_replicas += t.replicas;
+
+    std::vector<std::string> label_errs = LabelErrors(tname);
+    if (!label_errs.empty()) r.Add(tp + ".name", "task name " + Quote(tname) + ": " + Join(label_errs, "; "));
+    if (auto [it, fresh] = task_at.emplace(tname, i); !fresh) {
+      r.Add(tp + ".name", "duplicated task name " + tname + " (also spec.tasks[" + std::to_string(it->second) + "])");
+    }
+
+    ValidatePolicies(t.policies, tp + ".policies", r);
+
+    // The longest pod name the controller will make for this task. Checked only
+    // when both parts are valid: otherwise the part's own problem says it all.
+    if (job_name_ok && label_errs.empty()) {
+      const std::string pod = jname + "-" + tname + "-" + std::to_string(std::max(t.replicas - 1, 0));
+      std::vector<std::string> pod_errs = SubdomainErrors(pod);
+      if (pod_errs.empty() && pod.size() > 63) pod_errs.push_back("must be no more than 63 characters");
+      if (!pod_errs.empty()) {
+        r.Add(tp + ".name", "create pod with name " + pod + " validate failed: " + Join(pod_errs, "; "));
+      }
+    }
+    CheckCardAnnotation(t.template_meta.annotations, kCardNameAnnotation, tp + ".template.metadata.", r);
+  }
+
+  if (total_replicas < job.min_available) {
+    r.Add("spec.minAvailable", "job 'minAvailable' should not be greater than total replicas in tasks (" +
+                                   std::to_string(job.min_available) + " > " + std::to_string(total_replicas) + ")");
+  }
+  ValidatePolicies(job.policies, "spec.policies", r);
+  CheckCardAnnotation(job.meta.annotations, kCardRequestAnnotation, "metadata.", r);
+  CheckJobQueue(job.queue, queues, r);
+}
+
+// ---- PodGroup and Pod ----
+
+void ValidatePodGroup(const PodGroup& pg, const QueueIndex& queues, std::vector<AdmissionProblem>* out) {
+  Report r(out, "PodGroup " + pg.meta.Key(), pg.meta.source);
+  if (pg.min_member < 0) r.Add("spec.minMember", "'minMember' must be >= 0");
+  for (const auto& [role, n] : pg.min_task_member) {
+    if (n < 0) r.Add("spec.minTaskMember." + role, "must be >= 0");
+  }
+  CheckCardAnnotation(pg.meta.annotations, kCardRequestAnnotation, "metadata.", r);
+  // As Volcano's PodGroup webhook: an empty queue is left to the scheduler's default.
+  if (pg.queue.empty()) return;
+  if (!queues.Exists(pg.queue)) {
+    r.Add("spec.queue", "unable to find queue: queues.scheduling.volcano.sh " + Quote(pg.queue) + " not found");
+    return;
+  }
+  const std::string& state = queues.State(pg.queue);
+  if (state != "Open") {
+    r.Add("spec.queue",
+          "can only submit PodGroup to queue with state `Open`, queue `" + pg.queue + "` status is `" + state + "`");
+  }
+}
+
+void ValidatePod(const Pod& pod, std::vector<AdmissionProblem>* out) {
+  Report r(out, "Pod " + pod.meta.Key(), pod.meta.source);
+  CheckCardAnnotation(pod.meta.annotations, kCardNameAnnotation, "metadata.", r);
+}
+
+// ---- Queue ----
+
+constexpr char kHierarchyAnnotation[] = "volcano.sh/hierarchy";
+constexpr char kHierarchyWeightsAnnotation[] = "volcano.sh/hierarchy-weights";
+constexpr char kRuntimeNote[] = " (checked at runtime by Volcano's capacity plugin, not by its webhook)";
+
+std::vector<std::string> SplitSlash(const std::string& s) {
+  // As Go's strings.Split: "" is one empty element, empty elements are kept.
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    size_t slash = s.find('/', start);
+    out.push_back(s.substr(start, slash == std::string::npos ? std::string::npos : slash - start));
+    if (slash == std::string::npos) return out;
+    start = slash + 1;
+  }
+}
+
+// A finite decimal number, as Go's strconv.ParseFloat reads the common forms.
+std::optional<double> ParseWeight(const std::string& s) {
+  std::string_view v = s;
+  if (!v.empty() && v.front() == '+') v.remove_prefix(1);
+  if (v.empty() || v.front() == '+') return std::nullopt;
+  double d = 0;
+  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), d);
+  if (ec != std::errc() || end != v.data() + v.size() || !std::isfinite(d)) return std::nullopt;
+  return d;
+}
+
+// `volcano.sh/hierarchy` as stored after Volcano's mutating webhook (a `root/` prefix).
+std::string NormalizedHierarchy(const std::string& h) {
+  return h == "root" || h.rfind("root/", 0) == 0 ? h : "root/" + h;
+}
+
+void CheckHierarchyAnnotations(const Queue& q, Report& r) {
+  auto h = q.meta.annotations.find(kHierarchyAnnotation);
+  auto w = q.meta.annotations.find(kHierarchyWeightsAnnotation);
+  const std::string hs = h == q.meta.annotations.end() ? "" : h->second;
+  const std::string ws = w == q.meta.annotations.end() ? "" : w->second;
+  if (hs.empty() && ws.empty()) return;
+  std::vector<std::string> paths = SplitSlash(hs), weights = SplitSlash(ws);
+  if (paths.size() != weights.size()) {
+    r.Add(AnnotationField("metadata.", kHierarchyAnnotation),
+          std::string(kHierarchyAnnotation) + " must have the same length with " + kHierarchyWeightsAnnotation + " (" +
+              std::to_string(paths.size()) + " path elements, " + std::to_string(weights.size()) + " weights)");
+  }
+  for (const std::string& weight : weights) {
+    std::optional<double> v = ParseWeight(weight);
+    if (!v) {
+      r.Add(AnnotationField("metadata.", kHierarchyWeightsAnnotation),
+            Quote(weight) + " in the " + Quote(ws) + " is invalid number");
+    } else if (*v <= 0) {
+      r.Add(AnnotationField("metadata.", kHierarchyWeightsAnnotation),
+            weight + " in the " + Quote(ws) + " must be larger than 0");
+    }
+  }
+}
+
+// Dimensions where `value` exceeds `bound`, compared as Volcano's webhook does
+// (`LessPartly(..., Zero)`): cpu and memory always (unset = 0), a scalar only
+// when `bound` names it. Ordered cpu, memory, then scalars by name.
+std::vector<ResourceId> ExceedingDims(const Resource& value, const Resource& bound) {
+  std::vector<ResourceId> out;
+  if (value.milli_cpu() > bound.milli_cpu()) out.push_back(ResourceNames::kCpu);
+  if (value.memory() > bound.memory()) out.push_back(ResourceNames::kMemory);
+  std::vector<ResourceId> scalars;
+  for (const auto& [id, v] : value.scalars()) {
+    if (bound.Has(id) && v > bound.Get(id)) scalars.push_back(id);
+  }
+  std::sort(scalars.begin(), scalars.end(),
+            [](ResourceId a, ResourceId b) { return ResourceNames::Name(a) < ResourceNames::Name(b); });
+  out.insert(out.end(), scalars.begin(), scalars.end());
+  return out;
+}
+
+// Volcano skips these checks for an empty resource list (`len(...) != 0`).
+bool IsSet(const std::optional<Resource>& r) {
+  return r.has_value() && (r->milli_cpu() != 0 || r->memory() != 0 || !r->scalars().empty());
+}
+
+std::string Amount(ResourceId id, const Resource& r) { return FormatDimension(id, r.Get(id)); }
+
+void CheckQueueResources(const Queue& q, Report& r) {
+  auto compare = [&](const Resource& value, const char* value_name, const std::string& value_field,
+                     const Resource& bound, const char* bound_name) {
+    for (ResourceId id : ExceedingDims(value, bound)) {
+      const std::string& dim = ResourceNames::Name(id);
+      r.Add(value_field + "." + dim, std::string(value_name) + " should less equal than " + bound_name + " (" + dim +
+                                         ": " + value_name + " " + Amount(id, value) + " > " + bound_name + " " +
+                                         Amount(id, bound) + ")");
+    }
+  };
+  if (IsSet(q.capability)) {
+    if (IsSet(q.deserved)) compare(*q.deserved, "deserved", "spec.deserved", *q.capability, "capability");
+    if (IsSet(q.guarantee)) {
+      compare(*q.guarantee, "guarantee", "spec.guarantee.resource", *q.capability, "capability");
+    }
+  }
+  if (IsSet(q.deserved) && IsSet(q.guarantee)) {
+    compare(*q.guarantee, "guarantee", "spec.guarantee.resource", *q.deserved, "deserved");
+  }
+}
+
+// Where a parent's limit for its children's deserved or guarantee comes from:
+// the parent's own value when set, else its capability (as Volcano's newer
+// webhook does); none when neither is set.
+struct ChildSumBound {
+  const Resource* bound = nullptr;
+  std::string field;  // "spec.deserved" or "spec.capability"
+  std::string name;   // "deserved" or "capability"
+};
+
+ChildSumBound SumBound(const Queue& parent, const std::optional<Resource>& own, const std::string& own_field,
+                       const std::string& own_name) {
+  if (IsSet(own)) return {&*own, own_field, own_name};
+  if (IsSet(parent.capability)) return {&*parent.capability, "spec.capability", "capability"};
+  return {};
+}
+
+// Checks the sums of the children's deserved and guarantee against `parent`.
+void CheckChildSums(const Queue& parent, const std::vector<const Queue*>& children, Report& r) {
+  struct Part {
+    const char* name;
+    std::optional<Resource> Queue::*member;
+    const char* own_field;
+  };
+  const Part parts[] = {{"deserved", &Queue::deserved, "spec.deserved"},
+                        {"guarantee", &Queue::guarantee, "spec.guarantee.resource"}};
+  for (const Part& part : parts) {
+    Resource sum;
+    std::vector<std::string> named;
+    for (const Queue* c : children) {
+      if (!IsSet(c->*part.member)) continue;
+      sum += *(c->*part.member);
+      named.push_back(c->meta.name);
+    }
+    if (named.empty()) continue;
+    ChildSumBound b = SumBound(parent, parent.*part.member, part.own_field, part.name);
+    if (b.bound == nullptr) continue;
+    for (ResourceId id : ExceedingDims(sum, *b.bound)) {
+      const std::string& dim = ResourceNames::Name(id);
+      r.Add(b.field + "." + dim, "sum of child queues' " + std::string(part.name) + " " + dim + " (" +
+                                     Amount(id, sum) + ", from " + Join(named, ", ") + ") exceeds this queue's " +
+                                     b.name + " " + Amount(id, *b.bound) + kRuntimeNote);
+    }
+  }
+}
+
+void CheckChildCapability(const Queue& child, const QueueIndex& queues, Report& r) {
+  if (!IsSet(child.capability)) return;
+  const std::string parent = child.parent.empty() ? "root" : child.parent;
+  const QueueIndex::Bounds& limit = queues.EffectiveCapability(parent);
+  const Resource& cap = *child.capability;
+  // Dimensions the child leaves out (cpu/memory at 0, absent scalars) are
+  // inherited from the parent, so only the ones it names can exceed it.
+  std::vector<std::pair<ResourceId, int64_t>> named;
+  if (cap.milli_cpu() > 0) named.emplace_back(ResourceNames::kCpu, cap.milli_cpu());
+  if (cap.memory() > 0) named.emplace_back(ResourceNames::kMemory, cap.memory());
+  for (const auto& s : cap.scalars()) named.push_back(s);
+  std::sort(named.begin(), named.end(), [](const auto& a, const auto& b) {
+    if ((a.first <= ResourceNames::kMemory) != (b.first <= ResourceNames::kMemory)) {
+      return a.first <= ResourceNames::kMemory;
+    }
+    return a.first <= ResourceNames::kMemory ? a.first < b.first : ResourceNames::Name(a.first) < ResourceNames::Name(b.first);
+  });
+  for (const auto& [id, v] : named) {
+    auto it = limit.find(id);
+    if (it == limit.end() || v <= it->second.value) continue;
+    const std::string& dim = ResourceNames::Name(id);
+    r.Add("spec.capability." + dim, "capability " + dim + " " + FormatDimension(id, v) + " exceeds parent queue `" +
+                                        parent + "` capability " + FormatDimension(id, it->second.value) +
+                                        (it->second.from == parent ? "" : " (inherited from queue `" + it->second.from + "`)") +
+                                        kRuntimeNote);
+  }
+}
+
+void CheckParent(const Queue& q, const QueueIndex& queues, Report& r) {
+  if (q.meta.name == "root" || q.parent.empty() || q.parent == "root") return;
+  if (q.parent == q.meta.name) {
+    r.Add("spec.parent", "queue " + q.meta.name + " cannot use itself as parent");
+  } else if (!queues.Exists(q.parent)) {
+    r.Add("spec.parent", "failed to get parent queue of queue " + q.meta.name + ": queues.scheduling.volcano.sh " +
+                             Quote(q.parent) + " not found");
+  } else if (const std::vector<std::string>* cycle = queues.Cycle(q.meta.name)) {
+    r.Add("spec.parent", "queue hierarchy has a cycle: " + Join(*cycle, " -> "));
+  }
+}
+
+void ValidateQueues(const std::vector<Queue>& all, const QueueIndex& queues, std::vector<AdmissionProblem>* out) {
+  // Queues by normalized hierarchy path, for the "sub path" rule.
+  std::vector<std::pair<std::string, const Queue*>> by_path;
+  for (const Queue& q : all) {
+    auto h = q.meta.annotations.find(kHierarchyAnnotation);
+    if (h != q.meta.annotations.end() && !h->second.empty()) by_path.emplace_back(NormalizedHierarchy(h->second), &q);
+  }
+  std::sort(by_path.begin(), by_path.end(),
+            [](const auto& a, const auto& b) { return a.first != b.first ? a.first < b.first : a.second->meta.name < b.second->meta.name; });
+
+  for (const Queue& q : all) {
+    Report r(out, "Queue " + q.meta.name, q.meta.source);
+    const Queue* first = queues.Find(q.meta.name);
+    if (first != &q) {
+      r.Add("metadata.name", "duplicate Queue " + Quote(q.meta.name) + ": already defined at " + first->meta.source);
+    }
+    if (q.state != "Open" && q.state != "Closed") {
+      r.Add("status.state", "queue state must be in [Open Closed], got " + Quote(q.state));
+    }
+    // The decoder turns 0 into 1 (the mutating webhook) and refuses negatives;
+    // this guards objects built in code.
+    if (q.weight <= 0) r.Add("spec.weight", "queue weight must be a positive integer, got " + std::to_string(q.weight));
+    CheckQueueResources(q, r);
+    CheckHierarchyAnnotations(q, r);
+    auto h = q.meta.annotations.find(kHierarchyAnnotation);
+    if (h != q.meta.annotations.end() && !h->second.empty()) {
+      const std::string path = NormalizedHierarchy(h->second);
+      auto it = std::lower_bound(by_path.begin(), by_path.end(), std::make_pair(path + "/", static_cast<const Queue*>(nullptr)),
+                                 [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (; it != by_path.end() && it->first.rfind(path + "/", 0) == 0; ++it) {
+        if (it->second->meta.name == q.meta.name) continue;
+        r.Add(AnnotationField("metadata.", kHierarchyAnnotation),
+              path + " is not allowed to be in the sub path of " + it->first + " of queue " + it->second->meta.name);
+        break;
+      }
+    }
+    CheckParent(q, queues, r);
+    // Hierarchical limits only make sense on a tree: skip queues in a cycle.
+    if (first == &q && queues.Cycle(q.meta.name) == nullptr) {
+      if (q.meta.name != "root" && (q.parent.empty() || q.parent == "root" || queues.Find(q.parent) != nullptr)) {
+        CheckChildCapability(q, queues, r);
+      }
+      CheckChildSums(q, queues.TreeChildren(q.meta.name), r);
+    }
+    CheckCardAnnotation(q.meta.annotations, kCardQuotaAnnotation, "metadata.", r);
+  }
+}
+
+// Reports a second object with the same key; returns true when `key` is new.
+template <typename T>
+void CheckDuplicates(const std::vector<T>& objects, const char* kind, std::vector<AdmissionProblem>* out) {
+  std::map<std::string, const T*> seen;
+  for (const T& o : objects) {
+    auto [it, fresh] = seen.emplace(o.meta.Key(), &o);
+    if (!fresh) {
+      out->push_back({std::string(kind) + " " + o.meta.Key(), o.meta.source, "metadata.name",
+                      "duplicate " + std::string(kind) + " " + Quote(o.meta.Key()) + ": already defined at " +
+                          it->second->meta.source});
+    }
+  }
+}
+
+// "file:12" -> ("file", 12); anything else sorts by the whole text, before numbered lines.
+std::pair<std::string, int64_t> SplitSource(const std::string& source) {
+  size_t colon = source.rfind(':');
+  if (colon == std::string::npos || colon + 1 == source.size() || source.size() - colon > 12) return {source, -1};
+  int64_t line = 0;
+  for (size_t i = colon + 1; i < source.size(); ++i) {
+    if (source[i] < '0' || source[i] > '9') return {source, -1};
+    line = line * 10 + (source[i] - '0');
+  }
+  return {source.substr(0, colon), line};
+}
+
+}  // namespace
+
+std::vector<AdmissionProblem> ValidateObjects(const ClusterObjects& objects) {
+  std::vector<AdmissionProblem> out;
+  QueueIndex queues(objects.queues);
+  ValidateQueues(objects.queues, queues, &out);
+  CheckDuplicates(objects.jobs, "Job", &out);
+  for (const VcJob& job : objects.jobs) ValidateJob(job, queues, &out);
+  CheckDuplicates(objects.podgroups, "PodGroup", &out);
+  for (const PodGroup& pg : objects.podgroups) ValidatePodGroup(pg, queues, &out);
+  CheckDuplicates(objects.pods, "Pod", &out);
+  for (const Pod& pod : objects.pods) ValidatePod(pod, &out);
+
+  std::stable_sort(out.begin(), out.end(), [](const AdmissionProblem& a, const AdmissionProblem& b) {
+    auto sa = SplitSource(a.source), sb = SplitSource(b.source);
+    if (sa != sb) return sa < sb;
+    return a.object < b.object;
+  });
+  return out;
+}
 
 }  // namespace basalt

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli/schedule.h"
+#include "cli/validate.h"
 
 namespace {
 
@@ -62,6 +63,16 @@ int main(int argc, char** argv) {
       "Example:\n  basalt schedule --conf examples/gang-training/scheduler.conf \\\n"
       "      --cluster examples/gang-training/cluster --cycles 2");
 
+  std::vector<std::string> validate_paths;
+  CLI::App* validate = app.add_subcommand(
+      "validate", "Check manifests as Volcano's admission webhooks would; every problem, one per line");
+  validate->add_option("paths", validate_paths, "Manifest file or folder (*.yaml, *.yml, *.json); several allowed")
+      ->required();
+  validate->footer(
+      "Prints `file:line: Kind ns/name: field: message` per problem, or `ok: N objects valid`.\n"
+      "Exit code 0 when valid, 2 on a decode error or any problem.\n\n"
+      "Example:\n  basalt validate examples/gang-training/cluster");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -69,5 +80,6 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : kExitBadInput;
   }
   if (schedule->parsed()) return RunScheduleCommand(conf, clusters, cycles, scores);
+  if (validate->parsed()) return basalt::RunValidate(validate_paths);
   return 0;
 }
