@@ -542,6 +542,132 @@ TEST(DrfTest, PreemptableToleratesShareDelta) {
 }
 
 // =====================================================================
+// drf with enableHierarchy (hDRF)
+// =====================================================================
+
+const std::string kHdrfOnly = Conf("reclaim", {{"drf"}}, "    enableHierarchy: true\n");
+
+// A queue whose path is `path` with level weights `weights`.
+std::string HQueueYaml(const std::string& name, const std::string& path, const std::string& weights) {
+  return "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata:\n  name: " + name +
+         "\n  annotations:\n    volcano.sh/hierarchy: " + path + "\n    volcano.sh/hierarchy-weights: \"" + weights +
+         "\"\nspec:\n  weight: 1\n---\n";
+}
+
+// 10 cpu and 1e6 pods: cpu is every job's dominant resource.
+const std::string kTenCpu = NodeYaml("n1", "10", "0", "1000000");
+
+// Queues are compared level by level on share / weight: b's share is higher
+// but its level weight 2 halves it.
+TEST(HdrfTest, QueueOrderDividesShareByLevelWeight) {
+  SessionFixture fx(kTenCpu + HQueueYaml("qa", "root/a", "1/1") + HQueueYaml("qb", "root/b", "1/2") +
+                        PodGroupYaml("ja", "qa", 1, "", "Running") + Pods("ja-run", "ja", 2, "1", "n1") +
+                        Pods("ja-new", "ja", 5, "1") + PodGroupYaml("jb", "qb", 1, "", "Running") +
+                        Pods("jb-run", "jb", 3, "1", "n1") + Pods("jb-new", "jb", 5, "1"),
+                    kHdrfOnly);
+  // leaves: ja 2/10 = 0.2 (request 7: unsaturated), jb 3/10 = 0.3 (request 8).
+  // level 1: a = 0.2 / 1 = 0.20, b = 0.3 / 2 = 0.15 -> qb first.
+  EXPECT_TRUE(fx.ssn().QueueOrderLess(fx.QueueNamed("qb"), fx.QueueNamed("qa")));
+  EXPECT_FALSE(fx.ssn().QueueOrderLess(fx.QueueNamed("qa"), fx.QueueNamed("qb")));
+}
+
+// Level weights below 1 count as 1: b's weight "0.5" would double its share.
+TEST(HdrfTest, LevelWeightsAreFlooredAtOne) {
+  SessionFixture fx(kTenCpu + HQueueYaml("qa", "root/a", "1/1") + HQueueYaml("qb", "root/b", "1/0.5") +
+                        PodGroupYaml("ja", "qa", 1, "", "Running") + Pods("ja-run", "ja", 4, "1", "n1") +
+                        Pods("ja-new", "ja", 5, "1") + PodGroupYaml("jb", "qb", 1, "", "Running") +
+                        Pods("jb-run", "jb", 3, "1", "n1") + Pods("jb-new", "jb", 5, "1"),
+                    kHdrfOnly);
+  // a = 0.4 / 1, b = 0.3 / max(0.5, 1) = 0.3 -> qb first (0.3 / 0.5 = 0.6 would put qa first).
+  EXPECT_TRUE(fx.ssn().QueueOrderLess(fx.QueueNamed("qb"), fx.QueueNamed("qa")));
+}
+
+// A saturated queue (every job got all it asked for) goes after an
+// unsaturated one, whatever the shares.
+TEST(HdrfTest, SaturatedQueueGoesLast) {
+  SessionFixture fx(kTenCpu + HQueueYaml("qa", "root/a", "1/1") + HQueueYaml("qb", "root/b", "1/1") +
+                        PodGroupYaml("ja", "qa", 1, "", "Running") + Pods("ja-run", "ja", 1, "1", "n1") +
+                        PodGroupYaml("jb", "qb", 1, "", "Running") + Pods("jb-run", "jb", 3, "1", "n1") +
+                        Pods("jb-new", "jb", 1, "1"),
+                    kHdrfOnly);
+  // ja: allocated 1 >= request 1 -> saturated (share 0.1); jb: 3 < 4 -> unsaturated (0.3).
+  EXPECT_TRUE(fx.ssn().QueueOrderLess(fx.QueueNamed("qb"), fx.QueueNamed("qa")));
+}
+
+// Siblings under a shared level are compared below it: the common ancestor
+// ties, the next level decides.
+TEST(HdrfTest, SiblingsAreComparedBelowTheirCommonAncestor) {
+  SessionFixture fx(kTenCpu + HQueueYaml("qa", "root/eng/a", "1/1/1") + HQueueYaml("qb", "root/eng/b", "1/1/1") +
+                        PodGroupYaml("ja", "qa", 1, "", "Running") + Pods("ja-run", "ja", 3, "1", "n1") +
+                        Pods("ja-new", "ja", 5, "1") + PodGroupYaml("jb", "qb", 1, "", "Running") +
+                        Pods("jb-run", "jb", 1, "1", "n1") + Pods("jb-new", "jb", 5, "1"),
+                    kHdrfOnly);
+  // eng ties with itself; level 2: a = 0.3, b = 0.1 -> qb first.
+  EXPECT_TRUE(fx.ssn().QueueOrderLess(fx.QueueNamed("qb"), fx.QueueNamed("qa")));
+}
+
+// hDRF reclaim: a candidate is a victim iff, after the reclaimer's job gains
+// its request and the candidate's job loses the candidate, the reclaimer's
+// queue comes strictly first. Each candidate is judged alone, from its job's
+// real allocation (two candidates of one job are not taken cumulatively).
+TEST(HdrfTest, ReclaimableComparesQueuesAfterTheMove) {
+  std::string cluster = NodeYaml("n1", "20", "0", "1000000");
+  const std::vector<std::pair<std::string, int>> jobs = {{"a", 1}, {"b", 8}, {"c", 1}, {"d", 4}, {"e", 3}};
+  for (const auto& [q, running] : jobs) {
+    const std::string job = "j" + q;
+    cluster += HQueueYaml("q" + q, "root/" + q, "1/1") + PodGroupYaml(job, "q" + q, 1, "", "Running") +
+               Pods(job + "-run", job, running, "1", "n1") + Pods(job + "-new", job, q == "a" ? 3 : 1, "1");
+  }
+  SessionFixture fx(cluster, kHdrfOnly);
+  // reclaimer ja-new-0: ja 1 + 1 = 2 of 20 cpu -> a = 0.10 (request 4: unsaturated).
+  // jb-run-0: b = (8 - 1) / 20 = 0.35 > 0.10        -> victim;
+  // jc-run-0: c = 0 (an empty job counts for nothing) -> kept;
+  // jd-run-0: d = (4 - 1) / 20 = 0.15               -> victim;
+  // jd-run-1: judged alone: again 0.15              -> victim;
+  // je-run-0: e = (3 - 1) / 20 = 0.10, a tie         -> kept (strictly first only).
+  std::vector<const TaskInfo*> cands;
+  for (const char* key : {"default/jb-run-0", "default/jc-run-0", "default/jd-run-0", "default/jd-run-1",
+                          "default/je-run-0"}) {
+    cands.push_back(&fx.Task(key));
+  }
+  auto victims = fx.ssn().Reclaimable(fx.Task("default/ja-new-0"), cands);
+  ASSERT_EQ(victims.size(), 3u);
+  EXPECT_EQ(victims[0]->key, "default/jb-run-0");
+  EXPECT_EQ(victims[1]->key, "default/jd-run-0");
+  EXPECT_EQ(victims[2]->key, "default/jd-run-1");
+}
+
+// Without enableHierarchy drf registers no QueueOrder: queues fall back to
+// creation time and name.
+TEST(HdrfTest, NoQueueOrderWithoutHierarchy) {
+  SessionFixture fx(kTenCpu + HQueueYaml("qa", "root/a", "1/1") + HQueueYaml("qb", "root/b", "1/2") +
+                        PodGroupYaml("ja", "qa", 1, "", "Running") + Pods("ja-run", "ja", 2, "1", "n1") +
+                        Pods("ja-new", "ja", 5, "1") + PodGroupYaml("jb", "qb", 1, "", "Running") +
+                        Pods("jb-run", "jb", 3, "1", "n1") + Pods("jb-new", "jb", 5, "1"),
+                    kDrfOnly);
+  EXPECT_TRUE(fx.ssn().QueueOrderLess(fx.QueueNamed("qa"), fx.QueueNamed("qb")));
+}
+
+// Allocate events move the tree: once qb's job takes more, qa comes first.
+TEST(HdrfTest, TreeFollowsAllocateEvents) {
+  SessionFixture fx(kTenCpu + HQueueYaml("qa", "root/a", "1/1") + HQueueYaml("qb", "root/b", "1/1") +
+                        PodGroupYaml("ja", "qa", 1, "", "Running") + Pods("ja-run", "ja", 2, "1", "n1") +
+                        Pods("ja-new", "ja", 5, "1") + PodGroupYaml("jb", "qb", 1, "", "Running") +
+                        Pods("jb-run", "jb", 1, "1", "n1") + Pods("jb-new", "jb", 5, "1"),
+                    kHdrfOnly);
+  Session& ssn = fx.ssn();
+  // a = 0.2, b = 0.1 -> qb first.
+  EXPECT_TRUE(ssn.QueueOrderLess(fx.QueueNamed("qb"), fx.QueueNamed("qa")));
+  Statement stmt(ssn);
+  stmt.Allocate(ssn.task(fx.Task("default/jb-new-0").id), ssn.node(*ssn.FindNode("n1")));
+  stmt.Allocate(ssn.task(fx.Task("default/jb-new-1").id), ssn.node(*ssn.FindNode("n1")));
+  // b = 3/10 = 0.3 > a = 0.2 -> qa first.
+  EXPECT_TRUE(ssn.QueueOrderLess(fx.QueueNamed("qa"), fx.QueueNamed("qb")));
+  stmt.Discard();
+  EXPECT_TRUE(ssn.QueueOrderLess(fx.QueueNamed("qb"), fx.QueueNamed("qa")));
+}
+
+// =====================================================================
 // overcommit
 // =====================================================================
 

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli/schedule.h"
+#include "cli/simulate.h"
 #include "cli/validate.h"
 
 namespace {
@@ -73,6 +74,15 @@ int main(int argc, char** argv) {
       "Exit code 0 when valid, 2 on a decode error or any problem.\n\n"
       "Example:\n  basalt validate examples/gang-training/cluster");
 
+  basalt::SimulateRequest sim;
+  uint64_t sim_seed = 0;
+  CLI::App* simulate = app.add_subcommand(
+      "simulate", "Discrete-event cluster simulation of a scenario file; metrics, summary and an HTML report");
+  simulate->add_option("scenario", sim.scenario_path, "Scenario file (docs/simulate.md)")->required();
+  CLI::Option* seed_opt = simulate->add_option("--seed", sim_seed, "Random seed (overrides the scenario's)");
+  simulate->add_option("--out", sim.out_dir, "Output folder (default: simulate-out)");
+  simulate->footer("Example:\n  basalt simulate examples/tidal-day.yaml --out /tmp/tidal");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -81,5 +91,9 @@ int main(int argc, char** argv) {
   }
   if (schedule->parsed()) return RunScheduleCommand(conf, clusters, cycles, scores);
   if (validate->parsed()) return basalt::RunValidate(validate_paths);
+  if (simulate->parsed()) {
+    if (seed_opt->count() > 0) sim.seed = sim_seed;
+    return basalt::RunSimulate(sim);
+  }
   return 0;
 }
