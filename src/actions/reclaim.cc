@@ -9,6 +9,9 @@
 // victims would fit the task, victims are evicted in victim order until the
 // evicted amount alone covers the request, then the task is pipelined there.
 //
+// Pods of a queue with a higher spec.priority than the reclaimer's are never
+// candidates (queue priority beats job priority, seed 001).
+//
 // Unlike preempt, reclaim acts at once (no statement, no rollback), counts only
 // evicted resources, and drops a queue as soon as its best job is not starving:
 // a queue cannot take back what it would immediately have to give again.
@@ -79,6 +82,10 @@ class ReclaimAction : public Action {
         if (c.status != TaskStatus::kRunning || !c.preemptable || c.job == kNone) continue;
         const QueueInfo& cq = ssn.queue(ssn.job(c.job).queue);
         if (cq.id == queue.id || !cq.reclaimable) continue;
+        // The preemption hierarchy (seed 001): queue priority beats job priority,
+        // so a queue never takes from a queue of higher spec.priority, however
+        // important the reclaiming job. Volcano only orders by queue priority.
+        if (cq.priority > queue.priority) continue;
         candidates.push_back(&c);
       }
       std::vector<const TaskInfo*> victims = ssn.Reclaimable(task, candidates);
