@@ -35,6 +35,12 @@ void Generate(const ClusterProfile& cluster, const WorkloadProfile& workload, Cl
     queue.weight = 1;
     objs.queues.push_back(std::move(queue));
   }
+  if (!workload.pending_priority_class.empty()) {
+    PriorityClass pc;
+    pc.meta.name = workload.pending_priority_class;
+    pc.value = 1000;
+    objs.priority_classes.push_back(std::move(pc));
+  }
   std::mt19937_64 rng(workload.seed);
   const Resource pod_request = Make(workload.pod_cpu, workload.pod_memory, workload.pod_gpus, 1);
   Resource min_resources = pod_request;
@@ -45,8 +51,10 @@ void Generate(const ClusterProfile& cluster, const WorkloadProfile& workload, Cl
     pg.meta.name = name;
     pg.meta.namespace_ = "default";
     pg.meta.creation_timestamp = index;
-    pg.min_member = size;
-    pg.queue = "queue-" + std::to_string(rng() % workload.queues);
+    pg.min_member = running && workload.running_min_member > 0 ? workload.running_min_member : size;
+    const std::string& fixed = running ? workload.running_queue : workload.pending_queue;
+    pg.queue = fixed.empty() ? "queue-" + std::to_string(rng() % workload.queues) : fixed;
+    if (!running) pg.priority_class_name = workload.pending_priority_class;
     pg.phase = running ? "Running" : "Inqueue";
     Resource total;
     for (int t = 0; t < size; ++t) total += min_resources;
@@ -60,6 +68,7 @@ void Generate(const ClusterProfile& cluster, const WorkloadProfile& workload, Cl
       pod.meta.annotations["volcano.sh/task-spec"] = "w";
       pod.spec.request = pod_request;
       pod.spec.scheduler_name = "volcano";
+      if (!running) pod.spec.priority_class_name = workload.pending_priority_class;
       if (running) {
         std::snprintf(name + 32, 32, "node-%06d", (*next_node)++ % cluster.nodes);
         pod.spec.node_name = name + 32;

@@ -25,6 +25,13 @@ struct WorkloadProfile {
   int pod_gpus = 1;
   // Running pods placed round-robin on the nodes before the cycle.
   int running_pods = 0;
+  // Queues of the running and of the pending gangs ("" = random among `queues`).
+  std::string running_queue;
+  std::string pending_queue;
+  // minMember of running gangs (0 = tasks_per_gang); below it, gang offers victims.
+  int running_min_member = 0;
+  // PriorityClass of pending gangs ("" = none); created with value 1000.
+  std::string pending_priority_class;
   uint64_t seed = 1;
 };
 

@@ -65,6 +65,63 @@ BENCHMARK(BM_AllocateCycle)
     ->MeasureProcessCPUTime()
     ->UseRealTime();
 
+constexpr const char* kEvictConf = R"(actions: "enqueue, allocate, preempt, reclaim"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: conformance
+- plugins:
+  - name: drf
+    enablePreemptable: false
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+)";
+
+// One cycle with eviction work on a full cluster: `nodes` nodes filled by 8
+// running pods each (gangs of 8, minMember 1, low priority). Mode 0 (preempt):
+// 4 pending high-priority pods per 8 running, in the same queue. Mode 1
+// (reclaim): the running pods sit in queue-0, a pending gang in queue-1.
+void BM_EvictionCycle(benchmark::State& st) {
+  const int nodes = static_cast<int>(st.range(0));
+  const bool reclaim = st.range(1) == 1;
+  PluginRegistry plugins;
+  RegisterBuiltinPlugins(plugins);
+  ActionRegistry actions;
+  RegisterBuiltinActions(actions);
+  SchedulerConfig conf = *ParseSchedulerConfig(kEvictConf, "bench.conf", plugins.Names(), actions.Names());
+  int64_t evicted = 0;
+  for (auto _ : st) {
+    st.PauseTiming();
+    ClusterState state;
+    WorkloadProfile w;
+    w.queues = 2;
+    w.running_pods = nodes * 8;
+    w.running_queue = "queue-0";
+    w.running_min_member = 1;
+    w.pending_pods = reclaim ? 8 : nodes * 4;
+    w.pending_queue = reclaim ? "queue-1" : "queue-0";
+    w.pending_priority_class = reclaim ? "" : "high";
+    Generate({.nodes = nodes}, w, &state);
+    CycleRunner runner(state, conf, plugins, actions, SessionOptions());
+    (void)runner.Init();
+    st.ResumeTiming();
+    auto result = runner.RunCycle(false);
+    evicted = static_cast<int64_t>(result->decisions.evictions.size());
+    benchmark::DoNotOptimize(evicted);
+  }
+  st.counters["evicted"] = static_cast<double>(evicted);
+}
+BENCHMARK(BM_EvictionCycle)
+    ->ArgNames({"nodes", "reclaim"})
+    ->Args({1000, 0})
+    ->Args({1000, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime()
+    ->Iterations(1);
+
 }  // namespace
 }  // namespace basalt::bench
 
