@@ -3,7 +3,8 @@
 # Sourced by scripts/demo and scripts/test; safe to run repeatedly.
 set -euo pipefail
 BASALT_PACKAGES=(cmake ninja-build g++ pkg-config libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
-  libfmt-dev libspdlog-dev libgtest-dev libgmock-dev libbenchmark-dev)
+  libfmt-dev libspdlog-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libcurl4-openssl-dev)
 missing=()
 for p in "${BASALT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

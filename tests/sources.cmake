@@ -6,6 +6,8 @@ set(BASALT_TEST_SOURCES
   tests/config_test.cc
   tests/decode_test.cc
   tests/fairness_test.cc
+  tests/kube_fake_server.cc
+  tests/kube_test.cc
   tests/nodeorder_binpack_test.cc
   tests/predicates_test.cc
   tests/quantity_test.cc

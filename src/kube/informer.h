@@ -1,0 +1,120 @@
+// List-then-watch loops that keep a `ClusterState` in step with the API server.
+//
+// One `Informer` per resource. Its loop:
+//
+//   1. LIST (paginated) -> replace this resource's objects in the state
+//      (objects it had delivered before and that are absent now are deleted),
+//      remember the list's resourceVersion.
+//   2. WATCH from that RV with bookmarks; apply ADDED/MODIFIED (upsert) and
+//      DELETED; every event and every BOOKMARK advances the RV.
+//   3. When the stream ends (timeoutSeconds, a broken connection, a server
+//      restart) re-watch from the last RV. When the server says 410 — as an
+//      HTTP status or as an ERROR event — go back to 1 (the RV is gone, only a
+//      fresh list is consistent). Any other failure: back off (bounded,
+//      exponential) and relist, so nothing is lost for good: the next list is
+//      the truth.
+//
+// Decoding reuses `api/decode.h` (the same decoder as `basalt schedule`), so a
+// watched object means exactly what the same object in a manifest means. An
+// object the decoder refuses is skipped and counted (`decode_errors`) rather
+// than stopping the loop: one bad object must not blind the scheduler to the
+// rest of the cluster.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kube/client.h"
+#include "state/cluster_state.h"
+
+namespace basalt::kube {
+
+// The resources basalt watches.
+struct InformerSpec {
+  std::string kind;  // "Pod", "Node", "Queue", "PodGroup", "Job", "Command", ...
+  ResourcePath path;
+};
+
+// Nodes, Pods, PriorityClasses, Queues, PodGroups, vcjobs, Commands,
+// Deployments, ReplicaSets.
+std::vector<InformerSpec> DefaultInformerSpecs();
+
+// Applies decoded objects to a `ClusterState` under a mutex that the
+// scheduling loop also takes while it snapshots.
+class StateSink {
+ public:
+  explicit StateSink(ClusterState* state) : state_(state) {}
+  std::mutex& mutex() { return mu_; }
+
+  // Upserts (added/modified) or deletes one watched object of `kind`. Returns
+  // a decode error (the object is skipped); kinds basalt does not store
+  // (Command) are accepted and ignored.
+  Status Apply(const std::string& kind, bool deleted, const Json& object);
+  // Replaces every object of `kind` that `known` lists and `items` does not
+  // have by deleting it, then upserts `items`. `known` is updated to the keys
+  // of `items`. Returns the number of decode errors.
+  int Replace(const std::string& kind, const std::vector<Json>& items, std::set<std::string>* known);
+
+ private:
+  Status ApplyLocked(const std::string& kind, bool deleted, const Json& object);
+  void DeleteLocked(const std::string& kind, const std::string& key);
+  ClusterState* state_;
+  std::mutex mu_;
+};
+
+struct InformerOptions {
+  int page_size = 500;
+  int watch_timeout_seconds = 300;  // the server ends the stream then; we re-watch
+  std::chrono::milliseconds initial_backoff{200};
+  std::chrono::milliseconds max_backoff{30000};
+};
+
+struct InformerStats {
+  int lists = 0;
+  int watches = 0;
+  int relists_on_gone = 0;
+  int events = 0;
+  int bookmarks = 0;
+  int decode_errors = 0;
+  int failures = 0;
+  std::string last_error;
+  std::string resource_version;
+};
+
+class Informer {
+ public:
+  Informer(Client* client, InformerSpec spec, StateSink* sink, InformerOptions options = {});
+
+  // Runs the loop until `stop` is set. Never returns early on a server error;
+  // only `stop` ends it. Backoff sleeps are sliced so `stop` is seen quickly.
+  // (In-flight watches are cut by the transport's cancel flag, see CurlOptions.)
+  void Run(const std::atomic<bool>& stop);
+  // One list (if needed) plus one watch; for tests and for callers with their
+  // own loop. Returns false when the step failed (the caller should back off).
+  bool Step(const std::atomic<bool>& stop);
+
+  // True once the first list has been applied.
+  bool synced() const { return synced_.load(); }
+  InformerStats stats();
+
+ private:
+  void Fail(const std::string& message);
+
+  Client* client_;
+  InformerSpec spec_;
+  StateSink* sink_;
+  InformerOptions options_;
+  bool need_list_ = true;
+  std::string rv_;
+  std::set<std::string> known_;
+  std::atomic<bool> synced_{false};
+  std::mutex stats_mu_;
+  InformerStats stats_;
+};
+
+}  // namespace basalt::kube
