@@ -1,0 +1,26 @@
+// `basalt simulate SCENARIO.yaml [--seed N] [--out DIR]`: runs the
+// discrete-event simulator (sim/simulator.h) and writes DIR/report.html,
+// DIR/metrics.json, DIR/metrics.csv and DIR/summary.json. docs/simulate.md is
+// the reference.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "api/status.h"
+
+namespace basalt {
+
+struct SimulateRequest {
+  std::string scenario_path;
+  std::optional<uint64_t> seed;
+  std::string out_dir = "simulate-out";
+  bool progress = true;  // a progress line on stderr
+};
+
+// Exit codes: 0 done, 2 bad input (scenario, trace, configuration), 1 when the
+// outputs cannot be written.
+int RunSimulate(const SimulateRequest& request);
+
+}  // namespace basalt

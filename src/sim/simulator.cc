@@ -1,0 +1,533 @@
+#include "sim/simulator.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "actions/builtin.h"
+#include "controllers/job_controller.h"
+#include "plugins/builtin.h"
+#include "sim/workload.h"
+
+namespace basalt {
+namespace {
+
+constexpr const char* kJobNameAnnotation = "volcano.sh/job-name";
+constexpr const char* kVcQueueAnnotation = "volcano.sh/queue-name";
+constexpr const char* kPodQueueAnnotation = "scheduling.volcano.sh/queue-name";
+
+std::string PoolNodeName(const std::string& pool, int32_t i) {
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "%04d", i);
+  return pool + "-" + buf;
+}
+
+const std::string* Annotation(const Pod& pod, const char* key) {
+  auto it = pod.meta.annotations.find(key);
+  return it == pod.meta.annotations.end() ? nullptr : &it->second;
+}
+
+bool IsFinalPhase(const std::string& phase) {
+  return phase == "Aborted" || phase == "Completed" || phase == "Terminated" || phase == "Failed";
+}
+
+}  // namespace
+
+Simulator::Simulator(Scenario scenario, SimulatorOptions options)
+    : scenario_(std::move(scenario)), options_(std::move(options)) {}
+
+Simulator::~Simulator() = default;
+
+Result<std::unique_ptr<Simulator>> Simulator::Create(Scenario scenario, SimulatorOptions options) {
+  std::unique_ptr<Simulator> sim(new Simulator(std::move(scenario), std::move(options)));
+  BASALT_RETURN_IF_ERROR(sim->Init());
+  return sim;
+}
+
+void Simulator::Push(int64_t t, Kind kind, int64_t index, std::string key, int64_t epoch) {
+  Event e;
+  e.t = t;
+  e.kind = kind;
+  e.seq = next_event_seq_++;
+  e.index = index;
+  e.key = std::move(key);
+  e.epoch = epoch;
+  events_.push(std::move(e));
+}
+
+Status Simulator::Init() {
+  const Scenario& s = scenario_;
+  const std::string& file = s.source;
+  seed_ = options_.seed.value_or(s.seed);
+  rng_.seed(seed_);
+  RegisterBuiltinPlugins(plugins_);
+  RegisterBuiltinActions(actions_);
+  auto conf = ParseSchedulerConfig(s.scheduler_conf, file + ": scheduler", plugins_.Names(), actions_.Names());
+  if (!conf.ok()) return conf.status();
+  conf_ = std::move(conf).value();
+  for (const Tier& tier : conf_.tiers) {
+    for (const PluginOption& opt : tier.plugins) {
+      auto p = plugins_.Create(opt.name, opt.arguments);
+      if (!p.ok()) return p.status().WithContext(file + ": scheduler");
+    }
+  }
+
+  ClusterObjects objects;
+  for (const PriorityClass& pc : s.priority_classes) {
+    priority_values_[pc.meta.name] = pc.value;
+    objects.priority_classes.push_back(pc);
+  }
+  std::set<std::string> queue_names = {"default"};
+  for (const Queue& q : s.queues) {
+    queue_names.insert(q.meta.name);
+    objects.queues.push_back(q);
+  }
+  for (const NodePool& p : s.pools) {
+    for (int32_t i = 0; i < p.count; ++i) {
+      Node n;
+      n.meta.name = PoolNodeName(p.name, i);
+      n.meta.source = file + ": pool " + p.name;
+      n.meta.labels = p.labels;
+      if (!p.card_model.empty()) n.meta.labels[s.card_label] = p.card_model;
+      n.allocatable = p.allocatable;
+      if (!n.allocatable.Has(ResourceNames::kPods)) n.allocatable.Set(ResourceNames::kPods, 110);
+      n.capacity = n.allocatable;
+      n.taints = p.taints;
+      objects.nodes.push_back(std::move(n));
+    }
+  }
+  if (!s.openb_nodes_path.empty()) {
+    BASALT_ASSIGN_OR_RETURN(std::vector<Node> nodes, LoadOpenbNodes(s.openb_nodes_path, s.openb_nodes_limit, s.card_label));
+    for (Node& n : nodes) objects.nodes.push_back(std::move(n));
+  }
+  std::set<std::string> node_names;
+  for (const Node& n : objects.nodes) {
+    if (!node_names.insert(n.meta.name).second) {
+      return Status::InvalidArgument(file + ": nodes: duplicate node name \"" + n.meta.name + "\"");
+    }
+    auto it = n.meta.labels.find(s.card_label);
+    if (it != n.meta.labels.end()) card_model_of_node_[n.meta.name] = it->second;
+  }
+  auto check_refs = [&](const std::string& field, const std::string& queue, const std::string& pc) -> Status {
+    if (!queue_names.count(queue)) return Status::InvalidArgument(file + ": " + field + ".queue: unknown queue \"" + queue + "\"");
+    if (!pc.empty() && !priority_values_.count(pc)) {
+      return Status::InvalidArgument(file + ": " + field + ".priority_class: unknown priority class \"" + pc + "\"");
+    }
+    return Status::Ok();
+  };
+  for (const TrainingWorkload& w : s.training) {
+    BASALT_RETURN_IF_ERROR(check_refs("workloads.training[" + w.name + "]", w.queue, w.priority_class));
+    training_queues_.insert(w.queue);
+  }
+  for (const InferenceWorkload& w : s.inference) {
+    BASALT_RETURN_IF_ERROR(check_refs("workloads.inference[" + w.name + "]", w.queue, w.priority_class));
+    inference_queues_.insert(w.queue);
+  }
+  for (size_t i = 0; i < s.traces.size(); ++i) {
+    const TraceWorkload& w = s.traces[i];
+    const std::string field = "workloads.traces[" + std::to_string(i) + "]";
+    if (w.queue_by_class.empty()) return Status::InvalidArgument(file + ": " + field + ".queues: required (class -> queue)");
+    for (const auto& [cls, q] : w.queue_by_class) BASALT_RETURN_IF_ERROR(check_refs(field + ".queues." + cls, q, w.priority_class));
+    auto pods = w.kind == "openb-pods" ? LoadOpenbPods(w, s.card_label) : LoadDlrmInference(w, s.card_label);
+    if (!pods.ok()) return pods.status();
+    for (TracePod& tp : *pods) {
+      if (!w.priority_class.empty()) {
+        tp.pod.spec.has_priority = true;
+        tp.pod.spec.priority = priority_values_[w.priority_class];
+      }
+      const std::string* q = Annotation(tp.pod, kPodQueueAnnotation);
+      (w.kind == "openb-pods" ? training_queues_ : inference_queues_).insert(*q);
+    }
+    trace_pods_.push_back(std::move(pods).value());
+  }
+  for (const NodeEvent& e : s.node_events) {
+    for (const std::string& n : e.nodes) {
+      if (!node_names.count(n)) {
+        return Status::InvalidArgument(file + ":" + std::to_string(e.yaml_line) + ": node_events.nodes: unknown node \"" +
+                                       n + "\" (pool nodes are named <pool>-0000, <pool>-0001, ...)");
+      }
+    }
+  }
+  Status added = state_.AddAll(std::move(objects));
+  if (!added.ok()) return added.WithContext(file);
+  for (const InferenceWorkload& w : s.inference) {
+    state_.UpsertOwner(MakeDeployment(w));
+    state_.UpsertOwner(MakeReplicaSet(w));
+  }
+  runner_ = std::make_unique<CycleRunner>(state_, conf_, plugins_, actions_, SessionOptions());
+  Status init = runner_->Init();
+  if (!init.ok()) return init.WithContext(file + ": scheduler");
+  runner_->SyncControllers();
+
+  // Static queue facts for the metrics: deserved is the spec's when set, else
+  // the queue's weight share of the cluster (what `proportion` converges to
+  // when every queue asks for more than its share).
+  Resource total;
+  std::map<std::string, double> capacity;
+  for (const auto& [name, n] : state_.nodes()) total += n.allocatable;
+  const ResourceId gpu = ResourceNames::Intern("nvidia.com/gpu");
+  for (const auto& [name, n] : state_.nodes()) {
+    auto it = card_model_of_node_.find(name);
+    if (it != card_model_of_node_.end()) capacity["gpu:" + it->second] += n.allocatable.Get(gpu) / 1000.0;
+  }
+  capacity["cpu"] = total.milli_cpu() / 1000.0;
+  capacity["memory_gib"] = static_cast<double>(total.memory()) / (1024.0 * 1024 * 1024);
+  capacity["nvidia.com/gpu"] = total.Get(gpu) / 1000.0;
+  metrics_.SetCapacity(capacity);
+  int64_t weight_sum = 0;
+  for (const auto& [name, q] : state_.queues()) weight_sum += q.weight;
+  std::vector<QueueInfoStatic> qs;
+  for (const auto& [name, q] : state_.queues()) {
+    QueueInfoStatic info;
+    info.name = name;
+    info.role = inference_queues_.count(name) ? "inference" : training_queues_.count(name) ? "training" : "";
+    info.deserved = q.deserved ? *q.deserved : total.Scaled(static_cast<double>(q.weight) / static_cast<double>(weight_sum));
+    info.capability = q.capability ? *q.capability : total;
+    info.reclaimable = q.IsReclaimable();
+    qs.push_back(std::move(info));
+  }
+  metrics_.SetQueues(std::move(qs));
+  for (const InferenceWorkload& w : s.inference) {
+    if (w.replicas.kind == "sine") {
+      metrics_.SetTide(w.replicas.period, w.replicas.peak_at, s.duration);
+      break;
+    }
+  }
+
+  // Initial events.
+  for (size_t i = 0; i < s.node_events.size(); ++i) Push(s.node_events[i].at, kNodeEvent, static_cast<int64_t>(i));
+  training_seq_.assign(s.training.size(), 0);
+  for (size_t i = 0; i < s.training.size(); ++i) {
+    const TrainingWorkload& w = s.training[i];
+    Push(w.start + NextArrivalGap(w, rng_), kArrival, static_cast<int64_t>(i), "training");
+  }
+  deployments_.resize(s.inference.size());
+  for (size_t i = 0; i < s.inference.size(); ++i) Push(0, kScale, static_cast<int64_t>(i));
+  for (size_t i = 0; i < trace_pods_.size(); ++i) {
+    for (size_t k = 0; k < trace_pods_[i].size(); ++k) {
+      const TracePod& tp = trace_pods_[i][k];
+      if (tp.arrive > s.duration) continue;
+      Push(tp.arrive, kArrival, static_cast<int64_t>(i), "trace", static_cast<int64_t>(k));
+      if (tp.delete_at >= 0 && tp.delete_at <= s.duration) {
+        Push(tp.delete_at, kTraceDelete, 0, tp.pod.meta.Key());
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+void Simulator::EvictPod(const std::string& key, const std::string& cause) {
+  Pod* pod = state_.FindPod(key);
+  if (!pod || pod->meta.deleting) return;
+  if (pod->spec.node_name.empty()) return;
+  pod->meta.deleting = true;
+  metrics_.AddEviction(cause, now_);
+}
+
+void Simulator::ApplyNodeEvent(const NodeEvent& e) {
+  for (const std::string& name : e.nodes) {
+    auto it = state_.nodes().find(name);
+    if (it == state_.nodes().end()) continue;
+    Node n = it->second;
+    if (e.action == "recover") {
+      n.ready = true;
+      n.unschedulable = false;
+    } else if (e.action == "fail") {
+      n.ready = false;
+    } else {
+      n.unschedulable = true;
+    }
+    state_.UpsertNode(std::move(n));
+    if (e.action == "recover") continue;
+    std::vector<std::string> victims;
+    for (const auto& [key, pod] : state_.pods()) {
+      if (pod.spec.node_name == name) victims.push_back(key);
+    }
+    for (const std::string& key : victims) EvictPod(key, e.action == "fail" ? "node_failure" : "drain");
+  }
+}
+
+void Simulator::ReconcileDeployment(size_t index) {
+  const InferenceWorkload& w = scenario_.inference[index];
+  Deployment& d = deployments_[index];
+  std::vector<std::string> live_unbound, live_bound;
+  for (auto it = d.pods.begin(); it != d.pods.end();) {
+    const Pod* pod = state_.FindPod(*it);
+    if (!pod) {
+      pending_since_.erase(*it);
+      it = d.pods.erase(it);
+      continue;
+    }
+    if (!pod->meta.deleting) (pod->spec.node_name.empty() ? live_unbound : live_bound).push_back(*it);
+    ++it;
+  }
+  int64_t live = static_cast<int64_t>(live_unbound.size() + live_bound.size());
+  if (live < d.desired) {
+    const int32_t prio = w.priority_class.empty() ? 0 : priority_values_[w.priority_class];
+    for (int64_t k = live; k < d.desired; ++k) {
+      Pod pod = MakeInferencePod(w, d.next_seq++, now_, prio, scenario_.card_label);
+      const std::string key = pod.meta.Key();
+      d.pods.insert(key);
+      pending_since_[key] = now_;
+      pod_queue_[key] = w.queue;
+      state_.UpsertPod(std::move(pod));
+    }
+    metrics_.AddPodsCreated("inference", d.desired - live);
+    dirty_ = true;
+  } else if (live > d.desired) {
+    // As a ReplicaSet scales down: unscheduled pods first, then the newest.
+    int64_t excess = live - d.desired;
+    for (auto it = live_unbound.rbegin(); it != live_unbound.rend() && excess > 0; ++it, --excess) {
+      state_.DeletePod(*it);
+      pending_since_.erase(*it);
+      pod_queue_.erase(*it);
+      d.pods.erase(*it);
+    }
+    for (auto it = live_bound.rbegin(); it != live_bound.rend() && excess > 0; ++it, --excess) {
+      if (Pod* pod = state_.FindPod(*it)) pod->meta.deleting = true;
+    }
+    dirty_ = true;
+  }
+}
+
+void Simulator::CompleteJob(const std::string& key) {
+  VcJob* job = state_.FindJob(key);
+  if (job) {
+    const std::string prefix = job->meta.namespace_ + "/" + job->meta.name + "-";
+    std::vector<std::string> keys;
+    for (auto it = state_.pods().lower_bound(prefix); it != state_.pods().end() && it->first.starts_with(prefix); ++it) {
+      keys.push_back(it->first);
+    }
+    // Completion is not an eviction: the pods go without the job's PodEvicted policy.
+    for (const std::string& k : keys) state_.DeletePod(k);
+    state_.DeletePodGroup(job->meta.namespace_ + "/" + JobController::PodGroupName(*job));
+    state_.mutable_jobs().erase(key);
+  }
+  jobs_.erase(key);
+  metrics_.AddJobCompleted();
+  dirty_ = true;
+}
+
+void Simulator::Apply(const Event& e) {
+  now_ = e.t;
+  dirty_ = true;
+  switch (e.kind) {
+    case kNodeEvent:
+      ApplyNodeEvent(scenario_.node_events[e.index]);
+      break;
+    case kScale: {
+      const InferenceWorkload& w = scenario_.inference[e.index];
+      deployments_[e.index].desired = w.replicas.At(e.t);
+      ReconcileDeployment(e.index);
+      if (e.t + w.replicas.step <= scenario_.duration) Push(e.t + w.replicas.step, kScale, e.index);
+      break;
+    }
+    case kCompletion: {
+      auto jt = jobs_.find(e.key);
+      if (jt != jobs_.end()) {
+        if (jt->second.running && jt->second.epoch == e.epoch) CompleteJob(e.key);
+        break;
+      }
+      auto tt = trace_tracks_.find(e.key);
+      if (tt != trace_tracks_.end() && tt->second.started) {
+        state_.DeletePod(e.key);
+        trace_tracks_.erase(tt);
+      }
+      break;
+    }
+    case kTraceDelete: {
+      Pod* pod = state_.FindPod(e.key);
+      if (pod && !pod->spec.node_name.empty()) {
+        pod->meta.deleting = true;
+      } else if (pod) {
+        state_.DeletePod(e.key);
+      }
+      trace_tracks_.erase(e.key);
+      pending_since_.erase(e.key);
+      break;
+    }
+    case kArrival: {
+      if (e.key == "trace") {
+        const TracePod& tp = trace_pods_[e.index][e.epoch];
+        const std::string key = tp.pod.meta.Key();
+        if (state_.FindPod(key)) break;  // a duplicate trace row: the first one wins
+        Pod pod = tp.pod;
+        state_.UpsertPod(std::move(pod));
+        const std::string queue = *Annotation(tp.pod, kPodQueueAnnotation);
+        pending_since_[key] = e.t;
+        pod_queue_[key] = queue;
+        if (tp.run_for > 0) trace_tracks_[key] = TracePodTrack{queue, e.t, tp.run_for, false};
+        metrics_.AddPodsCreated("trace", 1);
+        break;
+      }
+      const TrainingWorkload& w = scenario_.training[e.index];
+      const int64_t seq = training_seq_[e.index]++;
+      const int32_t prio = w.priority_class.empty() ? 0 : priority_values_[w.priority_class];
+      VcJob job = MakeTrainingJob(w, seq, e.t, prio, scenario_.card_label, rng_);
+      JobTrack track;
+      track.queue = w.queue;
+      track.min_available = job.min_available;
+      track.arrived = e.t;
+      track.duration = DrawDuration(w.duration, rng_);
+      jobs_[job.meta.Key()] = track;
+      state_.UpsertJob(std::move(job));
+      metrics_.AddJobSubmitted();
+      const int64_t next = e.t + NextArrivalGap(w, rng_);
+      const int64_t stop = w.stop > 0 ? std::min(w.stop, scenario_.duration) : scenario_.duration;
+      if (next <= stop && (w.max_jobs == 0 || training_seq_[e.index] < w.max_jobs)) {
+        Push(next, kArrival, e.index, "training");
+      }
+      break;
+    }
+  }
+}
+
+void Simulator::AfterWorldStep() {
+  for (size_t i = 0; i < deployments_.size(); ++i) ReconcileDeployment(i);
+  runner_->SyncControllers();  // groups for the replicas just created
+
+  const bool sample_due = !metrics_.samples().empty()
+                              ? now_ >= metrics_.samples().back().t + scenario_.metrics_interval
+                              : true;
+  const ResourceId gpu = ResourceNames::Intern("nvidia.com/gpu");
+  std::map<std::string, int32_t> job_running;
+  MetricSample sample;
+  sample.t = now_;
+  std::map<ResourceId, int64_t> used;
+  std::map<std::string, int64_t> model_used;
+  std::map<std::string, int64_t> queue_gpu_milli, queue_cpu_milli;
+  for (const auto& [key, pod] : state_.pods()) {
+    const bool bound = !pod.spec.node_name.empty() && !pod.meta.deleting;
+    const bool running = bound && pod.phase == "Running";
+    if (running) {
+      if (const std::string* job = Annotation(pod, kJobNameAnnotation)) job_running[pod.meta.namespace_ + "/" + *job]++;
+      auto ps = pending_since_.find(key);
+      if (ps != pending_since_.end()) {
+        metrics_.AddWait(pod_queue_[key], now_ - ps->second);
+        pending_since_.erase(ps);
+        pod_queue_.erase(key);
+      }
+      auto tt = trace_tracks_.find(key);
+      if (tt != trace_tracks_.end() && !tt->second.started) {
+        tt->second.started = true;
+        Push(now_ + tt->second.run_for, kCompletion, 0, key);
+      }
+    }
+    if (!sample_due) continue;
+    if (running) ++sample.running_pods;
+    if (pod.spec.node_name.empty() && !pod.meta.deleting && pod.phase == "Pending") ++sample.pending_pods;
+    if (!bound) continue;
+    used[ResourceNames::kCpu] += pod.spec.request.milli_cpu();
+    used[ResourceNames::kMemory] += pod.spec.request.memory();
+    const int64_t g = pod.spec.request.Get(gpu);
+    used[gpu] += g;
+    if (g > 0) {
+      auto m = card_model_of_node_.find(pod.spec.node_name);
+      if (m != card_model_of_node_.end()) model_used[m->second] += g;
+    }
+    const std::string* q = Annotation(pod, kVcQueueAnnotation);
+    if (!q) q = Annotation(pod, kPodQueueAnnotation);
+    if (q) {
+      queue_gpu_milli[*q] += g;
+      queue_cpu_milli[*q] += pod.spec.request.milli_cpu();
+    }
+  }
+
+  for (auto it = jobs_.begin(); it != jobs_.end();) {
+    const std::string& key = it->first;
+    JobTrack& t = it->second;
+    const VcJob* job = state_.FindJob(key);
+    if (!job || IsFinalPhase(job->phase)) {  // aborted or terminated by its policy
+      it = jobs_.erase(it);
+      continue;
+    }
+    auto r = job_running.find(key);
+    const int32_t running = r == job_running.end() ? 0 : r->second;
+    if (running > 0 && running < t.min_available) metrics_.AddGangViolation(key);
+    if (running >= t.min_available && !t.running) {
+      t.running = true;
+      if (!t.ever_started) {
+        metrics_.AddWait(t.queue, now_ - t.arrived);
+        t.ever_started = true;
+      }
+      Push(now_ + t.duration, kCompletion, 0, key, t.epoch);
+    } else if (running < t.min_available && t.running) {
+      t.running = false;  // the gang broke: progress is lost, the job starts over
+      ++t.epoch;
+      metrics_.AddJobRestart();
+    }
+    if (sample_due) (t.running ? sample.running_jobs : sample.pending_jobs)++;
+    ++it;
+  }
+  if (!sample_due) return;
+
+  Resource total;
+  std::map<std::string, int64_t> model_total;
+  for (const auto& [name, n] : state_.nodes()) {
+    total += n.allocatable;
+    auto m = card_model_of_node_.find(name);
+    if (m != card_model_of_node_.end()) model_total[m->second] += n.allocatable.Get(gpu);
+  }
+  auto ratio = [](int64_t a, int64_t b) { return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0.0; };
+  sample.utilization["cpu"] = ratio(used[ResourceNames::kCpu], total.milli_cpu());
+  sample.utilization["memory"] = ratio(used[ResourceNames::kMemory], total.memory());
+  if (total.Get(gpu) > 0) sample.utilization["nvidia.com/gpu"] = ratio(used[gpu], total.Get(gpu));
+  for (const auto& [model, cap] : model_total) {
+    if (cap > 0) sample.utilization["gpu:" + model] = ratio(model_used[model], cap);
+  }
+  for (const auto& q : metrics_.queues()) {
+    sample.queue_gpus[q.name] = static_cast<double>(queue_gpu_milli[q.name]) / 1000.0;
+    sample.queue_cpus[q.name] = static_cast<double>(queue_cpu_milli[q.name]) / 1000.0;
+  }
+  for (const Deployment& d : deployments_) sample.inference_desired += d.desired;
+  sample.evictions = metrics_.evictions_total();
+  sample.gang_violations = metrics_.gang_violations();
+  sample.jobs_completed = metrics_.jobs_completed();
+  metrics_.AddSample(std::move(sample));
+}
+
+Status Simulator::Run() {
+  const int64_t duration = scenario_.duration;
+  const int64_t period = scenario_.period;
+  int64_t next_progress = 0;
+  // Time 0: initial replicas and arrivals at 0, controllers, a first sample.
+  while (!events_.empty() && events_.top().t <= 0) {
+    Event e = events_.top();
+    events_.pop();
+    Apply(e);
+  }
+  now_ = 0;
+  runner_->SyncControllers();
+  AfterWorldStep();
+  for (int64_t tick = period; tick <= duration; tick += period) {
+    while (!events_.empty() && events_.top().t <= tick) {
+      Event e = events_.top();
+      events_.pop();
+      Apply(e);
+    }
+    now_ = tick;
+    if (dirty_ || quiet_cycles_ < 2) {
+      dirty_ = false;
+      auto cycle = runner_->RunCycle(false);
+      if (!cycle.ok()) return cycle.status();
+      const Decisions& d = cycle->decisions;
+      for (const EvictDecision& ev : d.evictions) metrics_.AddEviction(ev.action, now_);
+      const bool quiet = d.binds.empty() && d.evictions.empty() && d.pipelined.empty() &&
+                         cycle->podgroup_phases == last_phases_;
+      quiet_cycles_ = quiet ? quiet_cycles_ + 1 : 0;
+      if (!quiet) last_phases_ = std::move(cycle->podgroup_phases);
+      runner_->WorldStep();
+      metrics_.AddCycle(false);
+    } else {
+      metrics_.AddCycle(true);
+    }
+    AfterWorldStep();
+    if (options_.progress && tick >= next_progress) {
+      options_.progress(tick, duration);
+      next_progress = tick + std::max<int64_t>(period, duration / 100);
+    }
+  }
+  if (options_.progress) options_.progress(duration, duration);
+  return Status::Ok();
+}
+
+}  // namespace basalt

@@ -1,0 +1,149 @@
+// The discrete-event cluster simulator behind `basalt simulate`.
+//
+// Time is simulated seconds from 0 to `scenario.duration`; nothing reads the
+// wall clock and the only randomness is one `std::mt19937_64` seeded from the
+// scenario (or `--seed`), so one seed gives byte-identical outputs.
+//
+// Events sit in one queue ordered by (time, kind, sequence number):
+//
+//   kind 0  node events (fail / recover / drain)
+//   kind 1  completions (a training job that ran its duration, a trace pod)
+//   kind 2  trace deletions (DLRM instances)
+//   kind 3  inference replica changes (the tide curve, every `step`)
+//   kind 4  arrivals (training vcjobs, trace pods)
+//
+// Every `period` seconds (t = period, 2·period, ...), after the events up to
+// and including t, one scheduling cycle runs through `CycleRunner` (snapshot,
+// actions, decisions applied), then its world step (bound pods Running,
+// evicted pods gone, controllers react), then the simulator's own controllers:
+// each inference ReplicaSet tops its replicas back up, training jobs whose gang
+// is complete start their clock (a job that loses its gang loses its progress),
+// and gang violations are counted. Metrics are sampled at every multiple of
+// `metrics_interval` after that step.
+//
+// A cycle is skipped when nothing could have changed since the last one (no
+// event, no decision, no phase change in the last two cycles): Volcano would
+// run it and decide nothing, so the outputs are the same and a quiet week costs
+// little. `cycles.skipped_idle` in the summary counts them.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <queue>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "api/status.h"
+#include "framework/config.h"
+#include "framework/plugin.h"
+#include "sim/cycle_runner.h"
+#include "sim/metrics.h"
+#include "sim/scenario.h"
+#include "sim/traces.h"
+#include "state/cluster_state.h"
+
+namespace basalt {
+
+struct SimulatorOptions {
+  std::optional<uint64_t> seed;  // overrides the scenario's seed
+  // Called about every 1 % of simulated time with (now, duration); may be empty.
+  std::function<void(int64_t, int64_t)> progress;
+};
+
+class Simulator {
+ public:
+  // Validates the scheduler configuration, builds the cluster and loads the
+  // traces; every user error comes back here, before any time passes.
+  static Result<std::unique_ptr<Simulator>> Create(Scenario scenario, SimulatorOptions options);
+  ~Simulator();
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
+
+  // Runs to the end of the scenario. Fails only if a cycle fails.
+  Status Run();
+
+  const MetricsRecorder& metrics() const { return metrics_; }
+  const Scenario& scenario() const { return scenario_; }
+  uint64_t seed() const { return seed_; }
+  const ClusterState& state() const { return state_; }
+
+ private:
+  enum Kind : int { kNodeEvent = 0, kCompletion = 1, kTraceDelete = 2, kScale = 3, kArrival = 4 };
+  struct Event {
+    int64_t t = 0;
+    int kind = 0;
+    uint64_t seq = 0;
+    // Payload: which workload / node event / trace pod / job.
+    int64_t index = 0;
+    std::string key;
+    int64_t epoch = 0;
+    bool operator>(const Event& o) const {
+      return std::tie(t, kind, seq) > std::tie(o.t, o.kind, o.seq);
+    }
+  };
+  struct JobTrack {
+    std::string queue;
+    int32_t min_available = 0;
+    int64_t arrived = 0;
+    int64_t duration = 0;
+    bool running = false;  // the gang is complete and its clock runs
+    bool ever_started = false;
+    int64_t epoch = 0;     // bumped when the gang breaks: stale completions are ignored
+  };
+  struct TracePodTrack {
+    std::string queue;
+    int64_t arrived = 0;
+    int64_t run_for = 0;
+    bool started = false;
+  };
+  struct Deployment {
+    std::set<std::string> pods;  // pod keys; names carry a zero-padded sequence -> creation order
+    int32_t desired = 0;
+    int64_t next_seq = 0;
+  };
+
+  Simulator(Scenario scenario, SimulatorOptions options);
+  Status Init();
+  void Push(int64_t t, Kind kind, int64_t index, std::string key = "", int64_t epoch = 0);
+  void Apply(const Event& e);
+  void ApplyNodeEvent(const NodeEvent& e);
+  void EvictPod(const std::string& key, const std::string& cause);
+  void ReconcileDeployment(size_t index);
+  void AfterWorldStep();
+  void Sample();
+  void CompleteJob(const std::string& key);
+
+  Scenario scenario_;
+  SimulatorOptions options_;
+  uint64_t seed_ = 0;
+  std::mt19937_64 rng_;
+  ClusterState state_;
+  PluginRegistry plugins_;
+  ActionRegistry actions_;
+  SchedulerConfig conf_;
+  std::unique_ptr<CycleRunner> runner_;
+  MetricsRecorder metrics_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
+  uint64_t next_event_seq_ = 0;
+  int64_t now_ = 0;
+  bool dirty_ = true;
+  int quiet_cycles_ = 0;
+  std::map<std::string, std::string> last_phases_;
+
+  std::map<std::string, int32_t> priority_values_;
+  std::vector<int64_t> training_seq_;
+  std::map<std::string, JobTrack> jobs_;  // active training jobs by key
+  std::vector<Deployment> deployments_;
+  std::vector<std::vector<TracePod>> trace_pods_;
+  std::map<std::string, TracePodTrack> trace_tracks_;
+  std::map<std::string, int64_t> pending_since_;  // inference / trace pod key -> creation second
+  std::map<std::string, std::string> pod_queue_;  // inference / trace pod key -> queue (for waits)
+  std::map<std::string, std::string> card_model_of_node_;
+  std::set<std::string> inference_queues_, training_queues_;
+};
+
+}  // namespace basalt

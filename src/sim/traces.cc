@@ -1,0 +1,281 @@
+#include "sim/traces.h"
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "sim/workload.h"
+
+namespace basalt {
+namespace {
+
+using Row = std::vector<std::string>;
+
+// A CSV text with a required header; `Column` finds a column by name so the
+// loaders do not depend on column order.
+class Csv {
+ public:
+  static Result<Csv> Parse(const std::string& text, const std::string& file,
+                           const std::vector<std::string>& required) {
+    Csv c;
+    c.file_ = file;
+    std::istringstream in(text);
+    std::string line;
+    int64_t row = 0;
+    while (std::getline(in, line)) {
+      ++row;
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (line.empty()) continue;
+      auto cells = SplitCsvLine(line);
+      if (!cells.ok()) return Status::InvalidArgument(file + ":row " + std::to_string(row) + ": " + cells.status().message());
+      if (c.header_.empty()) {
+        c.header_ = *cells;
+        for (size_t i = 0; i < c.header_.size(); ++i) c.index_[c.header_[i]] = i;
+        for (const auto& r : required) {
+          if (!c.index_.count(r)) return Status::InvalidArgument(file + ":row 1: missing column \"" + r + "\"");
+        }
+        continue;
+      }
+      if (cells->size() != c.header_.size()) {
+        return Status::InvalidArgument(file + ":row " + std::to_string(row) + ": expected " +
+                                       std::to_string(c.header_.size()) + " columns, got " +
+                                       std::to_string(cells->size()));
+      }
+      c.rows_.emplace_back(row, std::move(*cells));
+    }
+    if (c.header_.empty()) return Status::InvalidArgument(file + ": empty trace (no header row)");
+    return c;
+  }
+
+  const std::vector<std::pair<int64_t, Row>>& rows() const { return rows_; }
+  const std::string& Cell(const Row& r, const std::string& col) const { return r[index_.at(col)]; }
+
+  Status Error(int64_t row, const std::string& col, const std::string& problem) const {
+    return Status::InvalidArgument(file_ + ":row " + std::to_string(row) + ": " + col + ": " + problem);
+  }
+  // An integer cell in [lo, hi]; empty is an error unless `empty_ok` (then -1).
+  Result<int64_t> Int(int64_t row, const Row& r, const std::string& col, int64_t lo, int64_t hi,
+                      bool empty_ok = false) const {
+    const std::string& s = Cell(r, col);
+    if (s.empty()) {
+      if (empty_ok) return int64_t{-1};
+      return Error(row, col, "empty");
+    }
+    size_t pos = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(s, &pos);
+    } catch (...) {
+      pos = 0;
+    }
+    if (pos == 0 || pos != s.size()) return Error(row, col, "not an integer: \"" + s + "\"");
+    if (v < lo || v > hi) return Error(row, col, "out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]: " + s);
+    return static_cast<int64_t>(v);
+  }
+  Result<double> Double(int64_t row, const Row& r, const std::string& col, double lo, double hi) const {
+    const std::string& s = Cell(r, col);
+    size_t pos = 0;
+    double v = 0;
+    try {
+      v = std::stod(s, &pos);
+    } catch (...) {
+      pos = 0;
+    }
+    if (s.empty() || pos != s.size() || !std::isfinite(v)) return Error(row, col, "not a number: \"" + s + "\"");
+    if (v < lo || v > hi) return Error(row, col, "out of range: " + s);
+    return v;
+  }
+
+ private:
+  std::string file_;
+  Row header_;
+  std::map<std::string, size_t> index_;
+  std::vector<std::pair<int64_t, Row>> rows_;
+};
+
+Result<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::InvalidArgument(path + ": cannot read trace file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+int64_t MapTime(const TraceWorkload& w, int64_t trace_t) {
+  return std::llround(static_cast<double>(std::max<int64_t>(0, trace_t - w.time_offset)) * w.time_scale);
+}
+
+const std::string* QueueFor(const TraceWorkload& w, const std::string& cls) {
+  auto it = w.queue_by_class.find(cls);
+  if (it == w.queue_by_class.end()) it = w.queue_by_class.find("*");
+  return it == w.queue_by_class.end() ? nullptr : &it->second;
+}
+
+constexpr int64_t kMaxTraceTime = int64_t{1} << 40;
+const ResourceId kGpu() { return ResourceNames::Intern("nvidia.com/gpu"); }
+
+}  // namespace
+
+Result<std::vector<std::string>> SplitCsvLine(const std::string& line) {
+  if (line.find('"') != std::string::npos) return Status::InvalidArgument("quoted CSV fields are not supported");
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    size_t comma = line.find(',', start);
+    out.push_back(line.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+Result<std::vector<Node>> ParseOpenbNodes(const std::string& text, const std::string& file, int32_t limit,
+                                          const std::string& card_label) {
+  BASALT_ASSIGN_OR_RETURN(Csv csv, Csv::Parse(text, file, {"sn", "cpu_milli", "memory_mib", "gpu", "model"}));
+  std::vector<Node> nodes;
+  for (const auto& [row, r] : csv.rows()) {
+    if (limit > 0 && static_cast<int32_t>(nodes.size()) >= limit) break;
+    Node n;
+    n.meta.name = csv.Cell(r, "sn");
+    if (n.meta.name.empty()) return csv.Error(row, "sn", "empty node name");
+    n.meta.source = file + ":row " + std::to_string(row);
+    int64_t cpu = 0, mem = 0, gpu = 0;
+    BASALT_ASSIGN_OR_RETURN(cpu, csv.Int(row, r, "cpu_milli", 0, int64_t{1} << 40));
+    BASALT_ASSIGN_OR_RETURN(mem, csv.Int(row, r, "memory_mib", 0, int64_t{1} << 30));
+    BASALT_ASSIGN_OR_RETURN(gpu, csv.Int(row, r, "gpu", 0, 1024));
+    n.allocatable.Set(ResourceNames::kCpu, cpu);
+    n.allocatable.Set(ResourceNames::kMemory, mem * 1024 * 1024);
+    n.allocatable.Set(ResourceNames::kPods, 110);
+    if (gpu > 0) n.allocatable.Set(kGpu(), gpu * 1000);
+    const std::string& model = csv.Cell(r, "model");
+    if (!model.empty()) n.meta.labels[card_label] = model;
+    n.capacity = n.allocatable;
+    nodes.push_back(std::move(n));
+  }
+  return nodes;
+}
+
+Result<std::vector<TracePod>> ParseOpenbPods(const std::string& text, const std::string& file,
+                                             const TraceWorkload& w, const std::string& card_label) {
+  BASALT_ASSIGN_OR_RETURN(Csv csv, Csv::Parse(text, file,
+                                              {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_spec",
+                                               "qos", "creation_time", "deletion_time"}));
+  std::vector<TracePod> out;
+  for (const auto& [row, r] : csv.rows()) {
+    if (w.max_rows > 0 && static_cast<int32_t>(out.size()) >= w.max_rows) break;
+    TracePod tp;
+    Pod& pod = tp.pod;
+    pod.meta.name = csv.Cell(r, "name");
+    if (pod.meta.name.empty()) return csv.Error(row, "name", "empty pod name");
+    pod.meta.namespace_ = w.namespace_;
+    pod.meta.uid = "trace-" + pod.meta.name;
+    pod.meta.source = file + ":row " + std::to_string(row);
+    int64_t cpu = 0, mem = 0, ngpu = 0, gmilli = 0, created = 0, deleted = 0;
+    BASALT_ASSIGN_OR_RETURN(cpu, csv.Int(row, r, "cpu_milli", 0, int64_t{1} << 40));
+    BASALT_ASSIGN_OR_RETURN(mem, csv.Int(row, r, "memory_mib", 0, int64_t{1} << 30));
+    BASALT_ASSIGN_OR_RETURN(ngpu, csv.Int(row, r, "num_gpu", 0, 64));
+    BASALT_ASSIGN_OR_RETURN(gmilli, csv.Int(row, r, "gpu_milli", 0, 1000));
+    BASALT_ASSIGN_OR_RETURN(created, csv.Int(row, r, "creation_time", 0, kMaxTraceTime));
+    BASALT_ASSIGN_OR_RETURN(deleted, csv.Int(row, r, "deletion_time", 0, kMaxTraceTime, true));
+    if (ngpu > 1 && gmilli != 1000) return csv.Error(row, "gpu_milli", "must be 1000 when num_gpu > 1");
+    if (ngpu > 0 && gmilli == 0) return csv.Error(row, "gpu_milli", "must be positive when num_gpu > 0");
+    if (deleted >= 0 && deleted < created) return csv.Error(row, "deletion_time", "before creation_time");
+    const std::string& qos = csv.Cell(r, "qos");
+    const std::string* queue = QueueFor(w, qos);
+    if (!queue) return csv.Error(row, "qos", "no queue rule for \"" + qos + "\" (add it, or \"*\", to queues:)");
+    pod.meta.annotations["scheduling.volcano.sh/queue-name"] = *queue;
+    pod.spec.scheduler_name = "volcano";
+    pod.spec.request.Set(ResourceNames::kCpu, cpu);
+    pod.spec.request.Set(ResourceNames::kMemory, mem * 1024 * 1024);
+    pod.spec.request.Set(ResourceNames::kPods, 1);
+    if (ngpu > 0) pod.spec.request.Set(kGpu(), ngpu * gmilli);
+    if (!w.priority_class.empty()) pod.spec.priority_class_name = w.priority_class;
+    const std::string& spec = csv.Cell(r, "gpu_spec");
+    if (!spec.empty()) {
+      NodeSelectorRequirement req{card_label, "In", {}};
+      std::string::size_type s = 0;
+      while (true) {
+        auto bar = spec.find('|', s);
+        std::string m = spec.substr(s, bar == std::string::npos ? std::string::npos : bar - s);
+        if (m.empty()) return csv.Error(row, "gpu_spec", "empty model in \"" + spec + "\"");
+        req.values.push_back(m);
+        if (bar == std::string::npos) break;
+        s = bar + 1;
+      }
+      pod.spec.required_node_affinity.push_back(NodeSelectorTerm{{req}, {}});
+    }
+    tp.arrive = MapTime(w, created);
+    pod.meta.creation_timestamp = kSimEpoch + tp.arrive;
+    tp.run_for = deleted >= 0 ? std::max<int64_t>(1, std::llround(static_cast<double>(deleted - created) * w.time_scale))
+                              : w.default_duration;
+    out.push_back(std::move(tp));
+  }
+  return out;
+}
+
+Result<std::vector<TracePod>> ParseDlrmInference(const std::string& text, const std::string& file,
+                                                 const TraceWorkload& w, const std::string& card_label) {
+  BASALT_ASSIGN_OR_RETURN(Csv csv, Csv::Parse(text, file,
+                                              {"instance_sn", "role", "app_name", "cpu_request", "gpu_request",
+                                               "memory_request", "creation_time", "deletion_time"}));
+  std::vector<TracePod> out;
+  for (const auto& [row, r] : csv.rows()) {
+    if (w.max_rows > 0 && static_cast<int32_t>(out.size()) >= w.max_rows) break;
+    TracePod tp;
+    Pod& pod = tp.pod;
+    pod.meta.name = csv.Cell(r, "instance_sn");
+    if (pod.meta.name.empty()) return csv.Error(row, "instance_sn", "empty instance name");
+    const std::string& app = csv.Cell(r, "app_name");
+    if (app.empty()) return csv.Error(row, "app_name", "empty");
+    const std::string& role = csv.Cell(r, "role");
+    if (role != "CN" && role != "HN") return csv.Error(row, "role", "must be CN or HN, got \"" + role + "\"");
+    pod.meta.namespace_ = w.namespace_;
+    pod.meta.uid = "trace-" + pod.meta.name;
+    pod.meta.source = file + ":row " + std::to_string(row);
+    double cpu = 0, mem = 0;
+    int64_t gpu = 0, created = 0, deleted = 0;
+    BASALT_ASSIGN_OR_RETURN(cpu, csv.Double(row, r, "cpu_request", 0, 1e6));
+    BASALT_ASSIGN_OR_RETURN(mem, csv.Double(row, r, "memory_request", 0, 1e7));
+    BASALT_ASSIGN_OR_RETURN(gpu, csv.Int(row, r, "gpu_request", 0, 64));
+    BASALT_ASSIGN_OR_RETURN(created, csv.Int(row, r, "creation_time", 0, kMaxTraceTime, true));
+    BASALT_ASSIGN_OR_RETURN(deleted, csv.Int(row, r, "deletion_time", 0, kMaxTraceTime, true));
+    if (created >= 0 && deleted >= 0 && deleted < created) return csv.Error(row, "deletion_time", "before creation_time");
+    const std::string* queue = QueueFor(w, role);
+    if (!queue) return csv.Error(row, "role", "no queue rule for \"" + role + "\" (add it, or \"*\", to queues:)");
+    pod.meta.annotations["scheduling.volcano.sh/queue-name"] = *queue;
+    // One ReplicaSet per app: its pods share a PodGroup, as a Deployment's would.
+    pod.meta.owner_references.push_back({"apps/v1", "ReplicaSet", app, "trace-rs-" + app, true});
+    pod.spec.scheduler_name = "volcano";
+    pod.spec.request.Set(ResourceNames::kCpu, std::llround(cpu * 1000));
+    pod.spec.request.Set(ResourceNames::kMemory, std::llround(mem * 1024) * 1024 * 1024);
+    pod.spec.request.Set(ResourceNames::kPods, 1);
+    if (gpu > 0) {
+      pod.spec.request.Set(kGpu(), gpu * 1000);
+      if (!w.card_model.empty()) pod.spec.node_selector[card_label] = w.card_model;
+    }
+    if (!w.priority_class.empty()) pod.spec.priority_class_name = w.priority_class;
+    tp.arrive = created < 0 ? 0 : MapTime(w, created);
+    tp.delete_at = deleted < 0 ? -1 : std::max(tp.arrive + 1, MapTime(w, deleted));
+    pod.meta.creation_timestamp = kSimEpoch + tp.arrive;
+    out.push_back(std::move(tp));
+  }
+  return out;
+}
+
+Result<std::vector<Node>> LoadOpenbNodes(const std::string& path, int32_t limit, const std::string& card_label) {
+  BASALT_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return ParseOpenbNodes(text, path, limit, card_label);
+}
+
+Result<std::vector<TracePod>> LoadOpenbPods(const TraceWorkload& w, const std::string& card_label) {
+  BASALT_ASSIGN_OR_RETURN(std::string text, ReadFile(w.path));
+  return ParseOpenbPods(text, w.path, w, card_label);
+}
+
+Result<std::vector<TracePod>> LoadDlrmInference(const TraceWorkload& w, const std::string& card_label) {
+  BASALT_ASSIGN_OR_RETURN(std::string text, ReadFile(w.path));
+  return ParseDlrmInference(text, w.path, w, card_label);
+}
+
+}  // namespace basalt
