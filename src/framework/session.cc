@@ -714,7 +714,18 @@ void Session::RecordEvent(std::string object, std::string type, std::string reas
   decisions_.events.push_back({std::move(object), std::move(type), std::move(reason), std::move(message)});
 }
 
-void Session::Run(Action& action) { action.Execute(*this); }
+void Session::Run(Action& action) {
+  if (!options_.check_invariants) {
+    action.Execute(*this);
+    return;
+  }
+  invariants_.BeforeAction(*this);
+  action.Execute(*this);
+  Status violation = invariants_.AfterAction(*this, action.Name());
+  if (violation.ok()) return;
+  BASALT_CHECK(options_.on_invariant_violation) << violation.ToString();
+  options_.on_invariant_violation(violation);
+}
 
 // ---- close ----
 

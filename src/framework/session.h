@@ -28,6 +28,7 @@
 #include "api/status.h"
 #include "framework/action.h"
 #include "framework/config.h"
+#include "framework/invariants.h"
 #include "framework/plugin.h"
 #include "framework/types.h"
 #include "state/cluster_state.h"
@@ -104,6 +105,12 @@ struct SessionOptions {
   std::set<std::string> scheduler_names = {"volcano"};
   std::string default_queue = "default";
   int64_t cycle = 1;
+  // Runs the checks of framework/invariants.h after every action. Off by
+  // default (they cost a pass over the snapshot per action); tests, the random
+  // cycle runner and `basalt schedule --check-invariants` turn it on.
+  bool check_invariants = false;
+  // Receives a violation; when unset, a violation aborts with its message.
+  InvariantViolationFn on_invariant_violation;
 };
 
 class Statement;
@@ -143,6 +150,10 @@ class Session {
   const ClusterState& state() const { return state_; }
   const SchedulerConfig& config() const { return conf_; }
   const SessionOptions& options() const { return options_; }
+  // Decisions issued so far (binds, evictions, events), for invariant checks.
+  const Decisions& decisions() const { return decisions_; }
+  // The invariant checker's state (framework/invariants.h).
+  const InvariantTracker& invariants() const { return invariants_; }
   // Sum of all nodes' allocatable.
   const Resource& total_resource() const { return total_resource_; }
   std::optional<NodeId> FindNode(const std::string& name) const;
@@ -255,6 +266,7 @@ class Session {
   std::vector<EventHandler> handlers_;
   Decisions decisions_;
   std::vector<NodeId> node_change_log_;
+  InvariantTracker invariants_;
 };
 
 }  // namespace basalt
