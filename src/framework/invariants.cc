@@ -1,0 +1,307 @@
+#include "framework/invariants.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "framework/session.h"
+
+namespace basalt {
+namespace {
+
+// Plugins known to register no Preemptable / Reclaimable function. Any other
+// plugin (including one added later) is assumed to vote, which can only turn a
+// conditional check off, never report a false violation.
+const std::set<std::string, std::less<>> kNoPreemptableFn = {"binpack", "capacity", "nodeorder", "overcommit",
+                                                             "predicates", "proportion"};
+const std::set<std::string, std::less<>> kNoReclaimableFn = {"binpack", "nodeorder", "overcommit", "predicates",
+                                                             "priority"};
+
+// True when `plugin` alone decides the victim vote of `sw`: it is on, and every
+// other enabled voter sits in its tier before it. Then the tier rules of
+// VOLCANO_SEMANTICS §2.3 give victims that are a subset of its own answer (an
+// empty intersection or an empty answer from it ends its tier, and no later
+// tier can answer); a voter in an earlier tier, or after it in its tier, could
+// choose victims it refused.
+bool SoleDecider(const SchedulerConfig& conf, std::string_view plugin, Switch sw) {
+  const auto& silent = sw == Switch::kPreemptable ? kNoPreemptableFn : kNoReclaimableFn;
+  int found_tier = -1;
+  for (size_t t = 0; t < conf.tiers.size(); ++t) {
+    for (const PluginOption& p : conf.tiers[t].plugins) {
+      if (!p.Enabled(sw) || silent.count(p.name)) continue;
+      if (p.name == plugin) {
+        found_tier = static_cast<int>(t);
+        continue;
+      }
+      // Another voter: allowed only in the same tier, before `plugin`.
+      if (found_tier >= 0 || !std::any_of(conf.tiers[t].plugins.begin(), conf.tiers[t].plugins.end(),
+                                          [&](const PluginOption& o) { return o.name == plugin && o.Enabled(sw); })) {
+        return false;
+      }
+    }
+  }
+  return found_tier >= 0;
+}
+
+bool AllocatableEnforced(const SchedulerConfig& conf) {
+  for (const Tier& t : conf.tiers) {
+    for (const PluginOption& p : t.plugins) {
+      if ((p.name == "proportion" || p.name == "capacity") && p.Enabled(Switch::kAllocatable)) return true;
+    }
+  }
+  return false;
+}
+
+// `r` with every dimension negated, clamped at zero: how far below zero it is.
+Resource Deficit(const Resource& r) { return (Resource() - r).ClampedAtZero(); }
+
+std::string Fail(std::ostringstream& os) { return os.str(); }
+
+}  // namespace
+
+std::vector<Resource> QueueUsage(const Session& ssn) {
+  std::vector<Resource> usage(ssn.queues().size());
+  for (const TaskInfo& t : ssn.tasks()) {
+    if (t.job == kNone) continue;
+    if (IsAllocatedStatus(t.status) || t.status == TaskStatus::kPipelined) usage[ssn.job(t.job).queue] += t.request;
+  }
+  return usage;
+}
+
+void InvariantTracker::BeforeAction(const Session& ssn) {
+  if (!initialized_) {
+    initialized_ = true;
+    for (const NodeInfo& n : ssn.nodes()) {
+      open_overcommit_.push_back((n.used() - n.allocatable).ClampedAtZero());
+      open_future_deficit_.push_back(Deficit(n.FutureIdle()));
+    }
+    for (const TaskInfo& t : ssn.tasks()) open_on_node_.push_back(t.node != kNone);
+  }
+  before_status_.clear();
+  for (const TaskInfo& t : ssn.tasks()) before_status_.push_back(t.status);
+  before_queue_usage_ = QueueUsage(ssn);
+}
+
+Status CheckInvariants(const Session& ssn) {
+  std::ostringstream os;
+  const InvariantTracker& tracker = ssn.invariants();
+  // 1. Node bookkeeping.
+  std::vector<int> listed(ssn.tasks().size(), 0);
+  for (const NodeInfo& n : ssn.nodes()) {
+    Resource used, releasing, pipelined;
+    for (TaskId id : n.tasks) {
+      const TaskInfo& t = ssn.task(id);
+      ++listed[id];
+      if (t.node != n.id || !IsOnNodeStatus(t.status)) {
+        os << "node " << n.name << " lists task " << t.key << " (status " << TaskStatusName(t.status)
+           << ", node id " << t.node << ")";
+        return Status::Internal(Fail(os));
+      }
+      if (t.status == TaskStatus::kPipelined) {
+        pipelined += t.request;
+      } else {
+        used += t.request;
+        if (t.status == TaskStatus::kReleasing) releasing += t.request;
+      }
+    }
+    if (!(used == n.used()) || !(releasing == n.releasing()) || !(pipelined == n.pipelined()) ||
+        !(n.idle() == n.allocatable - used)) {
+      os << "node " << n.name << " bookkeeping: used " << n.used() << " (tasks: " << used << "), releasing "
+         << n.releasing() << " (tasks: " << releasing << "), pipelined " << n.pipelined() << " (tasks: " << pipelined
+         << "), idle " << n.idle() << " (allocatable - used: " << (n.allocatable - used) << ")";
+      return Status::Internal(Fail(os));
+    }
+    // 2. Over-commit beyond what the input already had.
+    const Resource over = (n.used() - n.allocatable).ClampedAtZero();
+    const Resource deficit = Deficit(n.FutureIdle());
+    const bool have_open = tracker.initialized() && static_cast<size_t>(n.id) < tracker.open_overcommit().size();
+    const Resource open_over = have_open ? tracker.open_overcommit()[n.id] : Resource();
+    const Resource open_deficit = have_open ? tracker.open_future_deficit()[n.id] : Resource();
+    if (!LessEqual(over, open_over)) {
+      os << "node " << n.name << " over-committed: used " << n.used() << " > allocatable " << n.allocatable
+         << " (at open the excess was " << open_over << ")";
+      return Status::Internal(Fail(os));
+    }
+    if (!LessEqual(deficit, open_deficit)) {
+      os << "node " << n.name << " future idle negative: idle " << n.idle() << " + releasing " << n.releasing()
+         << " - pipelined " << n.pipelined() << " (at open the deficit was " << open_deficit << ")";
+      return Status::Internal(Fail(os));
+    }
+  }
+  for (const TaskInfo& t : ssn.tasks()) {
+    const int want = t.node != kNone ? 1 : 0;
+    if (listed[t.id] != want) {
+      os << "task " << t.key << " (status " << TaskStatusName(t.status) << ") is listed on " << listed[t.id]
+         << " node(s), placed on " << want;
+      return Status::Internal(Fail(os));
+    }
+    if (t.node != kNone && !IsOnNodeStatus(t.status)) {
+      os << "task " << t.key << " has a node but status " << TaskStatusName(t.status);
+      return Status::Internal(Fail(os));
+    }
+    if ((t.status == TaskStatus::kAllocated || t.status == TaskStatus::kPipelined ||
+         t.status == TaskStatus::kBinding) &&
+        t.node == kNone) {
+      os << "task " << t.key << " is " << TaskStatusName(t.status) << " without a node";
+      return Status::Internal(Fail(os));
+    }
+  }
+  // 3. Job counters.
+  for (const JobInfo& j : ssn.jobs()) {
+    std::array<int32_t, static_cast<size_t>(TaskStatus::kCount)> count{};
+    Resource allocated, total;
+    for (TaskId id : j.tasks) {
+      const TaskInfo& t = ssn.task(id);
+      if (t.job != j.id) {
+        os << "job " << j.key << " lists task " << t.key << " of job id " << t.job;
+        return Status::Internal(Fail(os));
+      }
+      ++count[static_cast<size_t>(t.status)];
+      total += t.request;
+      if (IsAllocatedStatus(t.status)) allocated += t.request;
+    }
+    if (count != j.status_count || !(allocated == j.allocated) || !(total == j.total_request)) {
+      os << "job " << j.key << " counters: allocated " << j.allocated << " (tasks: " << allocated << ")";
+      for (size_t s = 0; s < count.size(); ++s) {
+        if (count[s] != j.status_count[s]) {
+          os << ", " << TaskStatusName(static_cast<TaskStatus>(s)) << " " << j.status_count[s] << " (tasks: "
+             << count[s] << ")";
+        }
+      }
+      return Status::Internal(Fail(os));
+    }
+  }
+  for (const TaskInfo& t : ssn.tasks()) {
+    if (t.job == kNone) continue;
+    const auto& tasks = ssn.job(t.job).tasks;
+    if (std::count(tasks.begin(), tasks.end(), t.id) != 1) {
+      os << "task " << t.key << " is not listed once by its job " << ssn.job(t.job).key;
+      return Status::Internal(Fail(os));
+    }
+  }
+  // 4. Decisions.
+  std::map<std::string, const TaskInfo*, std::less<>> by_key;
+  for (const TaskInfo& t : ssn.tasks()) by_key.emplace(t.key, &t);
+  std::set<std::string, std::less<>> bound, evicted;
+  for (const BindDecision& b : ssn.decisions().binds) {
+    auto it = by_key.find(b.pod);
+    if (!bound.insert(b.pod).second) {
+      os << "pod " << b.pod << " bound twice";
+      return Status::Internal(Fail(os));
+    }
+    if (it == by_key.end()) {
+      os << "bind of unknown pod " << b.pod;
+      return Status::Internal(Fail(os));
+    }
+    const TaskInfo& t = *it->second;
+    if (t.status != TaskStatus::kBinding || t.node == kNone || ssn.node(t.node).name != b.node) {
+      os << "pod " << b.pod << " bound to " << b.node << " but is " << TaskStatusName(t.status) << " on "
+         << (t.node == kNone ? std::string("no node") : ssn.node(t.node).name);
+      return Status::Internal(Fail(os));
+    }
+    if (tracker.initialized() && tracker.open_on_node()[t.id]) {
+      os << "pod " << b.pod << " bound but was already on node " << t.pod->spec.node_name << " at session open";
+      return Status::Internal(Fail(os));
+    }
+  }
+  for (const EvictDecision& e : ssn.decisions().evictions) {
+    if (!evicted.insert(e.pod).second) {
+      os << "pod " << e.pod << " evicted twice (" << e.action << ")";
+      return Status::Internal(Fail(os));
+    }
+    auto it = by_key.find(e.pod);
+    if (it == by_key.end() || it->second->status != TaskStatus::kReleasing) {
+      os << "pod " << e.pod << " evicted (" << e.action << ") but is "
+         << (it == by_key.end() ? "unknown" : TaskStatusName(it->second->status));
+      return Status::Internal(Fail(os));
+    }
+  }
+  return Status::Ok();
+}
+
+Status InvariantTracker::AfterAction(const Session& ssn, std::string_view action) const {
+  const std::string context = "cycle " + std::to_string(ssn.cycle()) + ", after action " + std::string(action);
+  Status s = CheckInvariants(ssn);
+  if (!s.ok()) return s.WithContext(context);
+  std::ostringstream os;
+  const SchedulerConfig& conf = ssn.config();
+  // 5. Statements.
+  for (const JobInfo& j : ssn.jobs()) {
+    if (j.Count(TaskStatus::kAllocated) == 0) continue;
+    if (ssn.JobReady(j)) {
+      os << "job " << j.key << " is ready but " << j.Count(TaskStatus::kAllocated)
+         << " task(s) stay Allocated (neither bound nor discarded)";
+      return Status::Internal(os.str()).WithContext(context);
+    }
+    if (action == "allocate" && !ssn.JobPipelined(j)) {
+      os << "job " << j.key << " is neither ready nor pipelined but " << j.Count(TaskStatus::kAllocated)
+         << " task(s) stay Allocated (its statement should have been discarded)";
+      return Status::Internal(os.str()).WithContext(context);
+    }
+  }
+  const std::vector<Resource> usage = QueueUsage(ssn);
+  // 6. Capability after allocate. Only dimensions that grew: the input may
+  // already be above capability, and Allocatable compares only the
+  // dimensions a task requests.
+  if (action == "allocate" && AllocatableEnforced(conf)) {
+    for (const QueueInfo& q : ssn.queues()) {
+      if (!q.queue || !q.queue->capability) continue;
+      const Resource& cap = *q.queue->capability;
+      const Resource& now = usage[q.id];
+      const Resource& before = before_queue_usage_[q.id];
+      auto over = [&](ResourceId id, bool zero_unlimited) {
+        if (!cap.Has(id)) return false;
+        const int64_t c = cap.Get(id);
+        if (zero_unlimited && c <= 0) return false;  // proportion/capacity: no cpu/memory cap
+        return now.Get(id) > c && now.Get(id) > before.Get(id);
+      };
+      bool bad = over(ResourceNames::kCpu, true) || over(ResourceNames::kMemory, true);
+      for (const auto& [id, v] : cap.scalars()) {
+        if (id != ResourceNames::kPods) bad = bad || over(id, false);
+      }
+      if (bad) {
+        os << "queue " << q.name << " allocated " << now << " exceeds capability " << cap << " (before: " << before
+           << ")";
+        return Status::Internal(os.str()).WithContext(context);
+      }
+    }
+  }
+  // Evictions of this action, per job and per queue.
+  std::map<JobId, int> evicted_of_job;
+  std::set<QueueId> lost;
+  for (const TaskInfo& t : ssn.tasks()) {
+    if (t.job == kNone || t.status != TaskStatus::kReleasing || before_status_[t.id] == TaskStatus::kReleasing) {
+      continue;
+    }
+    ++evicted_of_job[t.job];
+    lost.insert(ssn.job(t.job).queue);
+  }
+  // 7. Guarantee after reclaim (capacity deciding).
+  if (action == "reclaim" && !lost.empty() && SoleDecider(conf, "capacity", Switch::kReclaimable)) {
+    for (QueueId q : lost) {
+      const QueueInfo& queue = ssn.queue(q);
+      if (!queue.queue || !queue.queue->guarantee) continue;
+      const Resource& g = *queue.queue->guarantee;
+      if (!LessEqual(g, usage[q])) {
+        os << "reclaim took queue " << queue.name << " to " << usage[q] << ", below its guarantee " << g;
+        return Status::Internal(os.str()).WithContext(context);
+      }
+    }
+  }
+  // 8. Gangs broken by the scheduler's own evictions (gang deciding).
+  const Switch vote = action == "reclaim" ? Switch::kReclaimable : Switch::kPreemptable;
+  if ((action == "reclaim" || action == "preempt") && SoleDecider(conf, "gang", vote)) {
+    for (const auto& [jid, n] : evicted_of_job) {
+      const JobInfo& j = ssn.job(jid);
+      if (j.ReadyTaskNum() < j.min_member) {
+        os << "job " << j.key << " left with " << j.ReadyTaskNum() << " ready task(s) below minMember "
+           << j.min_member << " after " << n << " eviction(s)";
+        return Status::Internal(os.str()).WithContext(context);
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace basalt
