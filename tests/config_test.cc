@@ -124,7 +124,8 @@ TEST(ConfigTest, EverySwitchCanBeTurnedOff) {
 
 // A switch left out is on, except enableHierarchy and EnabledClusterOrder.
 TEST(ConfigTest, UnsetSwitchDefaults) {
-  const PluginOption& p = ParseOk(OnePlugin("drf")).tiers.at(0).plugins.at(0);
+  SchedulerConfig c = ParseOk(OnePlugin("drf"));
+  const PluginOption& p = c.tiers.at(0).plugins.at(0);
   for (size_t i = 0; i < static_cast<size_t>(Switch::kCount); ++i) {
     Switch s = static_cast<Switch>(i);
     bool expected = s != Switch::kHierarchy && s != Switch::kClusterOrder;
@@ -135,18 +136,17 @@ TEST(ConfigTest, UnsetSwitchDefaults) {
 
 // The two default-off switches turn on when written.
 TEST(ConfigTest, DefaultOffSwitchesCanBeTurnedOn) {
-  const PluginOption& p =
-      ParseOk(OnePlugin("drf", "    enableHierarchy: true\n    EnabledClusterOrder: true\n")).tiers.at(0).plugins.at(0);
+  SchedulerConfig c = ParseOk(OnePlugin("drf", "    enableHierarchy: true\n    EnabledClusterOrder: true\n"));
+  const PluginOption& p = c.tiers.at(0).plugins.at(0);
   EXPECT_TRUE(p.Enabled(Switch::kHierarchy));
   EXPECT_TRUE(p.Enabled(Switch::kClusterOrder));
 }
 
 // Switch values are YAML 1.1 booleans, as Volcano's YAML reader resolves them.
 TEST(ConfigTest, SwitchValuesAcceptYaml11Booleans) {
-  const PluginOption& p =
-      ParseOk(OnePlugin("gang", "    enableJobReady: no\n    enablePreemptable: Off\n    enableJobOrder: yes\n"))
-          .tiers.at(0)
-          .plugins.at(0);
+  SchedulerConfig c =
+      ParseOk(OnePlugin("gang", "    enableJobReady: no\n    enablePreemptable: Off\n    enableJobOrder: yes\n"));
+  const PluginOption& p = c.tiers.at(0).plugins.at(0);
   EXPECT_FALSE(p.Enabled(Switch::kJobReady));
   EXPECT_FALSE(p.Enabled(Switch::kPreemptable));
   EXPECT_TRUE(p.Enabled(Switch::kJobOrder));

@@ -804,7 +804,8 @@ TEST(DecodeTest, PodGroupFields) {
 
 // A PodGroup without status has phase "" (= Pending) and no minResources.
 TEST(DecodeTest, PodGroupDefaults) {
-  const PodGroup& pg = DecodeOk(PodGroupWith("{minMember: 1}")).podgroups.at(0);
+  ClusterObjects objs = DecodeOk(PodGroupWith("{minMember: 1}"));
+  const PodGroup& pg = objs.podgroups.at(0);
   EXPECT_EQ(pg.phase, "");
   EXPECT_FALSE(pg.min_resources.has_value());
 }
@@ -875,9 +876,9 @@ status:
 
 // A vcjob without status is Pending.
 TEST(DecodeTest, VcJobDefaults) {
-  const VcJob& j = DecodeOk("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j}\n"
-                            "spec: {tasks: [{name: t, replicas: 1, template: {spec: {}}}]}\n")
-                       .jobs.at(0);
+  ClusterObjects objs = DecodeOk("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j}\n"
+                                 "spec: {tasks: [{name: t, replicas: 1, template: {spec: {}}}]}\n");
+  const VcJob& j = objs.jobs.at(0);
   EXPECT_EQ(j.meta.namespace_, "default");
   EXPECT_EQ(j.phase, "Pending");
   EXPECT_EQ(j.retry_count, 0);

@@ -205,44 +205,65 @@ NameClass ClassifyResourceName(std::string_view name) {
 
 // ---- shape checks ----
 
+// Walks a tree once. Paths are rendered only for the error (a stack of
+// segments otherwise), and ancestors are tracked by address, so a clean walk
+// allocates little: it runs over every node of every manifest.
 class TreeChecker {
  public:
   TreeChecker(size_t* budget, int* line) : budget_(budget), line_(line) {}
 
-  Status Walk(const YAML::Node& n, const std::string& path, int depth) {
-    if (*budget_ == 0) {
-      return Fail(n, path, "document too large (aliases expand it beyond the node limit)");
-    }
+  Status Walk(const YAML::Node& n, int depth) {
+    if (*budget_ == 0) return Fail(n, "document too large (aliases expand it beyond the node limit)");
     --*budget_;
     if (!n.IsMap() && !n.IsSequence()) return Status::Ok();
-    if (depth > kMaxYamlDepth) {
-      return Fail(n, path, "nested more than " + std::to_string(kMaxYamlDepth) + " levels deep");
+    if (depth > kMaxYamlDepth) return Fail(n, "nested more than " + std::to_string(kMaxYamlDepth) + " levels deep");
+    for (const YAML::Node* ancestor : ancestors_) {
+      if (ancestor->is(n)) return Fail(n, "an alias refers to its own ancestor (the document is cyclic)");
     }
-    for (const YAML::Node& ancestor : ancestors_) {
-      if (ancestor.is(n)) return Fail(n, path, "an alias refers to its own ancestor (the document is cyclic)");
-    }
-    ancestors_.push_back(n);
+    ancestors_.push_back(&n);  // `n` outlives the recursion below
     if (n.IsMap()) {
-      std::vector<std::pair<std::string, int>> keys;
+      size_t first_key = key_stack_.size();
       for (const auto& kv : n) {
-        if (!kv.first.IsScalar()) {
-          return Fail(kv.first, path.empty() ? "(top level)" : path, "keys must be strings, got " + KindOf(kv.first));
-        }
-        keys.emplace_back(kv.first.Scalar(), kv.first.Mark().line);
-        BASALT_RETURN_IF_ERROR(Walk(kv.second, Join(path, kv.first.Scalar()), depth + 1));
+        if (!kv.first.IsScalar()) return Fail(kv.first, "keys must be strings, got " + KindOf(kv.first));
+        key_stack_.push_back(kv.first);
       }
-      std::stable_sort(keys.begin(), keys.end(),
-                       [](const auto& a, const auto& b) { return a.first < b.first; });
-      for (size_t i = 1; i < keys.size(); ++i) {
-        if (keys[i].first == keys[i - 1].first) {
-          *line_ = std::max(keys[i].second, keys[i - 1].second);
-          return FieldError(Join(path, keys[i].first), "duplicate key");
+      // Duplicates: quadratic for the usual handful of keys, sorted beyond.
+      size_t count = key_stack_.size() - first_key;
+      const YAML::Node* dup = nullptr;
+      if (count <= 16) {
+        for (size_t i = first_key; i < key_stack_.size() && !dup; ++i) {
+          for (size_t j = first_key; j < i; ++j) {
+            if (key_stack_[i].Scalar() == key_stack_[j].Scalar()) {
+              dup = &key_stack_[i];
+              break;
+            }
+          }
         }
+      } else {
+        std::vector<const YAML::Node*> sorted;
+        for (size_t i = first_key; i < key_stack_.size(); ++i) sorted.push_back(&key_stack_[i]);
+        std::stable_sort(sorted.begin(), sorted.end(),
+                         [](const YAML::Node* x, const YAML::Node* y) { return x->Scalar() < y->Scalar(); });
+        for (size_t i = 1; i < sorted.size() && !dup; ++i) {
+          if (sorted[i]->Scalar() == sorted[i - 1]->Scalar()) dup = sorted[i];
+        }
+      }
+      if (dup != nullptr) {
+        segments_.push_back({&dup->Scalar(), 0});
+        return Fail(*dup, "duplicate key");
+      }
+      key_stack_.resize(first_key);
+      for (const auto& kv : n) {
+        segments_.push_back({&kv.first.Scalar(), 0});
+        BASALT_RETURN_IF_ERROR(Walk(kv.second, depth + 1));
+        segments_.pop_back();
       }
     } else {
       size_t i = 0;
       for (const auto& item : n) {
-        BASALT_RETURN_IF_ERROR(Walk(item, Index(path, i++), depth + 1));
+        segments_.push_back({nullptr, i++});
+        BASALT_RETURN_IF_ERROR(Walk(item, depth + 1));
+        segments_.pop_back();
       }
     }
     ancestors_.pop_back();
@@ -250,14 +271,28 @@ class TreeChecker {
   }
 
  private:
-  Status Fail(const YAML::Node& at, const std::string& path, const std::string& problem) {
+  struct Segment {
+    const std::string* key;  // nullptr: a list index
+    size_t index;
+  };
+
+  // "spec.containers[0].resources" from the segment stack.
+  std::string Path() const {
+    std::string path;
+    for (const Segment& s : segments_) path = s.key ? Join(path, *s.key) : Index(path, s.index);
+    return path.empty() ? "(top level)" : path;
+  }
+
+  Status Fail(const YAML::Node& at, const std::string& problem) {
     *line_ = at.Mark().line;
-    return FieldError(path.empty() ? "(top level)" : path, problem);
+    return FieldError(Path(), problem);
   }
 
   size_t* budget_;
   int* line_;
-  std::vector<YAML::Node> ancestors_;
+  std::vector<const YAML::Node*> ancestors_;
+  std::vector<YAML::Node> key_stack_;  // keys of the maps being checked
+  std::vector<Segment> segments_;
 };
 
 Status DecodeMeta(const YAML::Node& doc, bool namespaced, ObjectMeta* meta) {
@@ -434,7 +469,7 @@ std::optional<bool> ParseYamlBool(std::string_view s) {
 
 Status CheckYamlTree(const YAML::Node& root, size_t* budget, int* line) {
   TreeChecker checker(budget, line);
-  return checker.Walk(root, "", 0);
+  return checker.Walk(root, 0);
 }
 
 namespace {
