@@ -4,6 +4,7 @@ set(BASALT_TEST_SOURCES
   tests/capacity_test.cc
   tests/cli_test.cc
   tests/config_test.cc
+  tests/controllers_test.cc
   tests/decode_test.cc
   tests/fairness_test.cc
   tests/kube_fake_server.cc
@@ -11,7 +12,10 @@ set(BASALT_TEST_SOURCES
   tests/nodeorder_binpack_test.cc
   tests/predicates_test.cc
   tests/quantity_test.cc
+  tests/random_cluster.cc
+  tests/random_cycles_test.cc
   tests/resource_test.cc
   tests/scenario_test.cc
   tests/session_test.cc
+  tests/sim_test.cc
 )
