@@ -4,7 +4,6 @@ set(BASALT_TEST_SOURCES
   tests/capacity_test.cc
   tests/cli_test.cc
   tests/config_test.cc
-  tests/controllers_test.cc
   tests/decode_test.cc
   tests/fairness_test.cc
   tests/kube_fake_server.cc
@@ -17,5 +16,4 @@ set(BASALT_TEST_SOURCES
   tests/resource_test.cc
   tests/scenario_test.cc
   tests/session_test.cc
-  tests/sim_test.cc
 )
