@@ -199,8 +199,10 @@ TEST_F(KubeClientTest, WatchDecodesEventsAndBookmarks) {
 // watch-cache and the etcd wording.
 TEST_F(KubeClientTest, WatchErrorEvent410MeansRelist) {
   for (const char* name : {"watch-pods-too-old-rv-error-event", "watch-events-compacted-error-event"}) {
-    FakeKubeServer server;
+    // The fixture outlives the server: a worker may still be replaying it
+    // after the client stopped reading (an ERROR event ends the watch early).
     Json fx = Fixture(name);
+    FakeKubeServer server;
     ASSERT_TRUE(server.Start([&](const FakeRequest&, FakeResponder& out) { Replay(fx, out); }));
     ClientOptions opt;
     opt.server = server.url();
@@ -247,8 +249,10 @@ TEST_F(KubeClientTest, BindConflictsAreReportedNotRetried) {
                {"binding-409-rv-precondition", BindOutcome::kConflict},
                {"binding-404-missing-pod", BindOutcome::kPodGone}};
   for (const Case& c : cases) {
-    FakeKubeServer server;
+    // The fixture outlives the server: a worker may still be replaying it
+    // after the client stopped reading (an ERROR event ends the watch early).
     Json fx = Fixture(c.fixture);
+    FakeKubeServer server;
     ASSERT_TRUE(server.Start([&](const FakeRequest&, FakeResponder& out) { Replay(fx, out); }));
     ClientOptions opt;
     opt.server = server.url();
@@ -273,8 +277,10 @@ TEST_F(KubeClientTest, BindBadRequestIsAnError) {
 
 TEST_F(KubeClientTest, EvictCreatedAndGone) {
   for (const char* name : {"eviction-201-pending-pod", "eviction-201-bound-grace0"}) {
-    FakeKubeServer server;
+    // The fixture outlives the server: a worker may still be replaying it
+    // after the client stopped reading (an ERROR event ends the watch early).
     Json fx = Fixture(name);
+    FakeKubeServer server;
     ASSERT_TRUE(server.Start([&](const FakeRequest&, FakeResponder& out) { Replay(fx, out); }));
     ClientOptions opt;
     opt.server = server.url();
@@ -304,8 +310,8 @@ TEST_F(KubeClientTest, EvictBlockedByBudgetIsDistinct) {
   EXPECT_EQ(server_.requests().size(), 1u);
   EXPECT_TRUE(clock_.sleeps().empty());
 
-  FakeKubeServer server;
   Json fx = Fixture("eviction-429-pdb-violation");
+  FakeKubeServer server;
   ASSERT_TRUE(server.Start([&](const FakeRequest&, FakeResponder& out) { Replay(fx, out); }));
   ClientOptions opt;
   opt.server = server.url();
@@ -415,8 +421,10 @@ TEST_F(KubeClientTest, LeaseFlow) {
 // are not retried (new credentials or RBAC are needed, not patience).
 TEST_F(KubeClientTest, AuthErrorsAreClear) {
   for (const char* name : {"error-401-bad-token", "error-403-anonymous", "error-403-forbidden-list"}) {
-    FakeKubeServer server;
+    // The fixture outlives the server: a worker may still be replaying it
+    // after the client stopped reading (an ERROR event ends the watch early).
     Json fx = Fixture(name);
+    FakeKubeServer server;
     ASSERT_TRUE(server.Start([&](const FakeRequest&, FakeResponder& out) { Replay(fx, out); }));
     ClientOptions opt;
     opt.server = server.url();
@@ -449,7 +457,7 @@ TEST_F(KubeClientTest, UnprocessableSurfacesMessage) {
 TEST_F(KubeClientTest, EventsV1Created) {
   ServeFixture("event-eventsv1-podgroup");
   EventSpec ev{"fx-7", "scheduling.volcano.sh/v1beta1", "PodGroup", "pg-a", "", "Warning", "Unschedulable",
-               "Scheduling", "0/3 nodes are available"};
+               "Scheduling", "0/3 nodes are available", "basalt", "", ""};
   auto r = client_->CreateEvent(ev);
   ASSERT_TRUE(r.ok()) << r.status().message();
   auto req = server_.requests()[0];
@@ -470,7 +478,7 @@ TEST_F(KubeClientTest, EventsFallBackToCoreV1) {
     }
     Replay(core, out);
   });
-  EventSpec ev{"fx-7", "v1", "Pod", "p-1", "", "Normal", "Scheduled", "Binding", "bound to n1"};
+  EventSpec ev{"fx-7", "v1", "Pod", "p-1", "", "Normal", "Scheduled", "Binding", "bound to n1", "basalt", "", ""};
   ASSERT_TRUE(client_->CreateEvent(ev).ok());
   ASSERT_TRUE(client_->CreateEvent(ev).ok());
   // The second call goes straight to core/v1.
@@ -609,9 +617,9 @@ bool WaitFor(Pred pred, std::chrono::milliseconds limit = std::chrono::milliseco
   return pred();
 }
 
-// The recorded watch's events, rewritten to start from the chunked list's RV
-// would change the bodies; instead the list and the watch are served as they
-// were recorded and the test checks the state they produce together.
+// The chunked pod list and the recorded pod watch, served as recorded (the
+// watch was recorded from another list's RV; the bodies are kept verbatim
+// rather than rewritten), produce the state they describe together.
 TEST(KubeInformerTest, ListThenWatchFeedsClusterState) {
   Json p1 = Fixture("list-pods-chunked-page1"), p2 = Fixture("list-pods-chunked-page2"),
        watch = Fixture("watch-pods-bookmarks");
@@ -644,9 +652,9 @@ TEST(KubeInformerTest, ListThenWatchFeedsClusterState) {
     std::string key = item["metadata"]["namespace"].get<std::string>() + "/" + item["metadata"]["name"].get<std::string>();
     EXPECT_TRUE(state.pods().count(key)) << key;
   }
-  // The next watch resumes from the bookmark's RV.
+  // The watch started from the list's snapshot RV (every page has it).
   auto reqs = server.requests();
-  ASSERT_EQ(reqs.back().query.at("resourceVersion"), "274");
+  EXPECT_EQ(reqs.back().query.at("resourceVersion"), p1["response"]["body"]["metadata"]["resourceVersion"]);
 }
 
 // An ERROR 410 event makes the informer relist and replace: an object deleted
@@ -785,7 +793,9 @@ TEST(KubeInformerTest, RecoversFromBrokenStreamErrorsAndRestart) {
   for (const auto& item : pgs["response"]["body"]["items"]) {
     in_list |= item["metadata"]["name"] == added["metadata"]["name"] && item["metadata"]["namespace"] == added["metadata"]["namespace"];
   }
-  if (!in_list) EXPECT_FALSE(state.podgroups().count(key)) << key;
+  if (!in_list) {
+    EXPECT_FALSE(state.podgroups().count(key)) << key;
+  }
   EXPECT_FALSE(state.podgroups().empty());
 }
 
