@@ -4,6 +4,7 @@ set(BASALT_TEST_SOURCES
   tests/capacity_test.cc
   tests/cli_test.cc
   tests/config_test.cc
+  tests/controllers_test.cc
   tests/decode_test.cc
   tests/fairness_test.cc
   tests/kube_fake_server.cc

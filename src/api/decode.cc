@@ -659,6 +659,20 @@ Status DecodePod(const YAML::Node& doc, Pod* pod) {
   if (Present(st)) {
     BASALT_RETURN_IF_ERROR(ReadString(st, "phase", "status", &pod->phase));
     BASALT_RETURN_IF_ERROR(ReadString(st, "nominatedNodeName", "status", &pod->nominated_node_name));
+    // The first container's exit code, for vcjob `exitCode` policies.
+    YAML::Node cs = st["containerStatuses"];
+    BASALT_RETURN_IF_ERROR(ExpectList(cs, "status.containerStatuses"));
+    if (Present(cs) && cs.size() > 0) {
+      BASALT_RETURN_IF_ERROR(ExpectMap(cs[0], "status.containerStatuses[0]"));
+      YAML::Node state = Present(cs[0]) ? cs[0]["state"] : YAML::Node();
+      BASALT_RETURN_IF_ERROR(ExpectMap(state, "status.containerStatuses[0].state"));
+      YAML::Node term = Present(state) ? state["terminated"] : YAML::Node();
+      BASALT_RETURN_IF_ERROR(ExpectMap(term, "status.containerStatuses[0].state.terminated"));
+      if (Present(term)) {
+        BASALT_RETURN_IF_ERROR(
+            ReadInt(term, "exitCode", "status.containerStatuses[0].state.terminated", &pod->exit_code));
+      }
+    }
   }
   static const std::set<std::string> kPhases = {"Pending", "Running", "Succeeded", "Failed", "Unknown"};
   if (pod->phase.empty()) pod->phase = "Pending";
@@ -846,6 +860,11 @@ Status DecodeVcJob(const YAML::Node& doc, VcJob* job) {
   BASALT_RETURN_IF_ERROR(ReadString(spec, "priorityClassName", "spec", &job->priority_class_name));
   BASALT_RETURN_IF_ERROR(ReadInt(spec, "maxRetry", "spec", &job->max_retry, INT32_MIN, INT32_MAX));
   BASALT_RETURN_IF_ERROR(DecodePolicies(spec["policies"], "spec.policies", &job->policies));
+  if (Present(spec["ttlSecondsAfterFinished"])) {
+    int32_t ttl = 0;
+    BASALT_RETURN_IF_ERROR(ReadInt(spec, "ttlSecondsAfterFinished", "spec", &ttl, 0, INT32_MAX));
+    job->ttl_seconds_after_finished = ttl;
+  }
   YAML::Node tasks = spec["tasks"];
   BASALT_RETURN_IF_ERROR(ExpectList(tasks, "spec.tasks"));
   if (!Present(tasks) || tasks.size() == 0) return FieldError("spec.tasks", "missing (a job needs at least one task)");
@@ -886,6 +905,33 @@ Status DecodeVcJob(const YAML::Node& doc, VcJob* job) {
     BASALT_RETURN_IF_ERROR(ReadInt(st, "version", "status", &job->version, 0, INT32_MAX));
   }
   if (job->phase.empty()) job->phase = "Pending";
+  return Status::Ok();
+}
+
+// bus.volcano.sh/v1alpha1 Command: `action` and `target` sit at the top level.
+Status DecodeCommand(const YAML::Node& doc, Command* c) {
+  BASALT_RETURN_IF_ERROR(DecodeMeta(doc, true, &c->meta));
+  BASALT_RETURN_IF_ERROR(ReadString(doc, "action", "", &c->action));
+  static const std::set<std::string> kActions = {"AbortJob",   "RestartJob",   "RestartTask", "RestartPod",
+                                                 "TerminateJob", "CompleteJob", "ResumeJob",  "SyncJob",
+                                                 "OpenQueue",  "CloseQueue",   "SyncQueue",   "EnqueueJob"};
+  if (c->action.empty()) return FieldError("action", "missing");
+  if (!kActions.count(c->action)) {
+    return FieldError("action", "unknown action \"" + c->action +
+                                    "\" (want AbortJob, RestartJob, ResumeJob, TerminateJob, CompleteJob, "
+                                    "OpenQueue or CloseQueue)");
+  }
+  YAML::Node t = doc["target"];
+  if (!Present(t)) return FieldError("target", "missing");
+  BASALT_RETURN_IF_ERROR(ExpectMap(t, "target"));
+  BASALT_RETURN_IF_ERROR(ReadString(t, "apiVersion", "target", &c->target.api_version));
+  BASALT_RETURN_IF_ERROR(ReadString(t, "kind", "target", &c->target.kind));
+  BASALT_RETURN_IF_ERROR(ReadString(t, "name", "target", &c->target.name));
+  BASALT_RETURN_IF_ERROR(ReadString(t, "uid", "target", &c->target.uid));
+  if (c->target.kind != "Job" && c->target.kind != "Queue") {
+    return FieldError("target.kind", "want Job or Queue, got \"" + c->target.kind + "\"");
+  }
+  if (c->target.name.empty()) return FieldError("target.name", "missing");
   return Status::Ok();
 }
 
@@ -992,6 +1038,11 @@ Status DecodeDocument(const YAML::Node& doc, const std::string& file, const std:
     job.meta.source = source;
     st = DecodeVcJob(doc, &job);
     if (st.ok()) out->jobs.push_back(std::move(job));
+  } else if (kind == "Command" && api_version == "bus.volcano.sh/v1alpha1") {
+    Command c;
+    c.meta.source = source;
+    st = DecodeCommand(doc, &c);
+    if (st.ok()) out->commands.push_back(std::move(c));
   } else if (IsOwnerKind(api_version, kind)) {
     OwnerObject o;
     o.api_version = api_version;
@@ -1009,6 +1060,7 @@ Status DecodeDocument(const YAML::Node& doc, const std::string& file, const std:
         context + ": kind: unsupported kind \"" + kind + "\" with apiVersion \"" + api_version +
         "\" (supported: v1 Node, Pod, Namespace; scheduling.k8s.io/v1 PriorityClass; "
         "scheduling.volcano.sh/v1beta1 Queue, PodGroup; batch.volcano.sh/v1alpha1 Job; "
+        "bus.volcano.sh/v1alpha1 Command; "
         "apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job, CronJob)");
   }
   return st.WithContext(context);

@@ -50,6 +50,7 @@ struct ClusterObjects {
   std::vector<PodGroup> podgroups;
   std::vector<VcJob> jobs;
   std::vector<OwnerObject> owners;
+  std::vector<Command> commands;
   // Namespace name -> annotations (for scheduling.volcano.sh/queue-name).
   std::vector<ObjectMeta> namespaces;
 };

@@ -95,6 +95,9 @@ struct Pod {
   PodSpec spec;
   std::string phase = "Pending";  // Pending, Running, Succeeded, Failed, Unknown
   std::string nominated_node_name;
+  // Exit code of the first container of a Failed pod (vcjob `exitCode` policies);
+  // 0 when unknown or not failed.
+  int32_t exit_code = 0;
 };
 
 struct Node {
@@ -168,10 +171,23 @@ struct VcJob {
   int32_t max_retry = 3;
   std::vector<JobTask> tasks;
   std::vector<LifecyclePolicy> policies;
+  // Seconds after the job finished (Completed, Failed, Terminated) before it is
+  // deleted with its pods; unset = never.
+  std::optional<int32_t> ttl_seconds_after_finished;
   // Status.
   std::string phase = "Pending";
   int32_t retry_count = 0;
   int32_t version = 0;
+  // Simulated time (seconds) of the last phase change; 0 = unknown.
+  int64_t last_transition_time = 0;
+};
+
+// bus.volcano.sh/v1alpha1 Command: a one-shot request (vcctl job suspend/resume,
+// queue open/close) that the controllers execute and then delete.
+struct Command {
+  ObjectMeta meta;
+  std::string action;     // AbortJob, ResumeJob, RestartJob, OpenQueue, CloseQueue, ...
+  OwnerReference target;  // {apiVersion, kind: Job|Queue, name}
 };
 
 // A workload object that pods may name as owner (Deployment, ReplicaSet, batch/v1 Job, ...).

@@ -4,30 +4,8 @@
 #include <map>
 
 namespace basalt {
+namespace job_internal {
 namespace {
-
-constexpr const char* kGroupName = "scheduling.k8s.io/group-name";
-constexpr const char* kTaskSpec = "volcano.sh/task-spec";
-constexpr const char* kTaskIndex = "volcano.sh/task-index";
-constexpr const char* kJobName = "volcano.sh/job-name";
-constexpr const char* kJobNamespace = "volcano.sh/job-namespace";
-constexpr const char* kQueueName = "volcano.sh/queue-name";
-constexpr const char* kJobVersion = "volcano.sh/job-version";
-constexpr const char* kTemplateUid = "volcano.sh/template-uid";
-constexpr const char* kRetryCount = "volcano.sh/job-retry-count";
-
-bool IsFinal(const std::string& phase) {
-  return phase == "Aborted" || phase == "Completed" || phase == "Terminated" || phase == "Failed";
-}
-
-int32_t TaskMinAvailable(const JobTask& t) { return t.min_available.value_or(t.replicas); }
-
-int32_t JobMinAvailable(const VcJob& job) {
-  if (job.min_available > 0) return job.min_available;
-  int32_t sum = 0;  // Volcano's webhook defaults minAvailable to the sum of the tasks'
-  for (const auto& t : job.tasks) sum += TaskMinAvailable(t);
-  return sum;
-}
 
 std::string PodName(const VcJob& job, const JobTask& task, int index) {
   return job.meta.name + "-" + task.name + "-" + std::to_string(index);
@@ -57,7 +35,7 @@ Resource MinResources(const ClusterState& state, const VcJob& job) {
   for (const auto* t : order) task_min_sum += TaskMinAvailable(*t);
   if (left >= task_min_sum) {
     for (const auto* t : order) {
-      int32_t n = std::min(TaskMinAvailable(*t), t->replicas);
+      int32_t n = std::max(0, std::min(TaskMinAvailable(*t), t->replicas));
       for (int i = 0; i < n; ++i) total += WithoutPods(t->template_spec.request);
       taken[t] = n;
       left -= n;
@@ -73,196 +51,408 @@ Resource MinResources(const ClusterState& state, const VcJob& job) {
   return total;
 }
 
-const LifecyclePolicy* FindPolicy(const std::vector<LifecyclePolicy>& policies, const std::string& event) {
-  for (const auto& p : policies) {
-    if (p.exit_code.has_value()) continue;
-    for (const auto& e : p.events) {
-      if (e == event || e == "*") return &p;
-    }
+Pod MakePod(const VcJob& job, const JobTask& task, int index, const std::string& queue) {
+  Pod pod;
+  pod.meta = task.template_meta;  // template labels/annotations (basalt.io/* test aids included)
+  pod.meta.name = PodName(job, task, index);
+  pod.meta.namespace_ = job.meta.namespace_;
+  pod.meta.uid.clear();
+  pod.meta.creation_timestamp = job.meta.creation_timestamp;
+  pod.meta.source = job.meta.source;
+  pod.meta.owner_references = {{"batch.volcano.sh/v1alpha1", "Job", job.meta.name, job.meta.uid, true}};
+  auto& ann = pod.meta.annotations;
+  ann[kGroupName] = JobController::PodGroupName(job);
+  ann[kTaskSpec] = task.name;
+  ann[kTaskIndex] = std::to_string(index);
+  ann[kJobName] = job.meta.name;
+  ann[kQueueName] = queue;
+  ann[kJobVersion] = std::to_string(job.version);
+  ann[kTemplateUid] = job.meta.name + "-" + task.name;
+  ann[kRetryCount] = std::to_string(job.retry_count);
+  for (const char* k : {"volcano.sh/preemptable", "volcano.sh/revocable-zone", "volcano.sh/cooldown-time",
+                        "volcano.sh/jdb-min-available", "volcano.sh/jdb-max-unavailable"}) {
+    auto it = job.meta.annotations.find(k);
+    if (it != job.meta.annotations.end()) ann.emplace(k, it->second);
   }
-  return nullptr;
+  auto& labels = pod.meta.labels;
+  labels[kJobName] = job.meta.name;
+  labels[kJobNamespace] = job.meta.namespace_;
+  labels[kQueueName] = queue;
+  labels[kTaskSpec] = task.name;
+  labels[kTaskIndex] = std::to_string(index);
+  pod.spec = task.template_spec;
+  if (pod.spec.scheduler_name == "default-scheduler") {
+    pod.spec.scheduler_name = job.scheduler_name.empty() ? "volcano" : job.scheduler_name;
+  }
+  if (pod.spec.priority_class_name.empty()) pod.spec.priority_class_name = job.priority_class_name;
+  pod.phase = "Pending";
+  return pod;
 }
 
-std::vector<std::string> JobPodKeys(const ClusterState& state, const VcJob& job) {
-  std::vector<std::string> keys;
-  for (const auto& [key, pod] : state.pods()) {
-    if (pod.meta.namespace_ != job.meta.namespace_) continue;
-    auto it = pod.meta.annotations.find(kJobName);
-    if (it != pod.meta.annotations.end() && it->second == job.meta.name) keys.push_back(key);
+std::optional<int32_t> PodVersion(const Pod& pod) {
+  auto it = pod.meta.annotations.find(kJobVersion);
+  if (it == pod.meta.annotations.end() || it->second.empty() || it->second.size() > 9) return std::nullopt;
+  int32_t v = 0;
+  for (char c : it->second) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + (c - '0');
   }
-  return keys;
+  return v;
 }
-
-}  // namespace
 
 // Volcano's mutating webhook: unnamed tasks are called default<i>, an unset
 // task minAvailable is the task's replicas, maxRetry 0 means 3.
-static void ApplyDefaults(VcJob& job) {
+void ApplyDefaults(VcJob& job) {
   for (size_t i = 0; i < job.tasks.size(); ++i) {
     if (job.tasks[i].name.empty()) job.tasks[i].name = "default" + std::to_string(i);
+    if (!job.tasks[i].min_available) job.tasks[i].min_available = job.tasks[i].replicas;
   }
   if (job.max_retry == 0) job.max_retry = 3;
 }
 
-void JobController::Sync(ClusterState& state) {
-  for (auto& [key, job] : state.mutable_jobs()) {
-    ApplyDefaults(job);
-    if (IsFinal(job.phase)) continue;
-    if (job.phase == "Restarting") {
-      job.phase = job.retry_count >= job.max_retry ? "Failed" : "Pending";
-      if (job.phase == "Failed") {
-        KillJob(state, job, true);
-        continue;
-      }
-    }
-    const std::string pg_key = job.meta.namespace_ + "/" + PodGroupName(job);
-    PodGroup* pg = state.FindPodGroup(pg_key);
-    if (!pg) {
-      PodGroup fresh;
-      fresh.meta.name = PodGroupName(job);
-      fresh.meta.namespace_ = job.meta.namespace_;
-      fresh.meta.annotations = job.meta.annotations;
-      fresh.meta.creation_timestamp = job.meta.creation_timestamp;
-      fresh.meta.source = job.meta.source;
-      fresh.meta.owner_references.push_back({"batch.volcano.sh/v1alpha1", "Job", job.meta.name, job.meta.uid, true});
-      fresh.min_member = JobMinAvailable(job);
-      for (const auto& t : job.tasks) fresh.min_task_member[t.name] = TaskMinAvailable(t);
-      fresh.queue = job.queue.empty() ? "default" : job.queue;
-      fresh.priority_class_name = job.priority_class_name;
-      fresh.min_resources = MinResources(state, job);
-      fresh.phase = "Pending";
-      state.UpsertPodGroup(std::move(fresh));
-      pg = state.FindPodGroup(pg_key);
-    }
-    // Pods exist only once the scheduler admitted the PodGroup (enqueue gates vcjobs).
-    if (pg->phase.empty() || pg->phase == "Pending") {
-      UpdatePhase(state, job);
-      continue;
-    }
-    for (const auto& task : job.tasks) {
-      for (int i = 0; i < task.replicas; ++i) {
-        std::string name = PodName(job, task, i);
-        Pod* existing = state.FindPod(job.meta.namespace_ + "/" + name);
-        if (existing) {
-          existing->meta.annotations.emplace(kGroupName, PodGroupName(job));  // adopt
-          existing->meta.annotations.emplace(kJobName, job.meta.name);
-          existing->meta.annotations.emplace(kTaskSpec, task.name);
-          continue;
-        }
-        Pod pod;
-        pod.meta = task.template_meta;
-        pod.meta.name = name;
-        pod.meta.namespace_ = job.meta.namespace_;
-        pod.meta.uid.clear();
-        pod.meta.creation_timestamp = job.meta.creation_timestamp;
-        pod.meta.source = job.meta.source;
-        pod.meta.owner_references = {{"batch.volcano.sh/v1alpha1", "Job", job.meta.name, job.meta.uid, true}};
-        auto& ann = pod.meta.annotations;
-        ann[kGroupName] = PodGroupName(job);
-        ann[kTaskSpec] = task.name;
-        ann[kTaskIndex] = std::to_string(i);
-        ann[kJobName] = job.meta.name;
-        ann[kQueueName] = pg->queue;
-        ann[kJobVersion] = std::to_string(job.version);
-        ann[kTemplateUid] = job.meta.name + "-" + task.name;
-        ann[kRetryCount] = std::to_string(job.retry_count);
-        for (const char* k : {"volcano.sh/preemptable", "volcano.sh/revocable-zone", "volcano.sh/cooldown-time",
-                              "volcano.sh/jdb-min-available", "volcano.sh/jdb-max-unavailable"}) {
-          auto it = job.meta.annotations.find(k);
-          if (it != job.meta.annotations.end()) ann.emplace(k, it->second);
-        }
-        auto& labels = pod.meta.labels;
-        labels[kJobName] = job.meta.name;
-        labels[kJobNamespace] = job.meta.namespace_;
-        labels[kQueueName] = pg->queue;
-        labels[kTaskSpec] = task.name;
-        labels[kTaskIndex] = std::to_string(i);
-        pod.spec = task.template_spec;
-        if (pod.spec.scheduler_name == "default-scheduler") {
-          pod.spec.scheduler_name = job.scheduler_name.empty() ? "volcano" : job.scheduler_name;
-        }
-        if (pod.spec.priority_class_name.empty()) pod.spec.priority_class_name = job.priority_class_name;
-        pod.phase = "Pending";
-        state.UpsertPod(std::move(pod));
-      }
-    }
-    UpdatePhase(state, job);
-  }
+}  // namespace
+
+bool IsFinal(const std::string& phase) {
+  return phase == "Aborted" || phase == "Completed" || phase == "Terminated" || phase == "Failed";
 }
 
-void JobController::UpdatePhase(ClusterState& state, VcJob& job) {
-  int32_t running = 0, succeeded = 0, failed = 0, total = 0;
+int32_t TaskMinAvailable(const JobTask& t) { return t.min_available.value_or(t.replicas); }
+
+int32_t JobMinAvailable(const VcJob& job) {
+  if (job.min_available > 0) return job.min_available;
+  int32_t sum = 0;  // Volcano's webhook defaults minAvailable to the sum of the tasks'
+  for (const auto& t : job.tasks) sum += TaskMinAvailable(t);
+  return sum;
+}
+
+int32_t TotalReplicas(const VcJob& job) {
+  int32_t n = 0;
+  for (const auto& t : job.tasks) n += std::max(0, t.replicas);
+  return n;
+}
+
+// The job's pods are named `<job>-...`, so one range of the ordered pod map
+// holds them all: no scan over every pod of the cluster.
+std::vector<std::string> JobPodKeys(const ClusterState& state, const VcJob& job) {
+  std::vector<std::string> keys;
+  const std::string prefix = job.meta.namespace_ + "/" + job.meta.name + "-";
+  for (auto it = state.pods().lower_bound(prefix); it != state.pods().end(); ++it) {
+    if (it->first.compare(0, prefix.size(), prefix) != 0) break;
+    auto jn = it->second.meta.annotations.find(kJobName);
+    if (jn != it->second.meta.annotations.end() && jn->second == job.meta.name) keys.push_back(it->first);
+  }
+  return keys;
+}
+
+std::string PodTask(const Pod& pod) {
+  auto it = pod.meta.annotations.find(kTaskSpec);
+  return it == pod.meta.annotations.end() ? "" : it->second;
+}
+
+PodCounts CountPods(const ClusterState& state, const VcJob& job) {
+  PodCounts c;
   for (const auto& key : JobPodKeys(state, job)) {
     const Pod& pod = state.pods().at(key);
-    ++total;
-    if (pod.phase == "Running") ++running;
-    if (pod.phase == "Succeeded") ++succeeded;
-    if (pod.phase == "Failed") ++failed;
+    if (pod.meta.deleting) {
+      ++c.terminating;
+    } else if (pod.phase == "Pending") {
+      ++c.pending;
+    } else if (pod.phase == "Running") {
+      ++c.running;
+    } else if (pod.phase == "Succeeded") {
+      ++c.succeeded;
+      ++c.succeeded_by_task[PodTask(pod)];
+    } else if (pod.phase == "Failed") {
+      ++c.failed;
+    }
   }
-  int32_t replicas = 0;
-  for (const auto& t : job.tasks) replicas += t.replicas;
-  const int32_t min_available = JobMinAvailable(job);
-  if (job.phase == "Pending" && running + succeeded + failed >= min_available && total > 0) job.phase = "Running";
-  if (job.phase == "Running" && replicas > 0 && succeeded + failed == replicas) {
-    bool success = succeeded >= min_available && (!job.min_success || succeeded >= *job.min_success);
-    job.phase = success ? "Completed" : "Failed";
-  } else if (job.phase == "Running" && job.min_success && succeeded >= *job.min_success) {
-    job.phase = "Completed";
-    KillJob(state, job, true);
-  }
+  return c;
 }
 
-void JobController::KillJob(ClusterState& state, VcJob& job, bool soft) {
+void KillJob(ClusterState& state, VcJob& job, bool soft) {
+  // At the last retry every kill is soft: finished pods are kept as evidence.
+  if (job.retry_count >= job.max_retry - 1) soft = true;
+  bool changed = false;
   for (const auto& key : JobPodKeys(state, job)) {
     const Pod& pod = state.pods().at(key);
     if (soft && (pod.phase == "Succeeded" || pod.phase == "Failed")) continue;
-    state.DeletePod(key);
+    changed |= state.DeletePod(key);
   }
-  state.DeletePodGroup(job.meta.namespace_ + "/" + PodGroupName(job));
+  changed |= state.DeletePodGroup(job.meta.namespace_ + "/" + JobController::PodGroupName(job));
+  // Volcano bumps the version on every kill so events of the killed pods are
+  // recognised as stale; a kill that found nothing left changes nothing.
+  if (changed) ++job.version;
 }
 
-void JobController::OnPodDeleted(ClusterState& state, const Pod& pod) {
+void KillTarget(ClusterState& state, VcJob& job, const std::string& action, const JobRequest& request) {
+  const bool soft = job.retry_count >= job.max_retry - 1;
+  for (const auto& key : JobPodKeys(state, job)) {
+    const Pod& pod = state.pods().at(key);
+    bool target = action == "RestartPod" ? key == request.pod_key : PodTask(pod) == request.task;
+    if (!target || (soft && (pod.phase == "Succeeded" || pod.phase == "Failed"))) continue;
+    state.DeletePod(key);
+  }
+}
+
+std::vector<std::string> SyncJobObjects(ClusterState& state, VcJob& job) {
+  std::vector<std::string> created;
+  const std::string pg_key = job.meta.namespace_ + "/" + JobController::PodGroupName(job);
+  PodGroup* pg = state.FindPodGroup(pg_key);
+  if (!pg) {
+    PodGroup fresh;
+    fresh.meta.name = JobController::PodGroupName(job);
+    fresh.meta.namespace_ = job.meta.namespace_;
+    fresh.meta.annotations = job.meta.annotations;  // volcano.sh/* (and all others) travel to the group
+    fresh.meta.creation_timestamp = job.meta.creation_timestamp;
+    fresh.meta.source = job.meta.source;
+    fresh.meta.owner_references.push_back({"batch.volcano.sh/v1alpha1", "Job", job.meta.name, job.meta.uid, true});
+    fresh.min_member = JobMinAvailable(job);
+    for (const auto& t : job.tasks) fresh.min_task_member[t.name] = TaskMinAvailable(t);
+    fresh.queue = job.queue.empty() ? "default" : job.queue;
+    fresh.priority_class_name = job.priority_class_name;
+    fresh.min_resources = MinResources(state, job);
+    fresh.phase = "Pending";
+    state.UpsertPodGroup(std::move(fresh));
+    pg = state.FindPodGroup(pg_key);
+  }
+  // Pods exist only once the scheduler admitted the PodGroup (enqueue gates vcjobs).
+  if (pg->phase.empty() || pg->phase == "Pending") return created;
+  const std::string queue = pg->queue;
+  for (const auto& task : job.tasks) {
+    for (int i = 0; i < task.replicas; ++i) {
+      const std::string key = job.meta.namespace_ + "/" + PodName(job, task, i);
+      if (Pod* existing = state.FindPod(key)) {
+        existing->meta.annotations.emplace(kGroupName, JobController::PodGroupName(job));  // adopt
+        existing->meta.annotations.emplace(kJobName, job.meta.name);
+        existing->meta.annotations.emplace(kTaskSpec, task.name);
+        continue;
+      }
+      state.UpsertPod(MakePod(job, task, i, queue));
+      created.push_back(key);
+    }
+  }
+  // Scale-down: pods beyond a task's replicas go.
+  for (const auto& key : JobPodKeys(state, job)) {
+    const Pod& pod = state.pods().at(key);
+    auto idx = pod.meta.annotations.find(kTaskIndex);
+    if (idx == pod.meta.annotations.end()) continue;
+    for (const auto& task : job.tasks) {
+      if (task.name == PodTask(pod) && idx->second != "" && idx->second.size() < 10 &&
+          std::all_of(idx->second.begin(), idx->second.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+          std::stoll(idx->second) >= task.replicas) {
+        state.DeletePod(key);
+        break;
+      }
+    }
+  }
+  return created;
+}
+
+}  // namespace job_internal
+
+using namespace job_internal;  // NOLINT: this file implements them
+
+void JobController::Sync(ClusterState& state, int64_t now) {
+  FireDelayed(state, now);
+  std::vector<std::string> expired;
+  for (auto& [key, job] : state.mutable_jobs()) {
+    ApplyDefaults(job);
+    if (job.last_transition_time == 0) job.last_transition_time = now;
+    // `Unknown`: the PodGroup phase just changed to Unknown (gang broken).
+    const std::string pg_key = job.meta.namespace_ + "/" + PodGroupName(job);
+    const PodGroup* pg = state.FindPodGroup(pg_key);
+    std::string pg_phase = pg ? pg->phase : "";
+    std::string& seen = pg_phase_seen_[key];
+    if (pg_phase == "Unknown" && seen != "Unknown") {
+      seen = pg_phase;
+      JobRequest req;
+      req.job_key = key;
+      req.event = "Unknown";
+      Handle(state, req, now);
+    }
+    // SyncJob until the phase settles (Restarting -> Pending -> PodGroup
+    // re-created in the same step; Completed -> soft kill). Volcano gets there
+    // through the status-update events; bounded because every phase change
+    // moves forward in the machine.
+    JobRequest sync;
+    sync.job_key = key;
+    sync.event = "OutOfSync";
+    for (int i = 0; i < 4; ++i) {
+      std::string before = job.phase;
+      Execute(state, job, "SyncJob", sync, now);
+      if (job.phase == before) break;
+    }
+    pg = state.FindPodGroup(pg_key);
+    pg_phase_seen_[key] = pg ? pg->phase : "";
+    RaisePodPending(state, job, now);
+    // ttlSecondsAfterFinished counts from the last transition (Volcano's
+    // garbage collector: Completed, Failed and Terminated jobs only).
+    if (job.ttl_seconds_after_finished &&
+        (job.phase == "Completed" || job.phase == "Failed" || job.phase == "Terminated") &&
+        now >= job.last_transition_time + *job.ttl_seconds_after_finished) {
+      expired.push_back(key);
+    }
+  }
+  for (const auto& key : expired) {
+    VcJob* job = state.FindJob(key);
+    for (const auto& pod_key : JobPodKeys(state, *job)) state.DeletePod(pod_key);  // owner GC
+    state.DeletePodGroup(job->meta.namespace_ + "/" + PodGroupName(*job));
+    CancelDelayed(key, "");
+    pg_phase_seen_.erase(key);
+    state.DeleteJob(key);
+  }
+}
+
+void JobController::OnPodDeleted(ClusterState& state, const Pod& pod, int64_t now) {
   auto jn = pod.meta.annotations.find(kJobName);
   if (jn == pod.meta.annotations.end()) return;
-  VcJob* job = state.FindJob(pod.meta.namespace_ + "/" + jn->second);
-  if (!job || IsFinal(job->phase)) return;
-  auto ver = pod.meta.annotations.find(kJobVersion);
-  if (ver != pod.meta.annotations.end() && ver->second != std::to_string(job->version)) return;  // stale pod
-  const LifecyclePolicy* policy = nullptr;
-  std::string task_name;
-  if (auto ts = pod.meta.annotations.find(kTaskSpec); ts != pod.meta.annotations.end()) task_name = ts->second;
-  for (const auto& t : job->tasks) {
-    if (t.name == task_name) policy = FindPolicy(t.policies, "PodEvicted");
+  JobRequest req;
+  req.job_key = pod.meta.namespace_ + "/" + jn->second;
+  req.task = PodTask(pod);
+  req.pod_key = pod.meta.Key();
+  req.event = "PodEvicted";
+  req.job_version = PodVersion(pod);
+  CancelDelayed(req.job_key, req.pod_key);
+  Handle(state, req, now);
+}
+
+void JobController::OnPodPhaseChanged(ClusterState& state, const Pod& pod, const std::string& old_phase,
+                                      int64_t now) {
+  if (pod.phase == old_phase) return;
+  auto jn = pod.meta.annotations.find(kJobName);
+  if (jn == pod.meta.annotations.end()) return;
+  JobRequest req;
+  req.job_key = pod.meta.namespace_ + "/" + jn->second;
+  req.task = PodTask(pod);
+  req.pod_key = pod.meta.Key();
+  req.job_version = PodVersion(pod);
+  if (pod.phase == "Running") {
+    CancelDelayed(req.job_key, req.pod_key);  // PodRunning: a pending timeout no longer applies
+    return;
   }
-  if (!policy) policy = FindPolicy(job->policies, "PodEvicted");
-  if (!policy) return;  // SyncJob: the next Sync re-creates the lost pod
-  const bool last_retry = job->retry_count >= job->max_retry - 1;
-  const std::string& action = policy->action;
-  if (action == "AbortJob") {
-    KillJob(state, *job, true);
-    job->phase = "Aborted";
-  } else if (action == "RestartJob") {
-    KillJob(state, *job, last_retry);
-    ++job->version;
-    ++job->retry_count;
-    job->phase = "Restarting";
-  } else if (action == "RestartTask" || action == "RestartPod") {
+  if (pod.phase == "Failed") {
+    req.event = "PodFailed";
+    req.exit_code = pod.exit_code;
+  } else if (pod.phase == "Succeeded") {
+    const VcJob* job = state.FindJob(req.job_key);
+    if (!job) return;
+    int32_t replicas = -1, succeeded = 0;
+    for (const auto& t : job->tasks) {
+      if (t.name == req.task) replicas = t.replicas;
+    }
     for (const auto& key : JobPodKeys(state, *job)) {
       const Pod& p = state.pods().at(key);
-      auto ts = p.meta.annotations.find(kTaskSpec);
-      bool target = action == "RestartPod" ? key == pod.meta.Key()
-                                           : (ts != p.meta.annotations.end() && ts->second == task_name);
-      if (target && !(last_retry && (p.phase == "Succeeded" || p.phase == "Failed"))) state.DeletePod(key);
+      if (PodTask(p) == req.task && p.phase == "Succeeded") ++succeeded;
     }
-    ++job->retry_count;
-    job->phase = "Restarting";
-  } else if (action == "TerminateJob") {
-    KillJob(state, *job, true);
-    job->phase = "Terminated";
-  } else if (action == "CompleteJob") {
-    KillJob(state, *job, true);
-    job->phase = "Completed";
+    req.event = succeeded == replicas ? "TaskCompleted" : "OutOfSync";
+  } else {
+    req.event = "OutOfSync";
   }
+  Handle(state, req, now);
+}
+
+void JobController::OnCommand(ClusterState& state, const Command& command, int64_t now) {
+  JobRequest req;
+  req.job_key = command.meta.namespace_ + "/" + command.target.name;
+  req.event = "CommandIssued";
+  req.action = command.action;
+  Handle(state, req, now);
+}
+
+void JobController::Handle(ClusterState& state, const JobRequest& request, int64_t now) {
+  VcJob* job = state.FindJob(request.job_key);
+  if (!job) return;
+  ApplyDefaults(*job);
+  ResolvedAction resolved = Resolve(*job, request);
+  if (resolved.delay_seconds) {
+    delayed_.push_back({now + *resolved.delay_seconds, job->version, request, resolved.action});
+    return;
+  }
+  // Executing a real action voids the job's pending delayed actions.
+  if (resolved.action != "SyncJob") CancelDelayed(request.job_key, "");
+  Execute(state, *job, resolved.action, request, now);
+}
+
+void JobController::FireDelayed(ClusterState& state, int64_t now) {
+  std::vector<Delayed> due;
+  std::vector<Delayed> keep;
+  for (auto& d : delayed_) (d.due <= now ? due : keep).push_back(std::move(d));
+  delayed_ = std::move(keep);
+  for (const Delayed& d : due) {
+    VcJob* job = state.FindJob(d.request.job_key);
+    if (!job || job->version != d.version) continue;  // restarted or gone since
+    if (d.request.event == "PodPending") {
+      const Pod* pod = state.FindPod(d.request.pod_key);
+      if (!pod || pod->phase != "Pending") continue;
+    }
+    if (d.action != "SyncJob") CancelDelayed(d.request.job_key, "");
+    Execute(state, *job, d.action, d.request, now);
+  }
+}
+
+void JobController::CancelDelayed(const std::string& job_key, const std::string& pod_key) {
+  std::erase_if(delayed_, [&](const Delayed& d) {
+    return d.request.job_key == job_key && (pod_key.empty() || d.request.pod_key == pod_key);
+  });
+}
+
+void JobController::RaisePodPending(ClusterState& state, const VcJob& job, int64_t now) {
+  auto has_timeout = [](const std::vector<LifecyclePolicy>& ps) {
+    for (const auto& p : ps) {
+      if (p.timeout) return true;
+    }
+    return false;
+  };
+  bool any = has_timeout(job.policies);
+  for (const auto& t : job.tasks) any |= has_timeout(t.policies);
+  if (!any) return;
+  const std::string job_key = job.meta.Key();
+  for (const auto& key : JobPodKeys(state, job)) {
+    const Pod& pod = state.pods().at(key);
+    const std::string version = std::to_string(PodVersion(pod).value_or(job.version));
+    if (pod.phase != "Pending") {
+      pending_raised_.erase(key);
+      continue;
+    }
+    auto [it, fresh] = pending_raised_.try_emplace(key, version);
+    if (!fresh && it->second == version) continue;
+    it->second = version;
+    JobRequest req;
+    req.job_key = job_key;
+    req.task = PodTask(pod);
+    req.pod_key = key;
+    req.event = "PodPending";
+    req.job_version = PodVersion(pod);
+    // Only a delayed action can come of it (PodPending needs a timeout policy).
+    ResolvedAction resolved = Resolve(job, req);
+    if (resolved.delay_seconds) delayed_.push_back({now + *resolved.delay_seconds, job.version, req, resolved.action});
+  }
+}
+
+std::vector<std::string> JobController::HalfRunningGangJobs(const ClusterState& state) {
+  std::vector<std::string> out;
+  for (const auto& [key, job] : state.jobs()) {
+    if (job.tasks.empty()) continue;
+    bool gang_policy = true;
+    for (const auto& t : job.tasks) {
+      JobRequest req;
+      req.job_key = key;
+      req.task = t.name;
+      req.event = "PodEvicted";
+      std::string a = Resolve(job, req).action;
+      gang_policy &= a == "AbortJob" || a == "RestartJob";
+    }
+    if (!gang_policy) continue;
+    int32_t active = 0, done = 0;
+    for (const auto& pod_key : JobPodKeys(state, job)) {
+      const Pod& pod = state.pods().at(pod_key);
+      if (pod.meta.deleting) continue;
+      if (pod.phase == "Running" || (pod.phase == "Pending" && !pod.spec.node_name.empty())) ++active;
+      if (pod.phase == "Succeeded" || pod.phase == "Failed") ++done;
+    }
+    if (active > 0 && active + done < JobMinAvailable(job)) out.push_back(key);
+  }
+  return out;
 }
 
 }  // namespace basalt

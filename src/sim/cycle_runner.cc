@@ -1,6 +1,8 @@
 #include "sim/cycle_runner.h"
 
 #include <algorithm>
+#include <charconv>
+#include <optional>
 
 namespace basalt {
 
@@ -11,7 +13,13 @@ CycleRunner::CycleRunner(ClusterState& state, const SchedulerConfig& conf, const
       plugins_(plugins),
       action_registry_(actions),
       options_(std::move(options)),
-      podgroups_(options_.scheduler_names) {}
+      podgroups_(options_.scheduler_names) {
+  // The clock starts at the input's latest creation time, so a manifest's
+  // timestamps and the simulated time are on one axis.
+  for (const auto& [k, o] : state_.pods()) now_ = std::max(now_, o.meta.creation_timestamp);
+  for (const auto& [k, o] : state_.jobs()) now_ = std::max(now_, o.meta.creation_timestamp);
+  for (const auto& [k, o] : state_.podgroups()) now_ = std::max(now_, o.meta.creation_timestamp);
+}
 
 Status CycleRunner::Init() {
   for (const std::string& name : conf_.actions) {
@@ -26,8 +34,30 @@ Status CycleRunner::Init() {
 }
 
 void CycleRunner::SyncControllers() {
-  jobs_.Sync(state_);
+  ConsumeCommands();
+  jobs_.Sync(state_, now_);
   podgroups_.Sync(state_);
+  queues_.Sync(state_);
+}
+
+// Commands run in creation order (then name) and are deleted once run, like
+// Volcano's controllers do; a Command whose target does not exist is dropped.
+void CycleRunner::ConsumeCommands() {
+  std::vector<const Command*> order;
+  for (const auto& [key, c] : state_.commands()) order.push_back(&c);
+  std::stable_sort(order.begin(), order.end(), [](const Command* a, const Command* b) {
+    return a->meta.creation_timestamp < b->meta.creation_timestamp;
+  });
+  std::vector<Command> commands;
+  for (const Command* c : order) commands.push_back(*c);
+  for (const Command& c : commands) {
+    state_.DeleteCommand(c.meta.Key());
+    if (c.target.kind == "Queue") {
+      queues_.OnCommand(state_, c);
+    } else if (c.target.kind == "Job") {
+      jobs_.OnCommand(state_, c, now_);
+    }
+  }
 }
 
 Result<CycleResult> CycleRunner::RunCycle(bool want_scores) {
@@ -80,15 +110,77 @@ void CycleRunner::ApplyDecisions(const Decisions& d) {
   }
 }
 
+namespace {
+
+// basalt.io/* pod annotations: a simulation aid (docs/controllers.md) that lets
+// a Running pod finish by itself. Malformed values are ignored, never fatal.
+constexpr const char* kFinishAfterSteps = "basalt.io/finish-after-steps";
+constexpr const char* kFinishPhase = "basalt.io/finish-phase";
+constexpr const char* kExitCode = "basalt.io/exit-code";
+
+std::optional<int64_t> IntAnnotation(const Pod& pod, const char* key) {
+  auto it = pod.meta.annotations.find(key);
+  if (it == pod.meta.annotations.end()) return std::nullopt;
+  int64_t v = 0;
+  const std::string& s = it->second;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> CycleRunner::ProgressPods() {
+  std::vector<std::pair<std::string, std::string>> changed;
+  std::map<std::string, int64_t> still_running;
+  for (auto& [key, pod] : state_.mutable_pods()) {
+    if (pod.phase == "Running") {
+      // A pod that was Running before this step has now run one step longer.
+      int64_t steps = running_steps_.count(key) ? running_steps_[key] + 1 : 1;
+      std::optional<int64_t> after = IntAnnotation(pod, kFinishAfterSteps);
+      if (after && *after >= 0 && steps >= *after) {
+        auto ph = pod.meta.annotations.find(kFinishPhase);
+        const bool failed = ph != pod.meta.annotations.end() && ph->second == "Failed";
+        pod.phase = failed ? "Failed" : "Succeeded";
+        pod.exit_code = failed ? static_cast<int32_t>(IntAnnotation(pod, kExitCode).value_or(1)) : 0;
+        changed.emplace_back(key, "Running");
+        continue;
+      }
+      still_running[key] = steps;
+    } else if (pod.phase == "Pending" && !pod.spec.node_name.empty() && !pod.meta.deleting) {
+      pod.phase = "Running";  // the kubelet started it: zero steps run so far
+      still_running[key] = 0;
+      changed.emplace_back(key, "Pending");
+    }
+  }
+  running_steps_ = std::move(still_running);
+  return changed;
+}
+
+// The order of one world step, and why:
+//   1. the clock advances (everything below happens "at" the new time);
+//   2. pods marked deleting (evicted this cycle) disappear, and only then does
+//      the job controller react to each (PodEvicted): a gang policy
+//      (AbortJob/RestartJob) kills the rest of the job in this same step, so no
+//      half-running gang survives the step;
+//   3. pods progress — Running pods whose finish-after-steps ran out finish,
+//      bound pods start — and the job controller reacts to each change
+//      (PodFailed with the exit code, TaskCompleted, PodRunning);
+//   4. Commands are consumed (queue open/close, job abort/resume/restart);
+//   5. controllers sync: jobs (SyncJob of the current phase, Unknown, delayed
+//      actions, TTL), then bare-pod PodGroups, then queue states (after the
+//      jobs, so a PodGroup deleted by a kill lets a Closing queue close).
 void CycleRunner::WorldStep() {
+  now_ += step_seconds_;
   std::vector<Pod> deleted;
   for (const auto& [key, pod] : state_.pods()) {
     if (pod.meta.deleting) deleted.push_back(pod);
   }
   for (const Pod& pod : deleted) state_.DeletePod(pod.meta.Key());
-  for (const Pod& pod : deleted) jobs_.OnPodDeleted(state_, pod);
-  for (auto& [key, pod] : state_.mutable_pods()) {
-    if (pod.phase == "Pending" && !pod.spec.node_name.empty()) pod.phase = "Running";
+  for (const Pod& pod : deleted) jobs_.OnPodDeleted(state_, pod, now_);
+  for (const auto& [key, old_phase] : ProgressPods()) {
+    // An earlier reaction in this loop may have killed the pod.
+    if (const Pod* pod = state_.FindPod(key)) jobs_.OnPodPhaseChanged(state_, *pod, old_phase, now_);
   }
   SyncControllers();
 }

@@ -7,19 +7,29 @@
 // Applying decisions: binds set the pod's node (phase stays Pending: "bound");
 // evictions mark the pod deleting; a preempt pipeline with an eviction sets the
 // pod's nominated node; PodGroup phases and queue allocations are written.
-// World step: deleting pods disappear (the job controller reacts with the
-// job's PodEvicted policy), bound pods become Running, controllers sync.
+//
+// World step (see WorldStep for the order and why): the clock advances,
+// deleting pods disappear and the job controller reacts (PodEvicted), pods
+// progress (finish-after-steps, bound -> Running) and the controller reacts
+// (PodFailed, TaskCompleted), Commands are consumed, controllers sync.
+//
+// Time is simulated: `now()` starts at the latest creation time in the input
+// (0 when none) and advances by `step_seconds` per world step (1 s in
+// `basalt schedule`). No wall clock is read.
 //
 // `basalt schedule` runs N cycles; `basalt simulate` will drive the same runner
 // from its event loop.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "controllers/job_controller.h"
 #include "controllers/podgroup_controller.h"
+#include "controllers/queue_controller.h"
 #include "framework/action.h"
 #include "framework/config.h"
 #include "framework/plugin.h"
@@ -49,15 +59,25 @@ class CycleRunner {
 
   // Builds the configured actions; fails on a wrong action argument.
   Status Init();
-  // Syncs the controllers (before the first cycle and in every world step).
+  // Consumes pending Commands, then syncs the controllers (before the first
+  // cycle and at the end of every world step).
   void SyncControllers();
   // One session: actions in order, close, decisions applied to the store.
   Result<CycleResult> RunCycle(bool want_scores);
   // The world moves: deleting pods go, bound pods start, controllers react.
   void WorldStep();
 
+  // Simulated time in seconds.
+  int64_t now() const { return now_; }
+  void set_now(int64_t now) { now_ = now; }
+  void set_step_seconds(int64_t s) { step_seconds_ = s; }
+
  private:
   void ApplyDecisions(const Decisions& d);
+  // Finishes Running pods whose `basalt.io/finish-after-steps` ran out and
+  // starts bound pods; returns (pod key, old phase) for every change.
+  std::vector<std::pair<std::string, std::string>> ProgressPods();
+  void ConsumeCommands();
 
   ClusterState& state_;
   const SchedulerConfig& conf_;
@@ -67,7 +87,13 @@ class CycleRunner {
   std::vector<std::unique_ptr<Action>> actions_;
   JobController jobs_;
   PodGroupController podgroups_;
+  QueueController queues_;
   int64_t cycle_ = 0;
+  int64_t now_ = 0;
+  int64_t step_seconds_ = 1;
+  // World steps each pod has spent Running (for finish-after-steps); pods that
+  // are not Running drop out, so a re-created pod starts again from zero.
+  std::map<std::string, int64_t> running_steps_;
 };
 
 }  // namespace basalt

@@ -37,6 +37,7 @@ Status ClusterState::AddAll(ClusterObjects objects) {
                                    it->second.meta.Key() + ": metadata.name: duplicate");
     }
   }
+  for (auto& c : objects.commands) BASALT_RETURN_IF_ERROR(InsertUnique(commands_, "Command", std::move(c)));
   for (auto& ns : objects.namespaces) namespaces_[ns.name] = std::move(ns);
   if (!queues_.count("default")) {
     Queue q;
@@ -68,10 +69,17 @@ void ClusterState::UpsertOwner(OwnerObject o) {
   owners_[k] = std::move(o);
   ++generation_;
 }
+void ClusterState::UpsertCommand(Command c) {
+  std::string k = c.meta.Key();
+  commands_[k] = std::move(c);
+  ++generation_;
+}
 
 bool ClusterState::DeletePod(const std::string& key) { ++generation_; return pods_.erase(key) > 0; }
 bool ClusterState::DeletePodGroup(const std::string& key) { ++generation_; return podgroups_.erase(key) > 0; }
 bool ClusterState::DeleteNode(const std::string& name) { ++generation_; return nodes_.erase(name) > 0; }
+bool ClusterState::DeleteJob(const std::string& key) { ++generation_; return jobs_.erase(key) > 0; }
+bool ClusterState::DeleteCommand(const std::string& key) { ++generation_; return commands_.erase(key) > 0; }
 
 Pod* ClusterState::FindPod(const std::string& key) {
   auto it = pods_.find(key);

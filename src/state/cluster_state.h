@@ -37,10 +37,13 @@ class ClusterState {
   void UpsertJob(VcJob job);
   void UpsertPriorityClass(PriorityClass pc);
   void UpsertOwner(OwnerObject owner);
+  void UpsertCommand(Command command);
   // Deletes; returns false when absent.
   bool DeletePod(const std::string& key);
   bool DeletePodGroup(const std::string& key);
   bool DeleteNode(const std::string& name);
+  bool DeleteJob(const std::string& key);
+  bool DeleteCommand(const std::string& key);
 
   Pod* FindPod(const std::string& key);
   PodGroup* FindPodGroup(const std::string& key);
@@ -55,6 +58,8 @@ class ClusterState {
   const std::map<std::string, VcJob>& jobs() const { return jobs_; }
   const std::map<std::string, PriorityClass>& priority_classes() const { return priority_classes_; }
   const std::map<std::string, ObjectMeta>& namespaces() const { return namespaces_; }
+  // bus.volcano.sh Commands not yet consumed by a controller, by "ns/name".
+  const std::map<std::string, Command>& commands() const { return commands_; }
   std::map<std::string, Pod>& mutable_pods() { return pods_; }
   std::map<std::string, PodGroup>& mutable_podgroups() { return podgroups_; }
   std::map<std::string, VcJob>& mutable_jobs() { return jobs_; }
@@ -72,6 +77,7 @@ class ClusterState {
   std::map<std::string, PriorityClass> priority_classes_;
   std::map<std::string, OwnerObject> owners_;  // "ns/Kind/name"
   std::map<std::string, ObjectMeta> namespaces_;
+  std::map<std::string, Command> commands_;
   uint64_t generation_ = 0;
 };
 
