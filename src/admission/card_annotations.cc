@@ -61,6 +61,10 @@ Result<Json> ParseFlatObject(const std::string& text, const char* what) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
     return Status::InvalidArgument("empty value (want " + std::string(what) + ")");
   }
+  // The JSON reader stops at a NUL byte and would accept what precedes it.
+  if (text.find('\0') != std::string::npos) {
+    return Status::InvalidArgument("not valid JSON: contains a NUL byte (want " + std::string(what) + ")");
+  }
   if (JsonDepth(text) > kMaxJsonDepth) {
     return Status::InvalidArgument("not valid JSON: nested too deeply (want " + std::string(what) + ")");
   }
