@@ -2,6 +2,8 @@
 // Each invalid manifest asserts the exact field path and a message substring;
 // most assert that the problem is the only one, so a check that fires too often
 // fails as well as one that never fires.
+#include "admission/admission.h"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,7 +13,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "admission/admission.h"
 #include "admission/card_annotations.h"
 #include "cli/validate.h"
 #include "testing.h"
@@ -21,25 +22,27 @@ namespace {
 
 // ---- manifest builders ----
 
-std::string Queue(const std::string& name, const std::string& spec = "{}", const std::string& extra = "") {
-  return "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: " + name + extra +
-         "}\nspec: " + spec + "\n";
+std::string Queue(const std::string& name, const std::string& spec = "{}",
+                  const std::string& extra = "") {
+  return "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: " + name +
+         extra + "}\nspec: " + spec + "\n";
 }
 
 // A task with `replicas` pods of a one-container template. `fields` are extra
 // task fields in flow style ("minAvailable: 2, policies: [...]").
 std::string Task(const std::string& name, int replicas, const std::string& fields = "",
                  const std::string& template_meta = "") {
-  return "  - {name: " + name + ", replicas: " + std::to_string(replicas) + (fields.empty() ? "" : ", " + fields) +
-         ", template: {" + (template_meta.empty() ? "" : "metadata: " + template_meta + ", ") +
+  return "  - {name: " + name + ", replicas: " + std::to_string(replicas) +
+         (fields.empty() ? "" : ", " + fields) + ", template: {" +
+         (template_meta.empty() ? "" : "metadata: " + template_meta + ", ") +
          "spec: {containers: [{name: c, image: busybox, resources: {requests: {cpu: 1}}}]}}}\n";
 }
 
 // A vcjob `ns/<name>` in queue `q1` unless `spec` names another queue.
 std::string Job(const std::string& spec, const std::string& tasks, const std::string& name = "j1",
                 const std::string& meta_extra = "") {
-  return "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: " + name + ", namespace: ns" +
-         meta_extra + "}\nspec:\n" + spec + "  tasks:\n" + tasks;
+  return "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: " + name +
+         ", namespace: ns" + meta_extra + "}\nspec:\n" + spec + "  tasks:\n" + tasks;
 }
 
 std::string Doc(const std::vector<std::string>& docs) {
@@ -61,7 +64,8 @@ std::string Dump(const std::vector<AdmissionProblem>& ps) {
   return out.empty() ? "  (no problems)\n" : out;
 }
 
-bool Has(const std::vector<AdmissionProblem>& ps, const std::string& field, const std::string& substr) {
+bool Has(const std::vector<AdmissionProblem>& ps, const std::string& field,
+         const std::string& substr) {
   for (const auto& p : ps) {
     if (p.field == field && p.message.find(substr) != std::string::npos) return true;
   }
@@ -72,7 +76,8 @@ bool Has(const std::vector<AdmissionProblem>& ps, const std::string& field, cons
 void ExpectOnly(const std::string& yaml, const std::string& field, const std::string& substr) {
   std::vector<AdmissionProblem> ps = Validate(yaml);
   EXPECT_EQ(ps.size(), 1u) << Dump(ps);
-  EXPECT_TRUE(Has(ps, field, substr)) << "want " << field << ": ..." << substr << "...\ngot:\n" << Dump(ps);
+  EXPECT_TRUE(Has(ps, field, substr)) << "want " << field << ": ..." << substr << "...\ngot:\n"
+                                      << Dump(ps);
 }
 
 void ExpectValid(const std::string& yaml) {
@@ -92,18 +97,23 @@ TEST(AdmissionValidTest, BaseJobIsValid) { ExpectValid(Doc({kQ1, Job(kInQ1, Task
 // policies, an exitCode policy; submitted to the implicit `default` queue.
 TEST(AdmissionValidTest, MpiJob) {
   std::string job =
-      "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: lm-mpi-job, namespace: team-a}\n"
+      "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: lm-mpi-job, namespace: "
+      "team-a}\n"
       "spec:\n  minAvailable: 3\n  schedulerName: volcano\n  maxRetry: 5\n"
       "  plugins: {ssh: [], svc: []}\n"
-      "  policies:\n  - {event: PodEvicted, action: RestartJob}\n  - {event: TaskFailed, action: AbortJob}\n"
+      "  policies:\n  - {event: PodEvicted, action: RestartJob}\n  - {event: TaskFailed, action: "
+      "AbortJob}\n"
       "  - {exitCode: 137, action: RestartJob}\n"
       "  tasks:\n"
-      "  - replicas: 1\n    name: mpimaster\n    policies:\n    - {event: TaskCompleted, action: CompleteJob}\n"
-      "    template:\n      spec:\n        containers:\n        - name: mpimaster\n          image: mpi:latest\n"
+      "  - replicas: 1\n    name: mpimaster\n    policies:\n    - {event: TaskCompleted, action: "
+      "CompleteJob}\n"
+      "    template:\n      spec:\n        containers:\n        - name: mpimaster\n          "
+      "image: mpi:latest\n"
       "          resources: {requests: {cpu: 500m, memory: 1Gi}}\n"
       "  - replicas: 2\n    name: mpiworker\n    minAvailable: 2\n"
       "    policies:\n    - {events: [PodFailed, Unknown], action: RestartTask}\n"
-      "    template:\n      spec:\n        containers:\n        - name: mpiworker\n          image: mpi:latest\n"
+      "    template:\n      spec:\n        containers:\n        - name: mpiworker\n          "
+      "image: mpi:latest\n"
       "          resources: {requests: {cpu: 2, memory: 4Gi, nvidia.com/gpu: 1}}\n";
   ExpectValid(job);
 }
@@ -113,16 +123,23 @@ TEST(AdmissionValidTest, MpiJob) {
 TEST(AdmissionValidTest, HierarchicalQueueTree) {
   ExpectValid(Doc({
       Queue("root", "{capability: {cpu: 100, memory: 400Gi}}"),
-      Queue("eng", "{parent: root, capability: {cpu: 60, memory: 200Gi}, deserved: {cpu: 40, memory: 100Gi}, "
-                   "guarantee: {resource: {cpu: 10}}}"),
-      Queue("eng-a", "{parent: eng, capability: {cpu: 30, memory: 100Gi}, deserved: {cpu: 20, memory: 50Gi}, "
-                     "guarantee: {resource: {cpu: 5}}}",
-            ", annotations: {volcano.sh/hierarchy: root/eng/a, volcano.sh/hierarchy-weights: 1/2/1.5}"),
-      Queue("eng-b", "{parent: eng, deserved: {cpu: 20, memory: 50Gi}, guarantee: {resource: {cpu: 5}}}",
+      Queue("eng",
+            "{parent: root, capability: {cpu: 60, memory: 200Gi}, deserved: {cpu: 40, memory: "
+            "100Gi}, "
+            "guarantee: {resource: {cpu: 10}}}"),
+      Queue(
+          "eng-a",
+          "{parent: eng, capability: {cpu: 30, memory: 100Gi}, deserved: {cpu: 20, memory: 50Gi}, "
+          "guarantee: {resource: {cpu: 5}}}",
+          ", annotations: {volcano.sh/hierarchy: root/eng/a, volcano.sh/hierarchy-weights: "
+          "1/2/1.5}"),
+      Queue("eng-b",
+            "{parent: eng, deserved: {cpu: 20, memory: 50Gi}, guarantee: {resource: {cpu: 5}}}",
             ", annotations: {volcano.sh/hierarchy: eng/b, volcano.sh/hierarchy-weights: 2/0.5}"),
       Queue("research", "{weight: 3}"),
       Job("  queue: eng-a\n", Task("worker", 2)),
-      "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: pg, namespace: ns}\n"
+      "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: pg, namespace: "
+      "ns}\n"
       "spec: {minMember: 1, queue: eng-b}\n",
   }));
 }
@@ -131,12 +148,18 @@ TEST(AdmissionValidTest, HierarchicalQueueTree) {
 TEST(AdmissionValidTest, CardAnnotations) {
   ExpectValid(Doc({
       Queue("gpu", "{}",
-            ", annotations: {volcano.sh/card.quota: '{\"NVIDIA-H200\": 3, \"NVIDIA-H200/mig-1g.18gb-mixed\": 0}'}"),
+            ", annotations: {volcano.sh/card.quota: '{\"NVIDIA-H200\": 3, "
+            "\"NVIDIA-H200/mig-1g.18gb-mixed\": 0}'}"),
       Job("  queue: gpu\n",
-          Task("infer", 2, "", "{annotations: {volcano.sh/card.name: 'NVIDIA-GeForce-RTX-4090|NVIDIA-GeForce-RTX-4090-D'}}"),
-          "j1", ", annotations: {volcano.sh/card.request: '{\"NVIDIA-GeForce-RTX-4090|NVIDIA-GeForce-RTX-4090-D\": 2}'}"),
+          Task("infer", 2, "",
+               "{annotations: {volcano.sh/card.name: "
+               "'NVIDIA-GeForce-RTX-4090|NVIDIA-GeForce-RTX-4090-D'}}"),
+          "j1",
+          ", annotations: {volcano.sh/card.request: "
+          "'{\"NVIDIA-GeForce-RTX-4090|NVIDIA-GeForce-RTX-4090-D\": 2}'}"),
       "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ns, annotations: "
-      "{volcano.sh/card.name: NVIDIA-H200/mps-80g*1/4}}\nspec: {containers: [{name: c, image: x}]}\n",
+      "{volcano.sh/card.name: NVIDIA-H200/mps-80g*1/4}}\nspec: {containers: [{name: c, image: "
+      "x}]}\n",
   }));
 }
 
@@ -148,8 +171,8 @@ TEST(AdmissionValidTest, UnnamedTasksAreDefaulted) {
 // ---- Job ----
 
 TEST(AdmissionJobTest, NegativeMinAvailable) {
-  ExpectOnly(Doc({kQ1, Job("  minAvailable: -1\n" + kInQ1, Task("worker", 2))}), "spec.minAvailable",
-             "job 'minAvailable' must be >= 0.");
+  ExpectOnly(Doc({kQ1, Job("  minAvailable: -1\n" + kInQ1, Task("worker", 2))}),
+             "spec.minAvailable", "job 'minAvailable' must be >= 0.");
 }
 
 TEST(AdmissionJobTest, NegativeMaxRetry) {
@@ -202,8 +225,8 @@ TEST(AdmissionJobTest, TaskNameTooLong) {
 }
 
 TEST(AdmissionJobTest, DuplicateTaskName) {
-  ExpectOnly(Doc({kQ1, Job(kInQ1, Task("w", 1) + Task("m", 1) + Task("w", 1))}), "spec.tasks[2].name",
-             "duplicated task name w (also spec.tasks[0])");
+  ExpectOnly(Doc({kQ1, Job(kInQ1, Task("w", 1) + Task("m", 1) + Task("w", 1))}),
+             "spec.tasks[2].name", "duplicated task name w (also spec.tasks[0])");
 }
 
 // The defaulted name takes part in the duplicate check.
@@ -217,8 +240,9 @@ TEST(AdmissionJobTest, GeneratedPodNameTooLong) {
   std::string job_name(40, 'j');
   // 40 + "-" + 22 + "-9" = 65 characters; the name of pod 0 would also be too long.
   ExpectOnly(Doc({kQ1, Job(kInQ1, Task(std::string(22, 't'), 10), job_name)}), "spec.tasks[0].name",
-             "create pod with name " + job_name + "-" + std::string(22, 't') + "-9 validate failed: must be no more "
-             "than 63 characters");
+             "create pod with name " + job_name + "-" + std::string(22, 't') +
+                 "-9 validate failed: must be no more "
+                 "than 63 characters");
 }
 
 TEST(AdmissionJobTest, JobNameNotDnsSubdomain) {
@@ -227,7 +251,8 @@ TEST(AdmissionJobTest, JobNameNotDnsSubdomain) {
 }
 
 TEST(AdmissionJobTest, MinAvailableAboveTotalReplicas) {
-  ExpectOnly(Doc({kQ1, Job("  minAvailable: 4\n" + kInQ1, Task("a", 1) + Task("b", 2))}), "spec.minAvailable",
+  ExpectOnly(Doc({kQ1, Job("  minAvailable: 4\n" + kInQ1, Task("a", 1) + Task("b", 2))}),
+             "spec.minAvailable",
              "job 'minAvailable' should not be greater than total replicas in tasks (4 > 3)");
 }
 
@@ -238,8 +263,8 @@ std::string JobWithPolicies(const std::string& policies) {
 }
 
 TEST(AdmissionPolicyTest, EventAndExitCode) {
-  ExpectOnly(JobWithPolicies("  - {event: PodFailed, exitCode: 3, action: RestartJob}\n"), "spec.policies[0]",
-             "must not specify event and exitCode simultaneously");
+  ExpectOnly(JobWithPolicies("  - {event: PodFailed, exitCode: 3, action: RestartJob}\n"),
+             "spec.policies[0]", "must not specify event and exitCode simultaneously");
 }
 
 TEST(AdmissionPolicyTest, NeitherEventNorExitCode) {
@@ -248,30 +273,30 @@ TEST(AdmissionPolicyTest, NeitherEventNorExitCode) {
 }
 
 TEST(AdmissionPolicyTest, UnknownEvent) {
-  ExpectOnly(JobWithPolicies("  - {event: PodRunning, action: RestartJob}\n"), "spec.policies[0].event",
-             "invalid policy event \"PodRunning\"");
+  ExpectOnly(JobWithPolicies("  - {event: PodRunning, action: RestartJob}\n"),
+             "spec.policies[0].event", "invalid policy event \"PodRunning\"");
 }
 
 // Internal events (OutOfSync, CommandIssued) cannot be used in a policy.
 TEST(AdmissionPolicyTest, InternalEvent) {
-  ExpectOnly(JobWithPolicies("  - {event: OutOfSync, action: RestartJob}\n"), "spec.policies[0].event",
-             "invalid policy event \"OutOfSync\"");
+  ExpectOnly(JobWithPolicies("  - {event: OutOfSync, action: RestartJob}\n"),
+             "spec.policies[0].event", "invalid policy event \"OutOfSync\"");
 }
 
 TEST(AdmissionPolicyTest, UnknownEventInEventsList) {
-  ExpectOnly(JobWithPolicies("  - {events: [PodFailed, Bogus], action: RestartJob}\n"), "spec.policies[0].events",
-             "invalid policy event \"Bogus\"");
+  ExpectOnly(JobWithPolicies("  - {events: [PodFailed, Bogus], action: RestartJob}\n"),
+             "spec.policies[0].events", "invalid policy event \"Bogus\"");
 }
 
 TEST(AdmissionPolicyTest, UnknownAction) {
-  ExpectOnly(JobWithPolicies("  - {event: PodFailed, action: Restart}\n"), "spec.policies[0].action",
-             "invalid policy action \"Restart\"");
+  ExpectOnly(JobWithPolicies("  - {event: PodFailed, action: Restart}\n"),
+             "spec.policies[0].action", "invalid policy action \"Restart\"");
 }
 
 // Internal actions (SyncJob, EnqueueJob, queue actions) cannot be used in a policy.
 TEST(AdmissionPolicyTest, InternalAction) {
-  ExpectOnly(JobWithPolicies("  - {event: PodFailed, action: SyncJob}\n"), "spec.policies[0].action",
-             "invalid policy action \"SyncJob\"");
+  ExpectOnly(JobWithPolicies("  - {event: PodFailed, action: SyncJob}\n"),
+             "spec.policies[0].action", "invalid policy action \"SyncJob\"");
 }
 
 TEST(AdmissionPolicyTest, MissingAction) {
@@ -282,7 +307,8 @@ TEST(AdmissionPolicyTest, MissingAction) {
 TEST(AdmissionPolicyTest, DuplicateEvent) {
   ExpectOnly(JobWithPolicies("  - {event: PodEvicted, action: RestartJob}\n"
                              "  - {events: [PodFailed, PodEvicted], action: AbortJob}\n"),
-             "spec.policies[1].events", "duplicate event PodEvicted across different policies (also in spec.policies[0])");
+             "spec.policies[1].events",
+             "duplicate event PodEvicted across different policies (also in spec.policies[0])");
 }
 
 // Repeating an event inside one policy is harmless (Volcano de-duplicates it).
@@ -291,35 +317,43 @@ TEST(AdmissionPolicyTest, RepeatedEventInOnePolicyIsFine) {
 }
 
 TEST(AdmissionPolicyTest, ExitCodeZero) {
-  ExpectOnly(JobWithPolicies("  - {exitCode: 0, action: RestartJob}\n"), "spec.policies[0].exitCode",
-             "0 is not a valid error code");
+  ExpectOnly(JobWithPolicies("  - {exitCode: 0, action: RestartJob}\n"),
+             "spec.policies[0].exitCode", "0 is not a valid error code");
 }
 
 TEST(AdmissionPolicyTest, DuplicateExitCode) {
-  ExpectOnly(JobWithPolicies("  - {exitCode: 3, action: RestartJob}\n  - {exitCode: 3, action: AbortJob}\n"),
+  ExpectOnly(JobWithPolicies(
+                 "  - {exitCode: 3, action: RestartJob}\n  - {exitCode: 3, action: AbortJob}\n"),
              "spec.policies[1].exitCode", "duplicate exitCode 3");
 }
 
 TEST(AdmissionPolicyTest, AnyEventWithOthers) {
-  ExpectOnly(JobWithPolicies("  - {event: \"*\", action: AbortJob}\n  - {event: PodFailed, action: RestartJob}\n"),
-             "spec.policies[0].event", "if there's * here, no other policy should be here");
+  ExpectOnly(
+      JobWithPolicies(
+          "  - {event: \"*\", action: AbortJob}\n  - {event: PodFailed, action: RestartJob}\n"),
+      "spec.policies[0].event", "if there's * here, no other policy should be here");
 }
 
 // `*` next to an exitCode policy is allowed: exit codes are not events.
 TEST(AdmissionPolicyTest, AnyEventWithExitCodeIsFine) {
-  ExpectValid(JobWithPolicies("  - {event: \"*\", action: AbortJob}\n  - {exitCode: 1, action: RestartJob}\n"));
+  ExpectValid(JobWithPolicies(
+      "  - {event: \"*\", action: AbortJob}\n  - {exitCode: 1, action: RestartJob}\n"));
 }
 
 // Task policies are checked per task, with the task's path.
 TEST(AdmissionPolicyTest, TaskLevelPolicy) {
-  ExpectOnly(Doc({kQ1, Job(kInQ1, Task("a", 1) + Task("b", 1, "policies: [{event: PodFialed, action: RestartTask}]"))}),
-             "spec.tasks[1].policies[0].event", "invalid policy event \"PodFialed\"");
+  ExpectOnly(
+      Doc({kQ1,
+           Job(kInQ1, Task("a", 1) +
+                          Task("b", 1, "policies: [{event: PodFialed, action: RestartTask}]"))}),
+      "spec.tasks[1].policies[0].event", "invalid policy event \"PodFialed\"");
 }
 
 // Job and task lists are separate: the same event in both is allowed.
 TEST(AdmissionPolicyTest, SameEventInJobAndTaskIsFine) {
-  ExpectValid(Doc({kQ1, Job(kInQ1 + "  policies: [{event: PodEvicted, action: RestartJob}]\n",
-                            Task("a", 1, "policies: [{event: PodEvicted, action: RestartTask}]"))}));
+  ExpectValid(
+      Doc({kQ1, Job(kInQ1 + "  policies: [{event: PodEvicted, action: RestartJob}]\n",
+                    Task("a", 1, "policies: [{event: PodEvicted, action: RestartTask}]"))}));
 }
 
 // ---- the job's queue ----
@@ -330,24 +364,27 @@ TEST(AdmissionJobQueueTest, QueueNotFound) {
 }
 
 TEST(AdmissionJobQueueTest, QueueClosed) {
-  ExpectOnly(Doc({Queue("q1", "{}") + "status: {state: Closed}\n", Job(kInQ1, Task("w", 1))}), "spec.queue",
+  ExpectOnly(Doc({Queue("q1", "{}") + "status: {state: Closed}\n", Job(kInQ1, Task("w", 1))}),
+             "spec.queue",
              "can only submit job to queue with state `Open`, queue `q1` status is `Closed`");
 }
 
 // No queue means `default`; a given `default` that is closed refuses the job.
 TEST(AdmissionJobQueueTest, DefaultQueueClosed) {
-  ExpectOnly(Doc({Queue("default", "{}") + "status: {state: Closed}\n", Job("", Task("w", 1))}), "spec.queue",
-             "queue `default` status is `Closed`");
+  ExpectOnly(Doc({Queue("default", "{}") + "status: {state: Closed}\n", Job("", Task("w", 1))}),
+             "spec.queue", "queue `default` status is `Closed`");
 }
 
 TEST(AdmissionJobQueueTest, RootQueue) {
-  ExpectOnly(Doc({Job("  queue: root\n", Task("w", 1))}), "spec.queue", "can not submit job to root queue");
+  ExpectOnly(Doc({Job("  queue: root\n", Task("w", 1))}), "spec.queue",
+             "can not submit job to root queue");
 }
 
 TEST(AdmissionJobQueueTest, NonLeafQueue) {
-  ExpectOnly(Doc({Queue("eng", "{}"), Queue("eng-a", "{parent: eng}"), Queue("eng-b", "{parent: eng}"),
-                  Job("  queue: eng\n", Task("w", 1))}),
-             "spec.queue", "can only submit job to leaf queue, queue `eng` has 2 child queues (eng-a, eng-b)");
+  ExpectOnly(Doc({Queue("eng", "{}"), Queue("eng-a", "{parent: eng}"),
+                  Queue("eng-b", "{parent: eng}"), Job("  queue: eng\n", Task("w", 1))}),
+             "spec.queue",
+             "can only submit job to leaf queue, queue `eng` has 2 child queues (eng-a, eng-b)");
 }
 
 // ---- Queue ----
@@ -369,34 +406,42 @@ TEST(AdmissionQueueTest, NonPositiveWeight) {
   objs.queues[0].weight = -2;
   std::vector<AdmissionProblem> ps = ValidateObjects(objs);
   ASSERT_EQ(ps.size(), 1u) << Dump(ps);
-  EXPECT_EQ(ps[0].ToString(), "t.yaml:1: Queue q1: spec.weight: queue weight must be a positive integer, got -2");
+  EXPECT_EQ(ps[0].ToString(),
+            "t.yaml:1: Queue q1: spec.weight: queue weight must be a positive integer, got -2");
 }
 
 TEST(AdmissionQueueTest, DeservedAboveCapability) {
-  ExpectOnly(Queue("q1", "{capability: {cpu: 4, memory: 8Gi}, deserved: {cpu: 6, memory: 8Gi}}"), "spec.deserved.cpu",
+  ExpectOnly(Queue("q1", "{capability: {cpu: 4, memory: 8Gi}, deserved: {cpu: 6, memory: 8Gi}}"),
+             "spec.deserved.cpu",
              "deserved should less equal than capability (cpu: deserved 6 > capability 4)");
 }
 
 TEST(AdmissionQueueTest, GuaranteeAboveCapability) {
-  ExpectOnly(Queue("q1", "{capability: {cpu: 4, memory: 8Gi}, guarantee: {resource: {memory: 16Gi}}}"),
-             "spec.guarantee.resource.memory", "guarantee should less equal than capability (memory: guarantee 16Gi");
+  ExpectOnly(
+      Queue("q1", "{capability: {cpu: 4, memory: 8Gi}, guarantee: {resource: {memory: 16Gi}}}"),
+      "spec.guarantee.resource.memory",
+      "guarantee should less equal than capability (memory: guarantee 16Gi");
 }
 
 TEST(AdmissionQueueTest, GuaranteeAboveDeserved) {
-  ExpectOnly(Queue("q1", "{deserved: {cpu: 4, nvidia.com/gpu: 2}, guarantee: {resource: {cpu: 2, nvidia.com/gpu: 4}}}"),
+  ExpectOnly(Queue("q1",
+                   "{deserved: {cpu: 4, nvidia.com/gpu: 2}, guarantee: {resource: {cpu: 2, "
+                   "nvidia.com/gpu: 4}}}"),
              "spec.guarantee.resource.nvidia.com/gpu", "guarantee should less equal than deserved");
 }
 
 // As Volcano's webhook: cpu and memory are always compared, so a capability
 // that leaves cpu out bounds the deserved cpu at 0 ...
 TEST(AdmissionQueueTest, CapabilityWithoutCpuBoundsDeservedCpu) {
-  ExpectOnly(Queue("q1", "{capability: {nvidia.com/gpu: 8}, deserved: {cpu: 2, nvidia.com/gpu: 4}}"),
-             "spec.deserved.cpu", "deserved 2 > capability 0");
+  ExpectOnly(
+      Queue("q1", "{capability: {nvidia.com/gpu: 8}, deserved: {cpu: 2, nvidia.com/gpu: 4}}"),
+      "spec.deserved.cpu", "deserved 2 > capability 0");
 }
 
 // ... while a scalar the capability leaves out is not checked.
 TEST(AdmissionQueueTest, ScalarMissingFromCapabilityIsUnchecked) {
-  ExpectValid(Queue("q1", "{capability: {cpu: 8, memory: 8Gi}, deserved: {cpu: 2, nvidia.com/gpu: 4}}"));
+  ExpectValid(
+      Queue("q1", "{capability: {cpu: 8, memory: 8Gi}, deserved: {cpu: 2, nvidia.com/gpu: 4}}"));
 }
 
 TEST(AdmissionQueueTest, ParentNotFound) {
@@ -410,24 +455,32 @@ TEST(AdmissionQueueTest, OwnParent) {
 
 TEST(AdmissionQueueTest, ParentCycle) {
   std::vector<AdmissionProblem> ps =
-      Validate(Doc({Queue("a", "{parent: b}"), Queue("b", "{parent: c}"), Queue("c", "{parent: a}"), Queue("d", "{parent: a}")}));
+      Validate(Doc({Queue("a", "{parent: b}"), Queue("b", "{parent: c}"), Queue("c", "{parent: a}"),
+                    Queue("d", "{parent: a}")}));
   ASSERT_EQ(ps.size(), 3u) << Dump(ps);
-  EXPECT_EQ(ps[0].ToString(), "t.yaml:2: Queue a: spec.parent: queue hierarchy has a cycle: a -> b -> c -> a");
-  EXPECT_EQ(ps[1].ToString(), "t.yaml:7: Queue b: spec.parent: queue hierarchy has a cycle: b -> c -> a -> b");
-  EXPECT_EQ(ps[2].ToString(), "t.yaml:12: Queue c: spec.parent: queue hierarchy has a cycle: c -> a -> b -> c");
+  EXPECT_EQ(ps[0].ToString(),
+            "t.yaml:2: Queue a: spec.parent: queue hierarchy has a cycle: a -> b -> c -> a");
+  EXPECT_EQ(ps[1].ToString(),
+            "t.yaml:7: Queue b: spec.parent: queue hierarchy has a cycle: b -> c -> a -> b");
+  EXPECT_EQ(ps[2].ToString(),
+            "t.yaml:12: Queue c: spec.parent: queue hierarchy has a cycle: c -> a -> b -> c");
 }
 
 TEST(AdmissionQueueTest, ChildCapabilityAboveParent) {
-  ExpectOnly(Doc({Queue("p", "{capability: {cpu: 4, memory: 8Gi}}"), Queue("c", "{parent: p, capability: {cpu: 8}}")}),
-             "spec.capability.cpu", "capability cpu 8 exceeds parent queue `p` capability 4 (checked at runtime by "
+  ExpectOnly(Doc({Queue("p", "{capability: {cpu: 4, memory: 8Gi}}"),
+                  Queue("c", "{parent: p, capability: {cpu: 8}}")}),
+             "spec.capability.cpu",
+             "capability cpu 8 exceeds parent queue `p` capability 4 (checked at runtime by "
              "Volcano's capacity plugin, not by its webhook)");
 }
 
 // A dimension the parent leaves out is inherited from further up.
 TEST(AdmissionQueueTest, ChildCapabilityAboveInheritedLimit) {
-  ExpectOnly(Doc({Queue("gp", "{capability: {nvidia.com/gpu: 4, cpu: 100}}"), Queue("p", "{parent: gp, capability: {memory: 8Gi}}"),
+  ExpectOnly(Doc({Queue("gp", "{capability: {nvidia.com/gpu: 4, cpu: 100}}"),
+                  Queue("p", "{parent: gp, capability: {memory: 8Gi}}"),
                   Queue("c", "{parent: p, capability: {nvidia.com/gpu: 8}}")}),
-             "spec.capability.nvidia.com/gpu", "exceeds parent queue `p` capability 4 (inherited from queue `gp`)");
+             "spec.capability.nvidia.com/gpu",
+             "exceeds parent queue `p` capability 4 (inherited from queue `gp`)");
 }
 
 TEST(AdmissionQueueTest, ChildrenDeservedAboveParent) {
@@ -435,9 +488,11 @@ TEST(AdmissionQueueTest, ChildrenDeservedAboveParent) {
       Doc({Queue("p", "{deserved: {cpu: 10}}"), Queue("c1", "{parent: p, deserved: {cpu: 6}}"),
            Queue("c2", "{parent: p, deserved: {cpu: 6}}")}));
   ASSERT_EQ(ps.size(), 1u) << Dump(ps);
-  EXPECT_EQ(ps[0].ToString(),
-            "t.yaml:2: Queue p: spec.deserved.cpu: sum of child queues' deserved cpu (12, from c1, c2) exceeds this "
-            "queue's deserved 10 (checked at runtime by Volcano's capacity plugin, not by its webhook)");
+  EXPECT_EQ(
+      ps[0].ToString(),
+      "t.yaml:2: Queue p: spec.deserved.cpu: sum of child queues' deserved cpu (12, from c1, c2) "
+      "exceeds this "
+      "queue's deserved 10 (checked at runtime by Volcano's capacity plugin, not by its webhook)");
 }
 
 // Without its own guarantee, a parent bounds its children's by its capability.
@@ -456,38 +511,52 @@ TEST(AdmissionQueueTest, RootBoundsTopLevelQueues) {
 }
 
 TEST(AdmissionQueueTest, HierarchyLengthMismatch) {
-  ExpectOnly(Queue("q1", "{}", ", annotations: {volcano.sh/hierarchy: root/eng/a, volcano.sh/hierarchy-weights: 1/2}"),
-             "metadata.annotations[volcano.sh/hierarchy]",
-             "volcano.sh/hierarchy must have the same length with volcano.sh/hierarchy-weights (3 path elements, 2 weights)");
+  ExpectOnly(
+      Queue("q1", "{}",
+            ", annotations: {volcano.sh/hierarchy: root/eng/a, volcano.sh/hierarchy-weights: 1/2}"),
+      "metadata.annotations[volcano.sh/hierarchy]",
+      "volcano.sh/hierarchy must have the same length with volcano.sh/hierarchy-weights (3 path "
+      "elements, 2 weights)");
 }
 
 TEST(AdmissionQueueTest, HierarchyWeightNotPositive) {
-  ExpectOnly(Queue("q1", "{}", ", annotations: {volcano.sh/hierarchy: root/a, volcano.sh/hierarchy-weights: 1/-2}"),
-             "metadata.annotations[volcano.sh/hierarchy-weights]", "-2 in the \"1/-2\" must be larger than 0");
+  ExpectOnly(
+      Queue("q1", "{}",
+            ", annotations: {volcano.sh/hierarchy: root/a, volcano.sh/hierarchy-weights: 1/-2}"),
+      "metadata.annotations[volcano.sh/hierarchy-weights]",
+      "-2 in the \"1/-2\" must be larger than 0");
 }
 
 TEST(AdmissionQueueTest, HierarchyWeightNotANumber) {
-  ExpectOnly(Queue("q1", "{}", ", annotations: {volcano.sh/hierarchy: root/a, volcano.sh/hierarchy-weights: 1/inf}"),
-             "metadata.annotations[volcano.sh/hierarchy-weights]", "\"inf\" in the \"1/inf\" is invalid number");
+  ExpectOnly(
+      Queue("q1", "{}",
+            ", annotations: {volcano.sh/hierarchy: root/a, volcano.sh/hierarchy-weights: 1/inf}"),
+      "metadata.annotations[volcano.sh/hierarchy-weights]",
+      "\"inf\" in the \"1/inf\" is invalid number");
 }
 
 TEST(AdmissionQueueTest, HierarchySubPath) {
-  ExpectOnly(Doc({Queue("sci", "{}", ", annotations: {volcano.sh/hierarchy: sci, volcano.sh/hierarchy-weights: '1'}"),
-                  Queue("dev", "{}",
-                        ", annotations: {volcano.sh/hierarchy: root/sci/dev, volcano.sh/hierarchy-weights: 1/1/1}")}),
-             "metadata.annotations[volcano.sh/hierarchy]",
-             "root/sci is not allowed to be in the sub path of root/sci/dev of queue dev");
+  ExpectOnly(
+      Doc({Queue("sci", "{}",
+                 ", annotations: {volcano.sh/hierarchy: sci, volcano.sh/hierarchy-weights: '1'}"),
+           Queue("dev", "{}",
+                 ", annotations: {volcano.sh/hierarchy: root/sci/dev, "
+                 "volcano.sh/hierarchy-weights: 1/1/1}")}),
+      "metadata.annotations[volcano.sh/hierarchy]",
+      "root/sci is not allowed to be in the sub path of root/sci/dev of queue dev");
 }
 
 TEST(AdmissionQueueTest, DuplicateQueue) {
-  ExpectOnly(Doc({kQ1, kQ1}), "metadata.name", "duplicate Queue \"q1\": already defined at t.yaml:2");
+  ExpectOnly(Doc({kQ1, kQ1}), "metadata.name",
+             "duplicate Queue \"q1\": already defined at t.yaml:2");
 }
 
 // ---- PodGroup and Pod ----
 
 std::string PodGroupIn(const std::string& spec, const std::string& meta_extra = "") {
-  return "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: pg, namespace: ns" + meta_extra +
-         "}\nspec: " + spec + "\n";
+  return "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: pg, "
+         "namespace: ns" +
+         meta_extra + "}\nspec: " + spec + "\n";
 }
 
 TEST(AdmissionPodGroupTest, QueueNotFound) {
@@ -496,8 +565,10 @@ TEST(AdmissionPodGroupTest, QueueNotFound) {
 }
 
 TEST(AdmissionPodGroupTest, QueueClosed) {
-  ExpectOnly(Doc({Queue("q1") + "status: {state: Closed}\n", PodGroupIn("{minMember: 1, queue: q1}")}), "spec.queue",
-             "can only submit PodGroup to queue with state `Open`, queue `q1` status is `Closed`");
+  ExpectOnly(
+      Doc({Queue("q1") + "status: {state: Closed}\n", PodGroupIn("{minMember: 1, queue: q1}")}),
+      "spec.queue",
+      "can only submit PodGroup to queue with state `Open`, queue `q1` status is `Closed`");
 }
 
 // The decoder refuses a negative minMember; admission guards objects built in code.
@@ -520,7 +591,8 @@ const char kQuotaField[] = "metadata.annotations[volcano.sh/card.quota]";
 const char kRequestField[] = "metadata.annotations[volcano.sh/card.request]";
 
 TEST(AdmissionCardTest, QuotaNotJson) {
-  ExpectOnly(QuotaQueue("{NVIDIA-H200: 3}"), kQuotaField, "not valid JSON: parse error at line 1, column 2");
+  ExpectOnly(QuotaQueue("{NVIDIA-H200: 3}"), kQuotaField,
+             "not valid JSON: parse error at line 1, column 2");
 }
 
 TEST(AdmissionCardTest, QuotaNotAnObject) {
@@ -533,7 +605,8 @@ TEST(AdmissionCardTest, QuotaNegative) {
 }
 
 TEST(AdmissionCardTest, QuotaFractional) {
-  ExpectOnly(QuotaQueue("{\"NVIDIA-H200\": 1.5}"), kQuotaField, "count must be a non-negative integer, got 1.5");
+  ExpectOnly(QuotaQueue("{\"NVIDIA-H200\": 1.5}"), kQuotaField,
+             "count must be a non-negative integer, got 1.5");
 }
 
 TEST(AdmissionCardTest, QuotaCountAsString) {
@@ -541,7 +614,8 @@ TEST(AdmissionCardTest, QuotaCountAsString) {
 }
 
 TEST(AdmissionCardTest, QuotaAlternatives) {
-  ExpectOnly(QuotaQueue("{\"A|B\": 3}"), kQuotaField, "\"A|B\": a quota names one model, not alternatives");
+  ExpectOnly(QuotaQueue("{\"A|B\": 3}"), kQuotaField,
+             "\"A|B\": a quota names one model, not alternatives");
 }
 
 TEST(AdmissionCardTest, QuotaDuplicateModel) {
@@ -549,46 +623,58 @@ TEST(AdmissionCardTest, QuotaDuplicateModel) {
 }
 
 std::string RequestJob(const std::string& request) {
-  return Doc({kQ1, Job(kInQ1, Task("w", 1), "j1", ", annotations: {volcano.sh/card.request: '" + request + "'}")});
+  return Doc({kQ1, Job(kInQ1, Task("w", 1), "j1",
+                       ", annotations: {volcano.sh/card.request: '" + request + "'}")});
 }
 
 TEST(AdmissionCardTest, RequestZero) {
-  ExpectOnly(RequestJob("{\"NVIDIA-H200\": 0}"), kRequestField, "count must be a positive integer, got 0");
+  ExpectOnly(RequestJob("{\"NVIDIA-H200\": 0}"), kRequestField,
+             "count must be a positive integer, got 0");
 }
 
 TEST(AdmissionCardTest, RequestEmptyAlternative) {
-  ExpectOnly(RequestJob("{\"NVIDIA-A|\": 2}"), kRequestField, "alternative 2 of \"NVIDIA-A|\" is empty");
+  ExpectOnly(RequestJob("{\"NVIDIA-A|\": 2}"), kRequestField,
+             "alternative 2 of \"NVIDIA-A|\" is empty");
 }
 
 TEST(AdmissionCardTest, RequestModelTwice) {
-  ExpectOnly(RequestJob("{\"A|B\": 1, \"B\": 1}"), kRequestField, "\"B\": model \"B\" is already named by another key");
+  ExpectOnly(RequestJob("{\"A|B\": 1, \"B\": 1}"), kRequestField,
+             "\"B\": model \"B\" is already named by another key");
 }
 
 TEST(AdmissionCardTest, PodGroupRequest) {
-  ExpectOnly(PodGroupIn("{minMember: 1}", ", annotations: {volcano.sh/card.request: '{\"A\": true}'}"), kRequestField,
-             "count must be a positive integer, got a boolean");
+  ExpectOnly(
+      PodGroupIn("{minMember: 1}", ", annotations: {volcano.sh/card.request: '{\"A\": true}'}"),
+      kRequestField, "count must be a positive integer, got a boolean");
 }
 
 TEST(AdmissionCardTest, TemplateCardNameEmptyAlternative) {
-  ExpectOnly(Doc({kQ1, Job(kInQ1, Task("w", 1, "", "{annotations: {volcano.sh/card.name: 'A||B'}}"))}),
-             "spec.tasks[0].template.metadata.annotations[volcano.sh/card.name]", "alternative 2 of \"A||B\" is empty");
+  ExpectOnly(
+      Doc({kQ1, Job(kInQ1, Task("w", 1, "", "{annotations: {volcano.sh/card.name: 'A||B'}}"))}),
+      "spec.tasks[0].template.metadata.annotations[volcano.sh/card.name]",
+      "alternative 2 of \"A||B\" is empty");
 }
 
 TEST(AdmissionCardTest, PodCardNameEmpty) {
-  ExpectOnly("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ns, annotations: {volcano.sh/card.name: ''}}\n"
-             "spec: {containers: [{name: c, image: x}]}\n",
-             "metadata.annotations[volcano.sh/card.name]", "empty value");
+  ExpectOnly(
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ns, annotations: "
+      "{volcano.sh/card.name: ''}}\n"
+      "spec: {containers: [{name: c, image: x}]}\n",
+      "metadata.annotations[volcano.sh/card.name]", "empty value");
 }
 
 TEST(AdmissionCardTest, PodCardNameWithSpaces) {
-  ExpectOnly("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ns, annotations: {volcano.sh/card.name: 'A | B'}}\n"
-             "spec: {containers: [{name: c, image: x}]}\n",
-             "metadata.annotations[volcano.sh/card.name]", "model \"A \" contains whitespace");
+  ExpectOnly(
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ns, annotations: "
+      "{volcano.sh/card.name: 'A | B'}}\n"
+      "spec: {containers: [{name: c, image: x}]}\n",
+      "metadata.annotations[volcano.sh/card.name]", "model \"A \" contains whitespace");
 }
 
 // The parsers return what the capacity-card plugin needs.
 TEST(AdmissionCardTest, ParsersReturnValues) {
-  Result<std::map<std::string, int64_t>> quota = ParseCardQuota("{\"NVIDIA-H200\": 3, \"NVIDIA-A100\": 0}");
+  Result<std::map<std::string, int64_t>> quota =
+      ParseCardQuota("{\"NVIDIA-H200\": 3, \"NVIDIA-A100\": 0}");
   ASSERT_OK(quota);
   EXPECT_EQ(*quota, (std::map<std::string, int64_t>{{"NVIDIA-A100", 0}, {"NVIDIA-H200", 3}}));
   Result<std::vector<CardRequestEntry>> req = ParseCardRequest("{\"B|A\": 2, \"C\": 1}");
@@ -606,9 +692,19 @@ TEST(AdmissionCardTest, ParsersReturnValues) {
 // Hostile values are refused with a message, never a crash.
 TEST(AdmissionCardTest, HostileValues) {
   const std::string hostile[] = {
-      std::string(100000, '['), std::string(100000, '{'), "{\"a\": " + std::string(50000, '[') + "}",
-      std::string("{\"\xff\xfe\": 1}"), std::string("{\"A\": 1}\0garbage", 16), "{\"A\": 1} {\"B\": 2}",
-      "{\"\": 1}", "{\"A\\u0000\": 1}", "{\"A\": 1e400}", "{\"A\": -0}", "null", "", "   ",
+      std::string(100000, '['),
+      std::string(100000, '{'),
+      "{\"a\": " + std::string(50000, '[') + "}",
+      std::string("{\"\xff\xfe\": 1}"),
+      std::string("{\"A\": 1}\0garbage", 16),
+      "{\"A\": 1} {\"B\": 2}",
+      "{\"\": 1}",
+      "{\"A\\u0000\": 1}",
+      "{\"A\": 1e400}",
+      "{\"A\": -0}",
+      "null",
+      "",
+      "   ",
   };
   for (const std::string& text : hostile) {
     EXPECT_FALSE(ParseCardQuota(text).ok() && ParseCardRequest(text).ok()) << text.substr(0, 40);
@@ -625,31 +721,42 @@ TEST(AdmissionCardTest, HostileValues) {
 TEST(AdmissionReportTest, EveryProblemIsReported) {
   std::string yaml = Doc({
       Job("  minAvailable: 9\n  maxRetry: -1\n  queue: nope\n"
-          "  policies: [{event: \"*\", action: AbortJob}, {event: PodFailed, action: Bogus}, {exitCode: 0, action: AbortJob}]\n",
+          "  policies: [{event: \"*\", action: AbortJob}, {event: PodFailed, action: Bogus}, "
+          "{exitCode: 0, action: AbortJob}]\n",
           Task("Bad_Name", 2, "minAvailable: 3") + Task("ok", -1) + Task("ok", 1), "j2"),
-      Queue("q1", "{capability: {cpu: 1}, deserved: {cpu: 2}, parent: missing}") + "status: {state: Unknown}\n",
+      Queue("q1", "{capability: {cpu: 1}, deserved: {cpu: 2}, parent: missing}") +
+          "status: {state: Unknown}\n",
   });
   std::vector<AdmissionProblem> ps = Validate(yaml);
   std::vector<std::string> want = {
       "t.yaml:2: Job ns/j2: spec.maxRetry: 'maxRetry' cannot be less than zero.",
-      "t.yaml:2: Job ns/j2: spec.tasks[0].minAvailable: 'minAvailable' is greater than 'replicas' in task: Bad_Name, "
+      "t.yaml:2: Job ns/j2: spec.tasks[0].minAvailable: 'minAvailable' is greater than 'replicas' "
+      "in task: Bad_Name, "
       "job: j2 (3 > 2)",
-      "t.yaml:2: Job ns/j2: spec.tasks[0].name: task name \"Bad_Name\": a lowercase RFC 1123 label must consist of "
-      "lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. "
+      "t.yaml:2: Job ns/j2: spec.tasks[0].name: task name \"Bad_Name\": a lowercase RFC 1123 label "
+      "must consist of "
+      "lower case alphanumeric characters or '-', and must start and end with an alphanumeric "
+      "character (e.g. "
       "'my-name', or '123-abc')",
       "t.yaml:2: Job ns/j2: spec.tasks[1].replicas: 'replicas' < 0 in task: ok, job: j2",
       "t.yaml:2: Job ns/j2: spec.tasks[2].name: duplicated task name ok (also spec.tasks[1])",
-      "t.yaml:2: Job ns/j2: spec.minAvailable: job 'minAvailable' should not be greater than total replicas in tasks "
+      "t.yaml:2: Job ns/j2: spec.minAvailable: job 'minAvailable' should not be greater than total "
+      "replicas in tasks "
       "(9 > 2)",
-      "t.yaml:2: Job ns/j2: spec.policies[1].action: invalid policy action \"Bogus\" (valid actions: AbortJob, "
+      "t.yaml:2: Job ns/j2: spec.policies[1].action: invalid policy action \"Bogus\" (valid "
+      "actions: AbortJob, "
       "CompleteJob, RestartJob, RestartPod, RestartTask, ResumeJob, TerminateJob)",
       "t.yaml:2: Job ns/j2: spec.policies[2].exitCode: 0 is not a valid error code",
-      "t.yaml:2: Job ns/j2: spec.policies[0].event: if there's * here, no other policy should be here",
-      "t.yaml:2: Job ns/j2: spec.queue: unable to find job queue: queues.scheduling.volcano.sh \"nope\" not found",
+      "t.yaml:2: Job ns/j2: spec.policies[0].event: if there's * here, no other policy should be "
+      "here",
+      "t.yaml:2: Job ns/j2: spec.queue: unable to find job queue: queues.scheduling.volcano.sh "
+      "\"nope\" not found",
       "t.yaml:15: Queue q1: status.state: queue state must be in [Open Closed], got \"Unknown\"",
-      "t.yaml:15: Queue q1: spec.deserved.cpu: deserved should less equal than capability (cpu: deserved 2 > "
+      "t.yaml:15: Queue q1: spec.deserved.cpu: deserved should less equal than capability (cpu: "
+      "deserved 2 > "
       "capability 1)",
-      "t.yaml:15: Queue q1: spec.parent: failed to get parent queue of queue q1: queues.scheduling.volcano.sh "
+      "t.yaml:15: Queue q1: spec.parent: failed to get parent queue of queue q1: "
+      "queues.scheduling.volcano.sh "
       "\"missing\" not found",
   };
   std::vector<std::string> got;
@@ -660,7 +767,8 @@ TEST(AdmissionReportTest, EveryProblemIsReported) {
 // Output order depends on the input only, not on the order of the checks.
 TEST(AdmissionReportTest, SortedBySourceLine) {
   ClusterObjects objs;
-  Status b = DecodeText(Doc({Job("  queue: nope\n", Task("w", 1), "a"), Queue("q", "{parent: x}")}), "b.yaml", &objs);
+  Status b = DecodeText(Doc({Job("  queue: nope\n", Task("w", 1), "a"), Queue("q", "{parent: x}")}),
+                        "b.yaml", &objs);
   ASSERT_TRUE(b.ok()) << b.message();
   Status a = DecodeText(PodGroupIn("{queue: nope}"), "a.yaml", &objs);
   ASSERT_TRUE(a.ok()) << a.message();
@@ -678,7 +786,8 @@ namespace fs = std::filesystem;
 class ValidateDir {
  public:
   ValidateDir() {
-    path_ = fs::temp_directory_path() / ("basalt-adm-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
+    path_ = fs::temp_directory_path() /
+            ("basalt-adm-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
     fs::create_directories(path_);
   }
   ~ValidateDir() { fs::remove_all(path_); }
@@ -717,16 +826,20 @@ TEST(ValidateTest, InProcessReport) {
   std::string jobs = dir.Write("jobs.yaml", Job(kInQ1, Task("w", 1, "minAvailable: 2")));
   std::ostringstream out, err;
   EXPECT_EQ(RunValidate({dir.path()}, out, err), 2);
-  EXPECT_EQ(out.str(), jobs + ":1: Job ns/j1: spec.tasks[0].minAvailable: 'minAvailable' is greater than 'replicas' "
-                              "in task: w, job: j1 (2 > 1)\n");
+  EXPECT_EQ(
+      out.str(),
+      jobs +
+          ":1: Job ns/j1: spec.tasks[0].minAvailable: 'minAvailable' is greater than 'replicas' "
+          "in task: w, job: j1 (2 > 1)\n");
   EXPECT_EQ(err.str(), "basalt: 1 problem found\n");
 }
 
 TEST(ValidateCliTest, ValidFolderExitsZero) {
   ValidateDir dir;
   dir.Write("a.yaml", Doc({kQ1, Job(kInQ1, Task("w", 2))}));
-  dir.Write("b.json", "{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {\"name\": \"n1\"}, "
-                      "\"status\": {\"allocatable\": {\"cpu\": \"4\", \"pods\": \"10\"}}}");
+  dir.Write("b.json",
+            "{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {\"name\": \"n1\"}, "
+            "\"status\": {\"allocatable\": {\"cpu\": \"4\", \"pods\": \"10\"}}}");
   RunResult r = Basalt("validate " + dir.path());
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_EQ(r.out, "ok: 3 objects valid\n");
@@ -735,16 +848,24 @@ TEST(ValidateCliTest, ValidFolderExitsZero) {
 TEST(ValidateCliTest, ProblemsExitTwoOnePerLine) {
   ValidateDir dir;
   dir.Write("q.yaml", Queue("q1") + "status: {state: Closed}\n");
-  std::string jobs = dir.Write("jobs.yaml", Doc({Job(kInQ1 + "  policies: [{event: PodFailed, exitCode: 2, action: AbortJob}]\n",
-                                                    Task("w", 1), "j1")}));
+  std::string jobs = dir.Write(
+      "jobs.yaml",
+      Doc({Job(kInQ1 + "  policies: [{event: PodFailed, exitCode: 2, action: AbortJob}]\n",
+               Task("w", 1), "j1")}));
   RunResult r = Basalt("validate " + dir.path());
   EXPECT_EQ(r.exit_code, 2) << r.out;
-  EXPECT_NE(r.out.find(jobs + ":2: Job ns/j1: spec.policies[0]: must not specify event and exitCode simultaneously\n"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find(
+          jobs +
+          ":2: Job ns/j1: spec.policies[0]: must not specify event and exitCode simultaneously\n"),
+      std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find(jobs + ":2: Job ns/j1: spec.queue: can only submit job to queue with state `Open`, queue `q1` "
-                              "status is `Closed`\n"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find(
+          jobs +
+          ":2: Job ns/j1: spec.queue: can only submit job to queue with state `Open`, queue `q1` "
+          "status is `Closed`\n"),
+      std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("basalt: 2 problems found"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("ok:"), std::string::npos) << r.out;
@@ -758,7 +879,8 @@ TEST(ValidateCliTest, DecodeErrorsExitTwo) {
   std::string good = dir.Write("good.yaml", kQ1);
   RunResult r = Basalt("validate " + bad1 + " " + good + " " + bad2);
   EXPECT_EQ(r.exit_code, 2) << r.out;
-  EXPECT_NE(r.out.find("basalt: " + bad1 + ":1: Queue q1: spec.weight: value -1 out of range"), std::string::npos)
+  EXPECT_NE(r.out.find("basalt: " + bad1 + ":1: Queue q1: spec.weight: value -1 out of range"),
+            std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("basalt: " + bad2 + ":"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("malformed YAML"), std::string::npos) << r.out;
@@ -767,16 +889,19 @@ TEST(ValidateCliTest, DecodeErrorsExitTwo) {
 TEST(ValidateCliTest, UsageAndMissingPath) {
   RunResult help = Basalt("validate --help");
   EXPECT_EQ(help.exit_code, 0);
-  EXPECT_NE(help.out.find("basalt validate examples/gang-training/cluster"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("basalt validate examples/gang-training/cluster"), std::string::npos)
+      << help.out;
   EXPECT_EQ(Basalt("validate").exit_code, 2);
   RunResult missing = Basalt("validate /nonexistent/manifests");
   EXPECT_EQ(missing.exit_code, 2);
-  EXPECT_NE(missing.out.find("/nonexistent/manifests: no such file or folder"), std::string::npos) << missing.out;
+  EXPECT_NE(missing.out.find("/nonexistent/manifests: no such file or folder"), std::string::npos)
+      << missing.out;
 }
 
 // The README's example cluster is valid.
 TEST(ValidateCliTest, ExampleClusterIsValid) {
-  RunResult r = Basalt("validate " + std::string(BASALT_SOURCE_DIR) + "/examples/gang-training/cluster");
+  RunResult r =
+      Basalt("validate " + std::string(BASALT_SOURCE_DIR) + "/examples/gang-training/cluster");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_EQ(r.out.rfind("ok: ", 0), 0u) << r.out;
 }

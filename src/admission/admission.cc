@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <utility>
@@ -32,10 +33,12 @@ std::string Join(const std::vector<std::string>& parts, const std::string& sep) 
 bool IsLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 
 constexpr char kLabelMessage[] =
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must "
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
+    "must "
     "start and end with an alphanumeric character (e.g. 'my-name', or '123-abc')";
 constexpr char kSubdomainMessage[] =
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and "
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+    "'.', and "
     "must start and end with an alphanumeric character (e.g. 'example.com')";
 
 // One dot-free segment of a label or subdomain: [a-z0-9]([-a-z0-9]*[a-z0-9])?
@@ -60,7 +63,8 @@ std::vector<std::string> SubdomainErrors(std::string_view s) {
   size_t start = 0;
   while (shape) {
     size_t dot = s.find('.', start);
-    shape = IsLabelShape(s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
+    shape = IsLabelShape(
+        s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
     if (dot == std::string_view::npos) break;
     start = dot + 1;
   }
@@ -103,18 +107,22 @@ void CheckCardAnnotation(const std::map<std::string, std::string>& annotations, 
 // ---- vcjob lifecycle policies (Volcano's validatePolicies) ----
 
 const std::set<std::string>& ValidEvents() {
-  static const std::set<std::string> kEvents = {"*",             "JobUpdated", "PodEvicted", "PodFailed",
-                                                "PodPending",    "TaskCompleted", "TaskFailed", "Unknown"};
+  static const std::set<std::string> kEvents = {"*",          "JobUpdated", "PodEvicted",
+                                                "PodFailed",  "PodPending", "TaskCompleted",
+                                                "TaskFailed", "Unknown"};
   return kEvents;
 }
 
 const std::set<std::string>& ValidActions() {
-  static const std::set<std::string> kActions = {"AbortJob",  "CompleteJob", "RestartJob",  "RestartPod",
-                                                 "RestartTask", "ResumeJob", "TerminateJob"};
+  static const std::set<std::string> kActions = {"AbortJob",    "CompleteJob", "RestartJob",
+                                                 "RestartPod",  "RestartTask", "ResumeJob",
+                                                 "TerminateJob"};
   return kActions;
 }
 
-std::string JoinSet(const std::set<std::string>& s) { return Join(std::vector<std::string>(s.begin(), s.end()), ", "); }
+std::string JoinSet(const std::set<std::string>& s) {
+  return Join(std::vector<std::string>(s.begin(), s.end()), ", ");
+}
 
 // The decoder merges `event` and `events` into one list, so a policy naming a
 // single event is reported at `.event` and one naming several at `.events`.
@@ -124,7 +132,8 @@ std::string EventField(const std::string& policy_path, const LifecyclePolicy& p)
 
 // Validates one list of policies (the job's, or one task's). Volcano stops at
 // the first problem of a list; every problem is reported here.
-void ValidatePolicies(const std::vector<LifecyclePolicy>& policies, const std::string& path, Report& r) {
+void ValidatePolicies(const std::vector<LifecyclePolicy>& policies, const std::string& path,
+                      Report& r) {
   std::map<std::string, size_t> event_owner;  // valid event -> first policy naming it
   std::map<int32_t, size_t> code_owner;       // exit code -> first policy naming it
   std::optional<size_t> any_event_at;         // first policy naming `*`
@@ -144,28 +153,30 @@ void ValidatePolicies(const std::vector<LifecyclePolicy>& policies, const std::s
     }
     for (const std::string& e : events) {
       if (!ValidEvents().count(e)) {
-        r.Add(EventField(pp, p), "invalid policy event " + Quote(e) + " (valid events: " + JoinSet(ValidEvents()) + ")");
+        r.Add(EventField(pp, p), "invalid policy event " + Quote(e) +
+                                     " (valid events: " + JoinSet(ValidEvents()) + ")");
         continue;
       }
       auto [it, fresh] = event_owner.emplace(e, k);
       if (!fresh) {
-        r.Add(EventField(pp, p), "duplicate event " + e + " across different policies (also in " + path + "[" +
-                                     std::to_string(it->second) + "])");
+        r.Add(EventField(pp, p), "duplicate event " + e + " across different policies (also in " +
+                                     path + "[" + std::to_string(it->second) + "])");
       }
       if (e == "*" && !any_event_at) any_event_at = k;
     }
     // Volcano only checks the action of event policies; an exitCode policy with
     // an unknown action would be accepted and then do nothing, so it is checked too.
     if (!ValidActions().count(p.action)) {
-      r.Add(pp + ".action", "invalid policy action " + Quote(p.action) + (p.action.empty() ? " (missing)" : "") +
+      r.Add(pp + ".action", "invalid policy action " + Quote(p.action) +
+                                (p.action.empty() ? " (missing)" : "") +
                                 " (valid actions: " + JoinSet(ValidActions()) + ")");
     }
     if (p.exit_code.has_value()) {
       if (*p.exit_code == 0) {
         r.Add(pp + ".exitCode", "0 is not a valid error code");
       } else if (auto [it, fresh] = code_owner.emplace(*p.exit_code, k); !fresh) {
-        r.Add(pp + ".exitCode", "duplicate exitCode " + std::to_string(*p.exit_code) + " (also in " + path + "[" +
-                                    std::to_string(it->second) + "])");
+        r.Add(pp + ".exitCode", "duplicate exitCode " + std::to_string(*p.exit_code) +
+                                    " (also in " + path + "[" + std::to_string(it->second) + "])");
       }
     }
   }
@@ -180,12 +191,14 @@ void ValidatePolicies(const std::vector<LifecyclePolicy>& policies, const std::s
 void CheckJobQueue(const std::string& queue, const QueueIndex& queues, Report& r) {
   const std::string name = queue.empty() ? "default" : queue;
   if (!queues.Exists(name)) {
-    r.Add("spec.queue", "unable to find job queue: queues.scheduling.volcano.sh " + Quote(name) + " not found");
+    r.Add("spec.queue",
+          "unable to find job queue: queues.scheduling.volcano.sh " + Quote(name) + " not found");
     return;
   }
   const std::string& state = queues.State(name);
   if (state != "Open") {
-    r.Add("spec.queue", "can only submit job to queue with state `Open`, queue `" + name + "` status is `" + state + "`");
+    r.Add("spec.queue", "can only submit job to queue with state `Open`, queue `" + name +
+                            "` status is `" + state + "`");
   }
   if (name == "root") {
     r.Add("spec.queue", "can not submit job to root queue");
@@ -195,8 +208,9 @@ void CheckJobQueue(const std::string& queue, const QueueIndex& queues, Report& r
   if (!children.empty()) {
     std::vector<std::string> names;
     for (const Queue* c : children) names.push_back(c->meta.name);
-    r.Add("spec.queue", "can only submit job to leaf queue, queue `" + name + "` has " + std::to_string(children.size()) +
-                            " child queues (" + Join(names, ", ") + ")");
+    r.Add("spec.queue", "can only submit job to leaf queue, queue `" + name + "` has " +
+                            std::to_string(children.size()) + " child queues (" +
+                            Join(names, ", ") + ")");
   }
 }
 
@@ -207,10 +221,12 @@ void ValidateJob(const VcJob& job, const QueueIndex& queues, std::vector<Admissi
   // Kubernetes requires a DNS-1123 subdomain; Volcano's webhook also requires a
   // qualified name, which caps the length at 63.
   std::vector<std::string> name_errs = SubdomainErrors(jname);
-  if (name_errs.empty() && jname.size() > 63) name_errs.push_back("must be no more than 63 characters");
+  if (name_errs.empty() && jname.size() > 63)
+    name_errs.push_back("must be no more than 63 characters");
   const bool job_name_ok = name_errs.empty();
   if (!job_name_ok) {
-    r.Add("metadata.name", "create job with name " + jname + " validate failed: " + Join(name_errs, "; "));
+    r.Add("metadata.name",
+          "create job with name " + jname + " validate failed: " + Join(name_errs, "; "));
   }
 
   if (job.min_available < 0) r.Add("spec.minAvailable", "job 'minAvailable' must be >= 0.");
@@ -226,22 +242,26 @@ void ValidateJob(const VcJob& job, const QueueIndex& queues, std::vector<Admissi
     // validation, so an empty name is not an error; later checks see the default.
     const std::string tname = t.name.empty() ? "default" + std::to_string(i) : t.name;
 
-    if (t.replicas < 0) r.Add(tp + ".replicas", "'replicas' < 0 in task: " + tname + ", job: " + jname);
+    if (t.replicas < 0)
+      r.Add(tp + ".replicas", "'replicas' < 0 in task: " + tname + ", job: " + jname);
     if (t.min_available.has_value()) {
       if (*t.min_available < 0) {
         r.Add(tp + ".minAvailable", "'minAvailable' < 0 in task: " + tname + ", job: " + jname);
       } else if (*t.min_available > t.replicas) {
-        r.Add(tp + ".minAvailable", "'minAvailable' is greater than 'replicas' in task: " + tname + ", job: " + jname +
-                                        " (" + std::to_string(*t.min_available) + " > " +
+        r.Add(tp + ".minAvailable", "'minAvailable' is greater than 'replicas' in task: " + tname +
+                                        ", job: " + jname + " (" +
+                                        std::to_string(*t.min_available) + " > " +
                                         std::to_string(t.replicas) + ")");
       }
     }
     total_replicas += t.replicas;
 
     std::vector<std::string> label_errs = LabelErrors(tname);
-    if (!label_errs.empty()) r.Add(tp + ".name", "task name " + Quote(tname) + ": " + Join(label_errs, "; "));
+    if (!label_errs.empty())
+      r.Add(tp + ".name", "task name " + Quote(tname) + ": " + Join(label_errs, "; "));
     if (auto [it, fresh] = task_at.emplace(tname, i); !fresh) {
-      r.Add(tp + ".name", "duplicated task name " + tname + " (also spec.tasks[" + std::to_string(it->second) + "])");
+      r.Add(tp + ".name", "duplicated task name " + tname + " (also spec.tasks[" +
+                              std::to_string(it->second) + "])");
     }
 
     ValidatePolicies(t.policies, tp + ".policies", r);
@@ -249,19 +269,24 @@ void ValidateJob(const VcJob& job, const QueueIndex& queues, std::vector<Admissi
     // The longest pod name the controller will make for this task. Checked only
     // when both parts are valid: otherwise the part's own problem says it all.
     if (job_name_ok && label_errs.empty()) {
-      const std::string pod = jname + "-" + tname + "-" + std::to_string(std::max(t.replicas - 1, 0));
+      const std::string pod =
+          jname + "-" + tname + "-" + std::to_string(std::max(t.replicas - 1, 0));
       std::vector<std::string> pod_errs = SubdomainErrors(pod);
-      if (pod_errs.empty() && pod.size() > 63) pod_errs.push_back("must be no more than 63 characters");
+      if (pod_errs.empty() && pod.size() > 63)
+        pod_errs.push_back("must be no more than 63 characters");
       if (!pod_errs.empty()) {
-        r.Add(tp + ".name", "create pod with name " + pod + " validate failed: " + Join(pod_errs, "; "));
+        r.Add(tp + ".name",
+              "create pod with name " + pod + " validate failed: " + Join(pod_errs, "; "));
       }
     }
-    CheckCardAnnotation(t.template_meta.annotations, kCardNameAnnotation, tp + ".template.metadata.", r);
+    CheckCardAnnotation(t.template_meta.annotations, kCardNameAnnotation,
+                        tp + ".template.metadata.", r);
   }
 
   if (total_replicas < job.min_available) {
-    r.Add("spec.minAvailable", "job 'minAvailable' should not be greater than total replicas in tasks (" +
-                                   std::to_string(job.min_available) + " > " + std::to_string(total_replicas) + ")");
+    r.Add("spec.minAvailable",
+          "job 'minAvailable' should not be greater than total replicas in tasks (" +
+              std::to_string(job.min_available) + " > " + std::to_string(total_replicas) + ")");
   }
   ValidatePolicies(job.policies, "spec.policies", r);
   CheckCardAnnotation(job.meta.annotations, kCardRequestAnnotation, "metadata.", r);
@@ -270,7 +295,8 @@ void ValidateJob(const VcJob& job, const QueueIndex& queues, std::vector<Admissi
 
 // ---- PodGroup and Pod ----
 
-void ValidatePodGroup(const PodGroup& pg, const QueueIndex& queues, std::vector<AdmissionProblem>* out) {
+void ValidatePodGroup(const PodGroup& pg, const QueueIndex& queues,
+                      std::vector<AdmissionProblem>* out) {
   Report r(out, "PodGroup " + pg.meta.Key(), pg.meta.source);
   if (pg.min_member < 0) r.Add("spec.minMember", "'minMember' must be >= 0");
   for (const auto& [role, n] : pg.min_task_member) {
@@ -280,13 +306,14 @@ void ValidatePodGroup(const PodGroup& pg, const QueueIndex& queues, std::vector<
   // As Volcano's PodGroup webhook: an empty queue is left to the scheduler's default.
   if (pg.queue.empty()) return;
   if (!queues.Exists(pg.queue)) {
-    r.Add("spec.queue", "unable to find queue: queues.scheduling.volcano.sh " + Quote(pg.queue) + " not found");
+    r.Add("spec.queue",
+          "unable to find queue: queues.scheduling.volcano.sh " + Quote(pg.queue) + " not found");
     return;
   }
   const std::string& state = queues.State(pg.queue);
   if (state != "Open") {
-    r.Add("spec.queue",
-          "can only submit PodGroup to queue with state `Open`, queue `" + pg.queue + "` status is `" + state + "`");
+    r.Add("spec.queue", "can only submit PodGroup to queue with state `Open`, queue `" + pg.queue +
+                            "` status is `" + state + "`");
   }
 }
 
@@ -299,7 +326,8 @@ void ValidatePod(const Pod& pod, std::vector<AdmissionProblem>* out) {
 
 constexpr char kHierarchyAnnotation[] = "volcano.sh/hierarchy";
 constexpr char kHierarchyWeightsAnnotation[] = "volcano.sh/hierarchy-weights";
-constexpr char kRuntimeNote[] = " (checked at runtime by Volcano's capacity plugin, not by its webhook)";
+constexpr char kRuntimeNote[] =
+    " (checked at runtime by Volcano's capacity plugin, not by its webhook)";
 
 std::vector<std::string> SplitSlash(const std::string& s) {
   // As Go's strings.Split: "" is one empty element, empty elements are kept.
@@ -338,8 +366,9 @@ void CheckHierarchyAnnotations(const Queue& q, Report& r) {
   std::vector<std::string> paths = SplitSlash(hs), weights = SplitSlash(ws);
   if (paths.size() != weights.size()) {
     r.Add(AnnotationField("metadata.", kHierarchyAnnotation),
-          std::string(kHierarchyAnnotation) + " must have the same length with " + kHierarchyWeightsAnnotation + " (" +
-              std::to_string(paths.size()) + " path elements, " + std::to_string(weights.size()) + " weights)");
+          std::string(kHierarchyAnnotation) + " must have the same length with " +
+              kHierarchyWeightsAnnotation + " (" + std::to_string(paths.size()) +
+              " path elements, " + std::to_string(weights.size()) + " weights)");
   }
   for (const std::string& weight : weights) {
     std::optional<double> v = ParseWeight(weight);
@@ -364,8 +393,9 @@ std::vector<ResourceId> ExceedingDims(const Resource& value, const Resource& bou
   for (const auto& [id, v] : value.scalars()) {
     if (bound.Has(id) && v > bound.Get(id)) scalars.push_back(id);
   }
-  std::sort(scalars.begin(), scalars.end(),
-            [](ResourceId a, ResourceId b) { return ResourceNames::Name(a) < ResourceNames::Name(b); });
+  std::sort(scalars.begin(), scalars.end(), [](ResourceId a, ResourceId b) {
+    return ResourceNames::Name(a) < ResourceNames::Name(b);
+  });
   out.insert(out.end(), scalars.begin(), scalars.end());
   return out;
 }
@@ -382,13 +412,15 @@ void CheckQueueResources(const Queue& q, Report& r) {
                      const Resource& bound, const char* bound_name) {
     for (ResourceId id : ExceedingDims(value, bound)) {
       const std::string& dim = ResourceNames::Name(id);
-      r.Add(value_field + "." + dim, std::string(value_name) + " should less equal than " + bound_name + " (" + dim +
-                                         ": " + value_name + " " + Amount(id, value) + " > " + bound_name + " " +
+      r.Add(value_field + "." + dim, std::string(value_name) + " should less equal than " +
+                                         bound_name + " (" + dim + ": " + value_name + " " +
+                                         Amount(id, value) + " > " + bound_name + " " +
                                          Amount(id, bound) + ")");
     }
   };
   if (IsSet(q.capability)) {
-    if (IsSet(q.deserved)) compare(*q.deserved, "deserved", "spec.deserved", *q.capability, "capability");
+    if (IsSet(q.deserved))
+      compare(*q.deserved, "deserved", "spec.deserved", *q.capability, "capability");
     if (IsSet(q.guarantee)) {
       compare(*q.guarantee, "guarantee", "spec.guarantee.resource", *q.capability, "capability");
     }
@@ -407,8 +439,8 @@ struct ChildSumBound {
   std::string name;   // "deserved" or "capability"
 };
 
-ChildSumBound SumBound(const Queue& parent, const std::optional<Resource>& own, const std::string& own_field,
-                       const std::string& own_name) {
+ChildSumBound SumBound(const Queue& parent, const std::optional<Resource>& own,
+                       const std::string& own_field, const std::string& own_name) {
   if (IsSet(own)) return {&*own, own_field, own_name};
   if (IsSet(parent.capability)) return {&*parent.capability, "spec.capability", "capability"};
   return {};
@@ -436,9 +468,10 @@ void CheckChildSums(const Queue& parent, const std::vector<const Queue*>& childr
     if (b.bound == nullptr) continue;
     for (ResourceId id : ExceedingDims(sum, *b.bound)) {
       const std::string& dim = ResourceNames::Name(id);
-      r.Add(b.field + "." + dim, "sum of child queues' " + std::string(part.name) + " " + dim + " (" +
-                                     Amount(id, sum) + ", from " + Join(named, ", ") + ") exceeds this queue's " +
-                                     b.name + " " + Amount(id, *b.bound) + kRuntimeNote);
+      r.Add(b.field + "." + dim, "sum of child queues' " + std::string(part.name) + " " + dim +
+                                     " (" + Amount(id, sum) + ", from " + Join(named, ", ") +
+                                     ") exceeds this queue's " + b.name + " " +
+                                     Amount(id, *b.bound) + kRuntimeNote);
     }
   }
 }
@@ -453,21 +486,21 @@ void CheckChildCapability(const Queue& child, const QueueIndex& queues, Report& 
   std::vector<std::pair<ResourceId, int64_t>> named;
   if (cap.milli_cpu() > 0) named.emplace_back(ResourceNames::kCpu, cap.milli_cpu());
   if (cap.memory() > 0) named.emplace_back(ResourceNames::kMemory, cap.memory());
-  for (const auto& s : cap.scalars()) named.push_back(s);
-  std::sort(named.begin(), named.end(), [](const auto& a, const auto& b) {
-    if ((a.first <= ResourceNames::kMemory) != (b.first <= ResourceNames::kMemory)) {
-      return a.first <= ResourceNames::kMemory;
-    }
-    return a.first <= ResourceNames::kMemory ? a.first < b.first : ResourceNames::Name(a.first) < ResourceNames::Name(b.first);
+  std::vector<std::pair<ResourceId, int64_t>> scalars = cap.scalars();
+  std::sort(scalars.begin(), scalars.end(), [](const auto& a, const auto& b) {
+    return ResourceNames::Name(a.first) < ResourceNames::Name(b.first);
   });
+  named.insert(named.end(), scalars.begin(), scalars.end());
   for (const auto& [id, v] : named) {
     auto it = limit.find(id);
     if (it == limit.end() || v <= it->second.value) continue;
     const std::string& dim = ResourceNames::Name(id);
-    r.Add("spec.capability." + dim, "capability " + dim + " " + FormatDimension(id, v) + " exceeds parent queue `" +
-                                        parent + "` capability " + FormatDimension(id, it->second.value) +
-                                        (it->second.from == parent ? "" : " (inherited from queue `" + it->second.from + "`)") +
-                                        kRuntimeNote);
+    r.Add(
+        "spec.capability." + dim,
+        "capability " + dim + " " + FormatDimension(id, v) + " exceeds parent queue `" + parent +
+            "` capability " + FormatDimension(id, it->second.value) +
+            (it->second.from == parent ? "" : " (inherited from queue `" + it->second.from + "`)") +
+            kRuntimeNote);
   }
 }
 
@@ -476,53 +509,62 @@ void CheckParent(const Queue& q, const QueueIndex& queues, Report& r) {
   if (q.parent == q.meta.name) {
     r.Add("spec.parent", "queue " + q.meta.name + " cannot use itself as parent");
   } else if (!queues.Exists(q.parent)) {
-    r.Add("spec.parent", "failed to get parent queue of queue " + q.meta.name + ": queues.scheduling.volcano.sh " +
-                             Quote(q.parent) + " not found");
+    r.Add("spec.parent", "failed to get parent queue of queue " + q.meta.name +
+                             ": queues.scheduling.volcano.sh " + Quote(q.parent) + " not found");
   } else if (const std::vector<std::string>* cycle = queues.Cycle(q.meta.name)) {
     r.Add("spec.parent", "queue hierarchy has a cycle: " + Join(*cycle, " -> "));
   }
 }
 
-void ValidateQueues(const std::vector<Queue>& all, const QueueIndex& queues, std::vector<AdmissionProblem>* out) {
+void ValidateQueues(const std::vector<Queue>& all, const QueueIndex& queues,
+                    std::vector<AdmissionProblem>* out) {
   // Queues by normalized hierarchy path, for the "sub path" rule.
   std::vector<std::pair<std::string, const Queue*>> by_path;
   for (const Queue& q : all) {
     auto h = q.meta.annotations.find(kHierarchyAnnotation);
-    if (h != q.meta.annotations.end() && !h->second.empty()) by_path.emplace_back(NormalizedHierarchy(h->second), &q);
+    if (h != q.meta.annotations.end() && !h->second.empty())
+      by_path.emplace_back(NormalizedHierarchy(h->second), &q);
   }
-  std::sort(by_path.begin(), by_path.end(),
-            [](const auto& a, const auto& b) { return a.first != b.first ? a.first < b.first : a.second->meta.name < b.second->meta.name; });
+  std::sort(by_path.begin(), by_path.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first < b.first : a.second->meta.name < b.second->meta.name;
+  });
 
   for (const Queue& q : all) {
     Report r(out, "Queue " + q.meta.name, q.meta.source);
     const Queue* first = queues.Find(q.meta.name);
     if (first != &q) {
-      r.Add("metadata.name", "duplicate Queue " + Quote(q.meta.name) + ": already defined at " + first->meta.source);
+      r.Add("metadata.name",
+            "duplicate Queue " + Quote(q.meta.name) + ": already defined at " + first->meta.source);
     }
     if (q.state != "Open" && q.state != "Closed") {
       r.Add("status.state", "queue state must be in [Open Closed], got " + Quote(q.state));
     }
     // The decoder turns 0 into 1 (the mutating webhook) and refuses negatives;
     // this guards objects built in code.
-    if (q.weight <= 0) r.Add("spec.weight", "queue weight must be a positive integer, got " + std::to_string(q.weight));
+    if (q.weight <= 0)
+      r.Add("spec.weight",
+            "queue weight must be a positive integer, got " + std::to_string(q.weight));
     CheckQueueResources(q, r);
     CheckHierarchyAnnotations(q, r);
     auto h = q.meta.annotations.find(kHierarchyAnnotation);
     if (h != q.meta.annotations.end() && !h->second.empty()) {
       const std::string path = NormalizedHierarchy(h->second);
-      auto it = std::lower_bound(by_path.begin(), by_path.end(), std::make_pair(path + "/", static_cast<const Queue*>(nullptr)),
+      auto it = std::lower_bound(by_path.begin(), by_path.end(),
+                                 std::make_pair(path + "/", static_cast<const Queue*>(nullptr)),
                                  [](const auto& a, const auto& b) { return a.first < b.first; });
       for (; it != by_path.end() && it->first.rfind(path + "/", 0) == 0; ++it) {
         if (it->second->meta.name == q.meta.name) continue;
         r.Add(AnnotationField("metadata.", kHierarchyAnnotation),
-              path + " is not allowed to be in the sub path of " + it->first + " of queue " + it->second->meta.name);
+              path + " is not allowed to be in the sub path of " + it->first + " of queue " +
+                  it->second->meta.name);
         break;
       }
     }
     CheckParent(q, queues, r);
     // Hierarchical limits only make sense on a tree: skip queues in a cycle.
     if (first == &q && queues.Cycle(q.meta.name) == nullptr) {
-      if (q.meta.name != "root" && (q.parent.empty() || q.parent == "root" || queues.Find(q.parent) != nullptr)) {
+      if (q.meta.name != "root" &&
+          (q.parent.empty() || q.parent == "root" || queues.Find(q.parent) != nullptr)) {
         CheckChildCapability(q, queues, r);
       }
       CheckChildSums(q, queues.TreeChildren(q.meta.name), r);
@@ -531,16 +573,17 @@ void ValidateQueues(const std::vector<Queue>& all, const QueueIndex& queues, std
   }
 }
 
-// Reports a second object with the same key; returns true when `key` is new.
+// Reports every object whose kind and key an earlier object already has.
 template <typename T>
-void CheckDuplicates(const std::vector<T>& objects, const char* kind, std::vector<AdmissionProblem>* out) {
+void CheckDuplicates(const std::vector<T>& objects, const char* kind,
+                     std::vector<AdmissionProblem>* out) {
   std::map<std::string, const T*> seen;
   for (const T& o : objects) {
     auto [it, fresh] = seen.emplace(o.meta.Key(), &o);
     if (!fresh) {
       out->push_back({std::string(kind) + " " + o.meta.Key(), o.meta.source, "metadata.name",
-                      "duplicate " + std::string(kind) + " " + Quote(o.meta.Key()) + ": already defined at " +
-                          it->second->meta.source});
+                      "duplicate " + std::string(kind) + " " + Quote(o.meta.Key()) +
+                          ": already defined at " + it->second->meta.source});
     }
   }
 }
@@ -548,7 +591,8 @@ void CheckDuplicates(const std::vector<T>& objects, const char* kind, std::vecto
 // "file:12" -> ("file", 12); anything else sorts by the whole text, before numbered lines.
 std::pair<std::string, int64_t> SplitSource(const std::string& source) {
   size_t colon = source.rfind(':');
-  if (colon == std::string::npos || colon + 1 == source.size() || source.size() - colon > 12) return {source, -1};
+  if (colon == std::string::npos || colon + 1 == source.size() || source.size() - colon > 12)
+    return {source, -1};
   int64_t line = 0;
   for (size_t i = colon + 1; i < source.size(); ++i) {
     if (source[i] < '0' || source[i] > '9') return {source, -1};
@@ -570,11 +614,12 @@ std::vector<AdmissionProblem> ValidateObjects(const ClusterObjects& objects) {
   CheckDuplicates(objects.pods, "Pod", &out);
   for (const Pod& pod : objects.pods) ValidatePod(pod, &out);
 
-  std::stable_sort(out.begin(), out.end(), [](const AdmissionProblem& a, const AdmissionProblem& b) {
-    auto sa = SplitSource(a.source), sb = SplitSource(b.source);
-    if (sa != sb) return sa < sb;
-    return a.object < b.object;
-  });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const AdmissionProblem& a, const AdmissionProblem& b) {
+                     auto sa = SplitSource(a.source), sb = SplitSource(b.source);
+                     if (sa != sb) return sa < sb;
+                     return a.object < b.object;
+                   });
   return out;
 }
 

@@ -8,7 +8,8 @@
 // webhooks, which stop at the first problem of some kinds, every problem found
 // is reported, each with the field path inside its object:
 //
-//   a.yaml:12: Job default/mpi: spec.tasks[1].policies[0].event: invalid policy event "PodRunning" (...)
+//   a.yaml:12: Job default/mpi: spec.tasks[1].policies[0].event: invalid policy event "PodRunning"
+//   (...)
 //
 // The rules, their messages and where they differ from Volcano are listed in
 // docs/validate.md. Nothing user-supplied can crash `ValidateObjects`.
@@ -24,7 +25,7 @@ namespace basalt {
 struct AdmissionProblem {
   std::string object;  // "Queue q1", "Job ns/name", "PodGroup ns/name", "Pod ns/name"
   std::string source;  // file:line where the object starts (its `meta.source`)
-  std::string field;   // "spec.tasks[0].minAvailable", "metadata.annotations[volcano.sh/card.quota]"
+  std::string field;  // "spec.tasks[0].minAvailable", "metadata.annotations[volcano.sh/card.quota]"
   std::string message;
   std::string ToString() const { return source + ": " + object + ": " + field + ": " + message; }
 };

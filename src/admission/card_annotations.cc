@@ -1,7 +1,6 @@
 #include "admission/card_annotations.h"
 
 #include <nlohmann/json.hpp>
-
 #include <set>
 
 namespace basalt {
@@ -44,14 +43,22 @@ int JsonDepth(const std::string& text) {
 
 const char* TypeName(const Json& j) {
   switch (j.type()) {
-    case Json::value_t::null: return "null";
-    case Json::value_t::object: return "an object";
-    case Json::value_t::array: return "an array";
-    case Json::value_t::string: return "a string";
-    case Json::value_t::boolean: return "a boolean";
-    case Json::value_t::binary: return "binary data";
-    case Json::value_t::discarded: return "nothing";
-    default: return "a number";
+    case Json::value_t::null:
+      return "null";
+    case Json::value_t::object:
+      return "an object";
+    case Json::value_t::array:
+      return "an array";
+    case Json::value_t::string:
+      return "a string";
+    case Json::value_t::boolean:
+      return "a boolean";
+    case Json::value_t::binary:
+      return "binary data";
+    case Json::value_t::discarded:
+      return "nothing";
+    default:
+      return "a number";
   }
 }
 
@@ -63,10 +70,12 @@ Result<Json> ParseFlatObject(const std::string& text, const char* what) {
   }
   // The JSON reader stops at a NUL byte and would accept what precedes it.
   if (text.find('\0') != std::string::npos) {
-    return Status::InvalidArgument("not valid JSON: contains a NUL byte (want " + std::string(what) + ")");
+    return Status::InvalidArgument("not valid JSON: contains a NUL byte (want " +
+                                   std::string(what) + ")");
   }
   if (JsonDepth(text) > kMaxJsonDepth) {
-    return Status::InvalidArgument("not valid JSON: nested too deeply (want " + std::string(what) + ")");
+    return Status::InvalidArgument("not valid JSON: nested too deeply (want " + std::string(what) +
+                                   ")");
   }
   std::set<std::string> keys;
   std::string duplicate;
@@ -84,10 +93,12 @@ Result<Json> ParseFlatObject(const std::string& text, const char* what) {
     // Drop the library's "[json.exception.parse_error.101] " tag; keep the position.
     std::string msg = e.what();
     size_t close = msg.find("] ");
-    if (msg.rfind("[json.exception", 0) == 0 && close != std::string::npos) msg = msg.substr(close + 2);
+    if (msg.rfind("[json.exception", 0) == 0 && close != std::string::npos)
+      msg = msg.substr(close + 2);
     return Status::InvalidArgument("not valid JSON: " + msg + " (want " + what + ")");
   } catch (const std::exception& e) {
-    return Status::InvalidArgument(std::string("not valid JSON: ") + e.what() + " (want " + what + ")");
+    return Status::InvalidArgument(std::string("not valid JSON: ") + e.what() + " (want " + what +
+                                   ")");
   }
   if (!j.is_object()) {
     return Status::InvalidArgument(std::string("expected ") + what + ", got " + TypeName(j));
@@ -105,8 +116,9 @@ Result<int64_t> ReadCount(const std::string& key, const Json& v, int64_t min) {
   if (v.is_number_unsigned()) {
     uint64_t u = v.get<uint64_t>();
     if (u > static_cast<uint64_t>(kMaxCardCount)) {
-      return Status::InvalidArgument(Quote(key) + ": count " + std::to_string(u) + " is too large (at most " +
-                                     std::to_string(kMaxCardCount) + ")");
+      return Status::InvalidArgument(Quote(key) + ": count " + std::to_string(u) +
+                                     " is too large (at most " + std::to_string(kMaxCardCount) +
+                                     ")");
     }
     int64_t n = static_cast<int64_t>(u);
     if (n < min) return bad(std::to_string(n));
@@ -116,13 +128,15 @@ Result<int64_t> ReadCount(const std::string& key, const Json& v, int64_t min) {
     int64_t n = v.get<int64_t>();
     if (n < min) return bad(std::to_string(n));
     if (n > kMaxCardCount) {
-      return Status::InvalidArgument(Quote(key) + ": count " + std::to_string(n) + " is too large (at most " +
-                                     std::to_string(kMaxCardCount) + ")");
+      return Status::InvalidArgument(Quote(key) + ": count " + std::to_string(n) +
+                                     " is too large (at most " + std::to_string(kMaxCardCount) +
+                                     ")");
     }
     return n;
   }
   if (v.is_number_float()) return bad(v.dump(-1, ' ', false, Json::error_handler_t::replace));
-  if (v.is_string()) return bad("the string " + v.dump(-1, ' ', false, Json::error_handler_t::replace));
+  if (v.is_string())
+    return bad("the string " + v.dump(-1, ' ', false, Json::error_handler_t::replace));
   return bad(TypeName(v));
 }
 
@@ -131,7 +145,8 @@ Result<int64_t> ReadCount(const std::string& key, const Json& v, int64_t min) {
 Status CheckCardModel(std::string_view model) {
   if (model.empty()) return Status::InvalidArgument("empty model name");
   if (model.size() > 253) {
-    return Status::InvalidArgument("model name is " + std::to_string(model.size()) + " bytes long (at most 253)");
+    return Status::InvalidArgument("model name is " + std::to_string(model.size()) +
+                                   " bytes long (at most 253)");
   }
   for (char c : model) {
     unsigned char u = static_cast<unsigned char>(c);
@@ -143,24 +158,27 @@ Status CheckCardModel(std::string_view model) {
                                      " contains a character that is not printable ASCII");
     }
     if (c == '|' || c == '"' || c == '\\') {
-      return Status::InvalidArgument("model " + Quote(model) + " contains '" + std::string(1, c) + "'");
+      return Status::InvalidArgument("model " + Quote(model) + " contains '" + std::string(1, c) +
+                                     "'");
     }
   }
   return Status::Ok();
 }
 
 Result<std::vector<std::string>> ParseCardName(const std::string& text) {
-  if (text.empty()) return Status::InvalidArgument("empty value (want a model or A|B alternatives)");
+  if (text.empty())
+    return Status::InvalidArgument("empty value (want a model or A|B alternatives)");
   std::vector<std::string> models;
   std::set<std::string> seen;
   size_t start = 0;
   while (true) {
     size_t bar = text.find('|', start);
-    std::string alt = text.substr(start, bar == std::string::npos ? std::string::npos : bar - start);
+    std::string alt =
+        text.substr(start, bar == std::string::npos ? std::string::npos : bar - start);
     size_t index = models.size();
     if (alt.empty()) {
-      return Status::InvalidArgument("alternative " + std::to_string(index + 1) + " of " + Quote(text) +
-                                     " is empty");
+      return Status::InvalidArgument("alternative " + std::to_string(index + 1) + " of " +
+                                     Quote(text) + " is empty");
     }
     Status st = CheckCardModel(alt);
     if (!st.ok()) return st;
@@ -205,7 +223,8 @@ Result<std::vector<CardRequestEntry>> ParseCardRequest(const std::string& text) 
     // A model in two keys would be counted twice by the enqueue pre-check.
     for (const std::string& m : *alts) {
       if (!models.insert(m).second) {
-        return Status::InvalidArgument(Quote(key) + ": model " + Quote(m) + " is already named by another key");
+        return Status::InvalidArgument(Quote(key) + ": model " + Quote(m) +
+                                       " is already named by another key");
       }
     }
     Result<int64_t> n = ReadCount(key, value, 1);

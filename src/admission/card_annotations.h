@@ -1,8 +1,8 @@
 // Parsing of the capacity-card annotations (docs CAPACITY_CARD.md):
 //
-//   Queue            volcano.sh/card.quota    {"NVIDIA-H200": 3, "NVIDIA-H200/mig-1g.18gb-mixed": 3}
-//   vcjob, PodGroup  volcano.sh/card.request  {"NVIDIA-H200": 2, "NVIDIA-A|NVIDIA-B": 2}
-//   Pod (template)   volcano.sh/card.name     "NVIDIA-H200" or "A|B|C" (preferred first)
+//   Queue            volcano.sh/card.quota    {"NVIDIA-H200": 3, "NVIDIA-H200/mig-1g.18gb-mixed":
+//   3} vcjob, PodGroup  volcano.sh/card.request  {"NVIDIA-H200": 2, "NVIDIA-A|NVIDIA-B": 2} Pod
+//   (template)   volcano.sh/card.name     "NVIDIA-H200" or "A|B|C" (preferred first)
 //
 // Admission uses these functions to reject malformed values before scheduling;
 // the capacity-card plugin uses the same functions to read them, so a value that

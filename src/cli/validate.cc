@@ -11,8 +11,8 @@ namespace {
 constexpr int kExitBadInput = 2;
 
 size_t CountObjects(const ClusterObjects& o) {
-  return o.nodes.size() + o.pods.size() + o.priority_classes.size() + o.queues.size() + o.podgroups.size() +
-         o.jobs.size() + o.owners.size() + o.namespaces.size();
+  return o.nodes.size() + o.pods.size() + o.priority_classes.size() + o.queues.size() +
+         o.podgroups.size() + o.jobs.size() + o.owners.size() + o.namespaces.size();
 }
 
 }  // namespace
@@ -38,7 +38,8 @@ int RunValidate(const std::vector<std::string>& paths, std::ostream& out, std::o
   std::vector<AdmissionProblem> problems = ValidateObjects(objects);
   for (const AdmissionProblem& p : problems) out << p.ToString() << "\n";
   if (!problems.empty()) {
-    err << "basalt: " << problems.size() << (problems.size() == 1 ? " problem" : " problems") << " found\n";
+    err << "basalt: " << problems.size() << (problems.size() == 1 ? " problem" : " problems")
+        << " found\n";
     return kExitBadInput;
   }
   // Always "objects": scripts match this line literally.
@@ -46,6 +47,8 @@ int RunValidate(const std::vector<std::string>& paths, std::ostream& out, std::o
   return 0;
 }
 
-int RunValidate(const std::vector<std::string>& paths) { return RunValidate(paths, std::cout, std::cerr); }
+int RunValidate(const std::vector<std::string>& paths) {
+  return RunValidate(paths, std::cout, std::cerr);
+}
 
 }  // namespace basalt

@@ -2,7 +2,8 @@
 // webhooks would (admission/admission.h), before they reach a cluster or
 // `basalt schedule`. Output, one problem per line (docs/validate.md):
 //
-//   cluster/jobs.yaml:12: Job default/mpi: spec.tasks[0].minAvailable: 'minAvailable' is greater than ...
+//   cluster/jobs.yaml:12: Job default/mpi: spec.tasks[0].minAvailable: 'minAvailable' is greater
+//   than ...
 //
 // Exit codes: 0 when every object is valid ("ok: N objects valid" on stdout);
 // 2 when a file cannot be read or decoded (the decoder's message on stderr) or
