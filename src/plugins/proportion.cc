@@ -36,6 +36,7 @@
 // float64 and compares with a 0.1-unit epsilon; basalt rounds each hand-out
 // down to whole stored units (milli-cpu, bytes, milli-scalars, pods). See
 // `ShareOf` for where that can change a decision.
+#include <map>
 #include <set>
 #include <vector>
 
@@ -88,6 +89,14 @@ bool NothingLeft(const Resource& r) {
 // floor(v * weight / total_weight) per dimension: this round's hand-out to a
 // queue. Rounding down keeps Σ hand-outs <= remaining, so the water-filling
 // never hands out more than the cluster has.
+//
+// Where this departs from Volcano's float64 deserved d (integer values below):
+//  * Allocatable `x <= d` passes in Volcano for x <= floor(d + 0.1) (epsilon);
+//    basalt uses floor(d): they differ when d's fraction is >= 0.9 unit.
+//  * Overused `d <= allocated` passes in Volcano for allocated >= ceil(d - 0.1);
+//    basalt's floor(d) is reached one unit earlier when d's fraction is > 0.1.
+// Both need an exact share with a fraction of a milli-cpu / byte / pod, and a
+// task size that lands on it.
 Resource ShareOf(const Resource& remaining, int64_t weight, int64_t total_weight) {
   auto part = [&](int64_t v) {
     return static_cast<int64_t>(static_cast<__int128>(v) * weight / total_weight);
@@ -128,12 +137,12 @@ class ProportionPlugin : public Plugin {
     Register(ssn);
   }
 
-  // For tests and debugging: the attributes of a queue (nullptr when it has no job).
+ private:
+  // The attributes of a queue; nullptr when it has no job in the snapshot.
   const QueueAttr* Attr(QueueId id) const {
     return id >= 0 && id < static_cast<QueueId>(attrs_.size()) && attrs_[id].present ? &attrs_[id] : nullptr;
   }
 
- private:
   void BuildAttrs(const Session& ssn) {
     total_ = ssn.total_resource();
     Resource total_guarantee;
