@@ -32,7 +32,7 @@ std::string Mem(Gen& g) { return g.Pick<std::string>({"128Mi", "512Mi", "1Gi", "
 std::string Switches(Gen& g, const std::string& name) {
   std::string s;
   auto maybe = [&](const char* key, int off_percent) {
-    if (g.Chance(25)) s += std::string("      ") + key + ": " + (g.Chance(off_percent) ? "false" : "true") + "\n";
+    if (g.Chance(25)) s += std::string("    ") + key + ": " + (g.Chance(off_percent) ? "false" : "true") + "\n";
   };
   if (name == "gang") {
     maybe("enablePreemptable", 50);
@@ -86,9 +86,9 @@ std::string Conf(Gen& g, bool capacity, bool hierarchy) {
       // In case 2 the queue plugin must not vote on victims (gang decides).
       if (&tier != &tiers.front() && p == queue_plugin && tiers.size() == 2 && tiers[0].size() == 2 &&
           tiers[0][1] == "gang") {
-        sw = "      enableReclaimable: false\n";
+        sw = "    enableReclaimable: false\n";
       }
-      if (p == "capacity" && hierarchy) sw += "      enableHierarchy: true\n";
+      if (p == "capacity" && hierarchy) sw += "    enableHierarchy: true\n";
       os << sw;
     }
   }
@@ -250,26 +250,32 @@ RunOutcome RunWorld(const World& world) {
   return out;
 }
 
+bool IsInvariantViolation(const RunOutcome& r) {
+  return !r.ok() && r.violation.rfind("configuration:", 0) != 0 && r.violation.rfind("manifests:", 0) != 0 &&
+         r.violation.rfind("init:", 0) != 0;
+}
+
 World Shrink(const World& failing) {
+  if (!IsInvariantViolation(RunWorld(failing))) return failing;  // a load error: nothing to shrink
   World w = failing;
   bool progress = true;
   while (progress) {
     progress = false;
-    for (size_t i = 0; i < w.docs.size(); ++i) {
+    for (size_t i = 0; i < w.docs.size();) {
       World smaller = w;
       smaller.docs.erase(smaller.docs.begin() + static_cast<long>(i));
-      RunOutcome r = RunWorld(smaller);
-      // Keep the cut only if it still fails the same way, not with a load error.
-      if (!r.ok() && r.violation.rfind("manifests:", 0) != 0) {
+      // Keep the cut only if it still violates an invariant (not a load error).
+      if (IsInvariantViolation(RunWorld(smaller))) {
         w = std::move(smaller);
         progress = true;
-        --i;
+      } else {
+        ++i;
       }
     }
     while (w.cycles > 1) {
       World fewer = w;
       --fewer.cycles;
-      if (RunWorld(fewer).ok()) break;
+      if (!IsInvariantViolation(RunWorld(fewer))) break;
       w = std::move(fewer);
     }
   }

@@ -41,6 +41,10 @@ struct RunOutcome {
 
 RunOutcome RunWorld(const World& world);
 
+// True when `r` failed an invariant check (not a configuration or manifest
+// error, which means the generator itself is wrong).
+bool IsInvariantViolation(const RunOutcome& r);
+
 // Drops documents (then cycles) one at a time while `RunWorld` still fails.
 World Shrink(const World& failing);
 

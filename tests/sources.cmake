@@ -7,6 +7,7 @@ set(BASALT_TEST_SOURCES
   tests/controllers_test.cc
   tests/decode_test.cc
   tests/fairness_test.cc
+  tests/invariants_test.cc
   tests/kube_fake_server.cc
   tests/kube_test.cc
   tests/nodeorder_binpack_test.cc

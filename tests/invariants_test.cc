@@ -1,0 +1,108 @@
+// The invariant checker must fail when the session breaks an invariant, and
+// must not blame the session for an input that was already broken.
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "framework/invariants.h"
+#include "framework/session.h"
+#include "framework/statement.h"
+#include "plugins/builtin.h"
+#include "testing.h"
+
+namespace basalt::testing {
+namespace {
+
+// An action that does whatever the test says, bypassing every fit check.
+class ScriptedAction : public Action {
+ public:
+  explicit ScriptedAction(std::function<void(Session&)> fn) : fn_(std::move(fn)) {}
+  std::string_view Name() const override { return "scripted"; }
+  void Execute(Session& ssn) override { fn_(ssn); }
+
+ private:
+  std::function<void(Session&)> fn_;
+};
+
+constexpr char kNode[] = R"(apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "2", memory: 4Gi, pods: "110"}}
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: pg, namespace: default}
+spec: {minMember: 1}
+status: {phase: Inqueue}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: big, namespace: default, annotations: {scheduling.k8s.io/group-name: pg}}
+spec: {schedulerName: volcano, containers: [{name: c, resources: {requests: {cpu: "3"}}}]}
+)";
+
+// Runs `fn` as an action in a check-enabled session; returns the violation ("" if none).
+std::string RunChecked(const std::string& cluster, std::function<void(Session&)> fn) {
+  ClusterObjects objects;
+  EXPECT_OK(DecodeText(cluster, "test.yaml", &objects));
+  ClusterState state;
+  EXPECT_OK(state.AddAll(std::move(objects)));
+  PluginRegistry plugins;
+  RegisterBuiltinPlugins(plugins);
+  auto conf = ParseSchedulerConfig("actions: \"allocate\"\ntiers:\n- plugins:\n  - name: gang\n", "t.conf",
+                                   plugins.Names(), {});
+  EXPECT_OK(conf);
+  SessionOptions options;
+  options.check_invariants = true;
+  std::string violation;
+  options.on_invariant_violation = [&](const Status& s) { violation = s.ToString(); };
+  auto ssn = Session::Open(state, *conf, plugins, options);
+  EXPECT_OK(ssn);
+  ScriptedAction action(std::move(fn));
+  (*ssn)->Run(action);
+  return violation;
+}
+
+// 3 cpu placed on a 2-cpu node: check 2 names the node and the action.
+TEST(InvariantsTest, OverCommitByTheSessionIsReported) {
+  std::string v = RunChecked(kNode, [](Session& ssn) {
+    ssn.Allocate(ssn.tasks()[0], ssn.nodes()[0]);
+  });
+  EXPECT_NE(v.find("after action scripted"), std::string::npos) << v;
+  EXPECT_NE(v.find("node n1 over-committed"), std::string::npos) << v;
+}
+
+// The same pod already running there is the input's problem, not the session's.
+TEST(InvariantsTest, OverCommittedInputIsNotBlamedOnTheSession) {
+  std::string running = kNode;
+  running.replace(running.find("spec: {schedulerName: volcano,"), 30,
+                  "spec: {schedulerName: volcano, nodeName: n1,");
+  running += "status: {phase: Running}\n";
+  EXPECT_EQ(RunChecked(running, [](Session&) {}), "");
+}
+
+// A statement neither committed nor discarded for a ready job (check 5).
+TEST(InvariantsTest, AllocatedTaskOfReadyJobIsReported) {
+  std::string small = kNode;
+  small.replace(small.find("cpu: \"3\""), 8, "cpu: \"1\"");
+  std::string v = RunChecked(small, [](Session& ssn) {
+    Statement stmt(ssn);
+    stmt.Allocate(ssn.tasks()[0], ssn.nodes()[0]);
+  });
+  EXPECT_NE(v.find("stay Allocated"), std::string::npos) << v;
+}
+
+// A clean action passes.
+TEST(InvariantsTest, CommittedAllocationPasses) {
+  std::string small = kNode;
+  small.replace(small.find("cpu: \"3\""), 8, "cpu: \"1\"");
+  EXPECT_EQ(RunChecked(small, [](Session& ssn) {
+              Statement stmt(ssn);
+              stmt.Allocate(ssn.tasks()[0], ssn.nodes()[0]);
+              stmt.Commit();
+            }),
+            "");
+}
+
+}  // namespace
+}  // namespace basalt::testing
