@@ -165,8 +165,9 @@ class HdrfTree {
   // Puts (or replaces) the leaf of `job` under its queue's path, creating the
   // missing levels, then recomputes every node bottom-up against
   // `total_allocated` (the sum of every job's allocation).
-  void Update(HNode* root, const Resource& total_allocated, const JobInfo& job, const Resource& job_allocated,
-              const std::string& path, const std::string& weights) const {
+  void Update(HNode* root, const Resource& total_allocated, const JobInfo& job,
+              const Resource& job_allocated, const std::string& path,
+              const std::string& weights) const {
     Put(root, job, job_allocated, path, weights);
     Recompute(root, total_allocated);
   }
@@ -287,23 +288,26 @@ class DrfPlugin : public Plugin {
       // total, survives, so one recomputation after all leaves gives the same tree.
       for (const JobInfo& job : ssn.jobs()) {
         const QueueInfo& q = ssn.queue(job.queue);
-        tree_->Put(tree_->root(), job, attrs_[job.id].allocated, Path(q), Annotation(q, kHierarchyWeightsKey));
+        tree_->Put(tree_->root(), job, attrs_[job.id].allocated, Path(q),
+                   Annotation(q, kHierarchyWeightsKey));
       }
       tree_->Recompute(tree_->root(), total_allocated_);
     }
 
-    ssn.AddPreemptableFn([this](const TaskInfo& preemptor, const std::vector<const TaskInfo*>& cands) {
-      return std::make_pair(Victims(preemptor, cands), Vote::kPermit);
-    });
+    ssn.AddPreemptableFn(
+        [this](const TaskInfo& preemptor, const std::vector<const TaskInfo*>& cands) {
+          return std::make_pair(Victims(preemptor, cands), Vote::kPermit);
+        });
 
     if (tree_) {
       ssn.AddQueueOrderFn([this](const QueueInfo& a, const QueueInfo& b) {
         const double r = HdrfTree::Compare(tree_->root(), Path(a), Path(b));
         return r < 0 ? -1 : (r > 0 ? 1 : 0);
       });
-      ssn.AddReclaimableFn([this, &ssn](const TaskInfo& reclaimer, const std::vector<const TaskInfo*>& cands) {
-        return std::make_pair(HierarchicalVictims(ssn, reclaimer, cands), Vote::kPermit);
-      });
+      ssn.AddReclaimableFn(
+          [this, &ssn](const TaskInfo& reclaimer, const std::vector<const TaskInfo*>& cands) {
+            return std::make_pair(HierarchicalVictims(ssn, reclaimer, cands), Vote::kPermit);
+          });
     }
 
     ssn.AddJobOrderFn([this](const JobInfo& a, const JobInfo& b) {
@@ -334,10 +338,11 @@ class DrfPlugin : public Plugin {
   }
   static std::string Path(const QueueInfo& q) { return Annotation(q, kHierarchyKey); }
 
-  void UpdateTree(const Session& ssn, HNode* root, const Resource& total_allocated, const JobInfo& job,
-                  const Resource& job_allocated) const {
+  void UpdateTree(const Session& ssn, HNode* root, const Resource& total_allocated,
+                  const JobInfo& job, const Resource& job_allocated) const {
     const QueueInfo& q = ssn.queue(job.queue);
-    tree_->Update(root, total_allocated, job, job_allocated, Path(q), Annotation(q, kHierarchyWeightsKey));
+    tree_->Update(root, total_allocated, job, job_allocated, Path(q),
+                  Annotation(q, kHierarchyWeightsKey));
   }
 
   void Update(const Session& ssn, const TaskInfo& task, int sign) {
@@ -363,7 +368,8 @@ class DrfPlugin : public Plugin {
   // of R that is looked at, victim or not, in candidate order: upstream
   // subtracts before it compares. So among the candidates of one job the later
   // ones see a smaller rs and are less likely to be victims.
-  std::vector<const TaskInfo*> Victims(const TaskInfo& preemptor, const std::vector<const TaskInfo*>& cands) const {
+  std::vector<const TaskInfo*> Victims(const TaskInfo& preemptor,
+                                       const std::vector<const TaskInfo*>& cands) const {
     std::vector<const TaskInfo*> victims;
     if (preemptor.job == kNone) return victims;
     const Fraction ls = DominantShare(attrs_[preemptor.job].allocated + preemptor.request, total_);
@@ -374,7 +380,8 @@ class DrfPlugin : public Plugin {
       if (it == running.end()) it = running.emplace(c->job, attrs_[c->job].allocated).first;
       it->second -= c->request;
       const Fraction rs = DominantShare(it->second, total_);
-      if (ls < rs || std::fabs(ls.ToLongDouble() - rs.ToLongDouble()) <= kShareDelta) victims.push_back(c);
+      if (ls < rs || std::fabs(ls.ToLongDouble() - rs.ToLongDouble()) <= kShareDelta)
+        victims.push_back(c);
     }
     return victims;
   }
@@ -383,14 +390,16 @@ class DrfPlugin : public Plugin {
   // reclaimer's request; then each candidate is judged on its own (its job
   // loses just that candidate, the copy is restored afterwards): a victim iff
   // the reclaimer's queue path then compares strictly before the candidate's.
-  std::vector<const TaskInfo*> HierarchicalVictims(const Session& ssn, const TaskInfo& reclaimer,
-                                                   const std::vector<const TaskInfo*>& cands) const {
+  std::vector<const TaskInfo*> HierarchicalVictims(
+      const Session& ssn, const TaskInfo& reclaimer,
+      const std::vector<const TaskInfo*>& cands) const {
     std::vector<const TaskInfo*> victims;
     if (reclaimer.job == kNone) return victims;
     std::unique_ptr<HNode> root = tree_->root()->Clone();
     Resource total_allocated = total_allocated_ + reclaimer.request;
     const JobInfo& ljob = ssn.job(reclaimer.job);
-    UpdateTree(ssn, root.get(), total_allocated, ljob, attrs_[ljob.id].allocated + reclaimer.request);
+    UpdateTree(ssn, root.get(), total_allocated, ljob,
+               attrs_[ljob.id].allocated + reclaimer.request);
     const std::string lpath = Path(ssn.queue(ljob.queue));
     for (const TaskInfo* c : cands) {
       if (c->job == kNone) continue;
@@ -407,9 +416,9 @@ class DrfPlugin : public Plugin {
   }
 
   Resource total_;
-  std::vector<JobAttr> attrs_;  // by JobId
+  std::vector<JobAttr> attrs_;      // by JobId
   std::unique_ptr<HdrfTree> tree_;  // null without enableHierarchy
-  Resource total_allocated_;       // Σ job allocations (hierarchy only)
+  Resource total_allocated_;        // Σ job allocations (hierarchy only)
 };
 
 }  // namespace

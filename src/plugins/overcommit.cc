@@ -75,7 +75,8 @@ class OvercommitPlugin : public Plugin {
       if (!job.min_resources) return Vote::kPermit;  // best effort: nothing to reserve
       const Resource& min = *job.min_resources;
       if (LessEqualOnRequested(inqueue_ + min, idle_, min)) return Vote::kPermit;
-      ssn.RecordEvent("PodGroup/" + job.key, "Normal", "Unschedulable", "resource in cluster is overused");
+      ssn.RecordEvent("PodGroup/" + job.key, "Normal", "Unschedulable",
+                      "resource in cluster is overused");
       return Vote::kReject;
     });
 
@@ -101,7 +102,8 @@ Result<std::unique_ptr<Plugin>> NewOvercommitPlugin(const Arguments& args) {
   BASALT_RETURN_IF_ERROR(args.GetDouble(kFactorKey, &factor));
   // A list under the key flattens to "overcommit-factor[i]": still the wrong type.
   if (args.Has(std::string(kFactorKey) + "[0]")) {
-    return Status::InvalidArgument(args.owner() + ": arguments." + kFactorKey + ": expected a number, got a list");
+    return Status::InvalidArgument(args.owner() + ": arguments." + kFactorKey +
+                                   ": expected a number, got a list");
   }
   if (factor < 1.0) factor = kDefaultFactor;  // Volcano: a factor below 1 falls back to the default
   return std::unique_ptr<Plugin>(new OvercommitPlugin(factor));

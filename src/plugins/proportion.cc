@@ -140,7 +140,8 @@ class ProportionPlugin : public Plugin {
  private:
   // The attributes of a queue; nullptr when it has no job in the snapshot.
   const QueueAttr* Attr(QueueId id) const {
-    return id >= 0 && id < static_cast<QueueId>(attrs_.size()) && attrs_[id].present ? &attrs_[id] : nullptr;
+    return id >= 0 && id < static_cast<QueueId>(attrs_.size()) && attrs_[id].present ? &attrs_[id]
+                                                                                     : nullptr;
   }
 
   void BuildAttrs(const Session& ssn) {
@@ -164,7 +165,8 @@ class ProportionPlugin : public Plugin {
       // A Running job whose gang is placed keeps room for the rest of its
       // minResources; the minMember test keeps a finished driver pod (Spark)
       // from reserving its job's room again.
-      if (job.phase == "Running" && job.min_resources && share::AllocatedTaskCount(job) >= job.min_member) {
+      if (job.phase == "Running" && job.min_resources &&
+          share::AllocatedTaskCount(job) >= job.min_member) {
         a.inqueue += share::DeductGated(ssn, job, share::RunningReservation(job));
       }
       // minResources has no `pods`, so every allocated pod counts 1 `pods` here.
@@ -264,7 +266,8 @@ class ProportionPlugin : public Plugin {
   // that allocation is not <= deserved (every dimension, absent = 0); a victim
   // is then subtracted. The check comes before the subtraction, so the last
   // victim may take its queue below deserved.
-  std::vector<const TaskInfo*> Reclaimable(const Session& ssn, const std::vector<const TaskInfo*>& cands) const {
+  std::vector<const TaskInfo*> Reclaimable(const Session& ssn,
+                                           const std::vector<const TaskInfo*>& cands) const {
     std::vector<const TaskInfo*> victims;
     std::map<QueueId, Resource> running;
     for (const TaskInfo* c : cands) {
@@ -293,7 +296,8 @@ class ProportionPlugin : public Plugin {
       a.inqueue += share::DeductGated(ssn, job, min);
       return Vote::kPermit;
     }
-    ssn.RecordEvent("PodGroup/" + job.key, "Normal", "Unschedulable", "queue resource quota insufficient");
+    ssn.RecordEvent("PodGroup/" + job.key, "Normal", "Unschedulable",
+                    "queue resource quota insufficient");
     return Vote::kReject;
   }
 

@@ -20,7 +20,9 @@ struct Fraction {
   int64_t num = 0;
   int64_t den = 1;
 
-  long double ToLongDouble() const { return static_cast<long double>(num) / static_cast<long double>(den); }
+  long double ToLongDouble() const {
+    return static_cast<long double>(num) / static_cast<long double>(den);
+  }
 };
 
 // -1, 0, 1 as a < b, a == b, a > b (exact).
@@ -51,8 +53,8 @@ inline Fraction DominantShare(const Resource& used, const Resource& base) {
 
 // Number of tasks of `job` in an allocated status (Bound, Binding, Running, Allocated).
 inline int32_t AllocatedTaskCount(const JobInfo& job) {
-  return job.Count(TaskStatus::kBound) + job.Count(TaskStatus::kBinding) + job.Count(TaskStatus::kRunning) +
-         job.Count(TaskStatus::kAllocated);
+  return job.Count(TaskStatus::kBound) + job.Count(TaskStatus::kBinding) +
+         job.Count(TaskStatus::kRunning) + job.Count(TaskStatus::kAllocated);
 }
 
 // `res` minus the requests of the job's scheduling-gated tasks, clamped at zero
