@@ -7,8 +7,10 @@
 //
 // The line is where the object starts (the document, or the item of a List),
 // the same "file:line" stored in `meta.source` and used by duplicate reports;
-// the field path locates the problem inside it. Malformed YAML/JSON reports the
-// parser's line and column instead ("a.yaml:7:3: malformed YAML/JSON: ...").
+// the field path locates the problem inside it. A shape error (duplicate key,
+// non-string key, ...) also appends the offending node's own line ("(line 9)").
+// Malformed YAML/JSON reports the parser's line and column instead
+// ("a.yaml:7:3: malformed YAML/JSON: ...").
 //
 // Nothing user-supplied can crash or throw out of `DecodeText` / `LoadPath`:
 // before decoding, every document passes `CheckYamlTree` (scalar, unique map
