@@ -14,7 +14,12 @@
 // Every `enable*` switch left out of the file is on, except enableHierarchy and
 // EnabledClusterOrder (as in Volcano's loader). Unknown plugin or action names
 // are errors listing the known ones (Volcano only logs them; a typo that silently
-// drops gang scheduling is worse than a refusal to start).
+// drops gang scheduling is worse than a refusal to start). For the same reason,
+// stricter than Volcano's YAML reader: an unknown field anywhere (a misspelt
+// switch such as `enablePreemtable`) and a key written twice are errors. Switch
+// values are YAML 1.1 booleans (true/false, yes/no, on/off), as Volcano reads
+// them. drf with enableHierarchy next to proportion is refused, as in Volcano.
+// Every message starts with "file:line: field path:".
 #pragma once
 
 #include <array>
