@@ -40,7 +40,7 @@ std::string Switches(Gen& g, const std::string& name) {
     maybe("enableJobStarving", 20);
   } else if (name == "proportion" || name == "capacity") {
     maybe("enableReclaimable", 30);
-    maybe("enableAllocatable", 10);
+    maybe("enabledAllocatable", 10);
     maybe("enablePreemptive", 10);
   } else if (name == "priority" || name == "drf") {
     maybe("enablePreemptable", 40);

@@ -58,6 +58,11 @@ Resource Deficit(const Resource& r) { return (Resource() - r).ClampedAtZero(); }
 
 std::string Fail(std::ostringstream& os) { return os.str(); }
 
+// Equal amounts, an absent scalar counting as zero: bookkeeping adds and
+// subtracts requests, which leaves zero-valued scalars present that a fresh
+// recount does not have.
+bool SameAmount(const Resource& a, const Resource& b) { return LessEqual(a, b) && LessEqual(b, a); }
+
 }  // namespace
 
 std::vector<Resource> QueueUsage(const Session& ssn) {
@@ -105,8 +110,8 @@ Status CheckInvariants(const Session& ssn) {
         if (t.status == TaskStatus::kReleasing) releasing += t.request;
       }
     }
-    if (!(used == n.used()) || !(releasing == n.releasing()) || !(pipelined == n.pipelined()) ||
-        !(n.idle() == n.allocatable - used)) {
+    if (!SameAmount(used, n.used()) || !SameAmount(releasing, n.releasing()) ||
+        !SameAmount(pipelined, n.pipelined()) || !SameAmount(n.idle(), n.allocatable - used)) {
       os << "node " << n.name << " bookkeeping: used " << n.used() << " (tasks: " << used << "), releasing "
          << n.releasing() << " (tasks: " << releasing << "), pipelined " << n.pipelined() << " (tasks: " << pipelined
          << "), idle " << n.idle() << " (allocatable - used: " << (n.allocatable - used) << ")";
@@ -161,7 +166,7 @@ Status CheckInvariants(const Session& ssn) {
       total += t.request;
       if (IsAllocatedStatus(t.status)) allocated += t.request;
     }
-    if (count != j.status_count || !(allocated == j.allocated) || !(total == j.total_request)) {
+    if (count != j.status_count || !SameAmount(allocated, j.allocated) || !SameAmount(total, j.total_request)) {
       os << "job " << j.key << " counters: allocated " << j.allocated << " (tasks: " << allocated << ")";
       for (size_t s = 0; s < count.size(); ++s) {
         if (count[s] != j.status_count[s]) {
