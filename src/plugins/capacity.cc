@@ -374,11 +374,16 @@ class CapacityPlugin : public Plugin {
 
   bool IsLeaf(QueueId q) const { return attrs_[q].children.empty(); }
 
-  // The queue, then its ancestors up to root: the order quota checks walk.
-  std::vector<int> SelfAndAncestors(QueueId q) const {
-    std::vector<int> list(attrs_[q].ancestors.rbegin(), attrs_[q].ancestors.rend());
-    list.insert(list.begin(), q);
-    return list;
+  // True when `fits` holds for the queue and then each ancestor up to root
+  // (the order Volcano's quota checks walk; the first failure stops it).
+  template <typename Fits>
+  bool FitsUpward(QueueId q, Fits fits) const {
+    if (!fits(attrs_[q])) return false;
+    const std::vector<int>& up = attrs_[q].ancestors;
+    for (auto it = up.rbegin(); it != up.rend(); ++it) {
+      if (!fits(attrs_[*it])) return false;
+    }
+    return true;
   }
 
   // ---- registered functions ----
@@ -467,11 +472,9 @@ class CapacityPlugin : public Plugin {
   bool Allocatable(const QueueInfo& q, const TaskInfo& t) const {
     if (!q.IsOpen() || !ready_) return false;
     if (hierarchy_ && !IsLeaf(q.id)) return false;
-    for (int i : SelfAndAncestors(q.id)) {
-      const QueueAttr& a = attrs_[i];
-      if (!LessEqualOnRequested(a.allocated + t.request, a.real_capability, t.request)) return false;
-    }
-    return true;
+    return FitsUpward(q.id, [&t](const QueueAttr& a) {
+      return LessEqualOnRequested(a.allocated + t.request, a.real_capability, t.request);
+    });
   }
 
   Vote Enqueueable(Session& ssn, const JobInfo& job) {
@@ -480,18 +483,19 @@ class CapacityPlugin : public Plugin {
     if (!ssn.queue(job.queue).IsOpen()) return Vote::kReject;
     if (!job.min_resources) return Vote::kPermit;
     const Resource& min = *job.min_resources;
-    const std::vector<int> list = SelfAndAncestors(job.queue);
-    for (int i : list) {
-      const QueueAttr& a = attrs_[i];
-      const std::vector<std::string> over =
-          ExceededOnRequested(min + a.allocated + a.inqueue - a.elastic, a.real_capability, min);
-      if (!over.empty()) {
-        ssn.RecordEvent("PodGroup/" + job.key, "Normal", "Unschedulable", FormatInsufficient(over));
-        return Vote::kReject;
-      }
+    std::vector<std::string> over;
+    const bool fits = FitsUpward(job.queue, [&](const QueueAttr& a) {
+      over = ExceededOnRequested(min + a.allocated + a.inqueue - a.elastic, a.real_capability, min);
+      return over.empty();
+    });
+    if (!fits) {
+      ssn.RecordEvent("PodGroup/" + job.key, "Normal", "Unschedulable", FormatInsufficient(over));
+      return Vote::kReject;
     }
     const Resource admitted = share::DeductGated(ssn, job, min);
-    for (int i : list) attrs_[i].inqueue += admitted;
+    QueueAttr& a = attrs_[job.queue];
+    a.inqueue += admitted;
+    for (int anc : a.ancestors) attrs_[anc].inqueue += admitted;
     return Vote::kPermit;
   }
 
