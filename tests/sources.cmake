@@ -18,4 +18,5 @@ set(BASALT_TEST_SOURCES
   tests/resource_test.cc
   tests/scenario_test.cc
   tests/session_test.cc
+  tests/sim_test.cc
 )
