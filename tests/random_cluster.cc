@@ -1,3 +1,4 @@
+#include <algorithm>
 #include "random_cluster.h"
 
 #include <random>
@@ -144,9 +145,23 @@ World GenerateWorld(uint64_t seed, bool small) {
        << "  weight: " << g.Int(1, 5) << "\n";
     if (g.Chance(30)) os << "  priority: " << g.Int(0, 3) << "\n";
     if (g.Chance(20)) os << "  reclaimable: false\n";
-    if (g.Chance(40)) os << "  capability: {cpu: \"" << g.Int(1, 24) << "\", memory: " << g.Int(2, 64) << "Gi}\n";
-    if (capacity && g.Chance(60)) os << "  deserved: {cpu: \"" << g.Int(1, 12) << "\", memory: " << g.Int(1, 24) << "Gi}\n";
-    if (g.Chance(30)) os << "  guarantee: {resource: {cpu: \"" << g.Int(1, 4) << "\", memory: " << g.Int(1, 4) << "Gi}}\n";
+    // Only queues Volcano's admission accepts: guarantee <= deserved <= capability
+    // (a guarantee above the capability lifts deserved past it, by design).
+    int cap_cpu = 1 << 20, cap_mem = 1 << 20;
+    if (g.Chance(40)) {
+      cap_cpu = g.Int(1, 24);
+      cap_mem = g.Int(2, 64);
+      os << "  capability: {cpu: \"" << cap_cpu << "\", memory: " << cap_mem << "Gi}\n";
+    }
+    if (capacity && g.Chance(60)) {
+      cap_cpu = std::min(cap_cpu, g.Int(1, 12));
+      cap_mem = std::min(cap_mem, g.Int(1, 24));
+      os << "  deserved: {cpu: \"" << cap_cpu << "\", memory: " << cap_mem << "Gi}\n";
+    }
+    if (g.Chance(30)) {
+      os << "  guarantee: {resource: {cpu: \"" << std::min(cap_cpu, g.Int(1, 4)) << "\", memory: "
+         << std::min(cap_mem, g.Int(1, 4)) << "Gi}}\n";
+    }
     if (hierarchy) os << "  parent: root\n";
     w.docs.push_back(os.str());
   }

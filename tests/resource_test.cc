@@ -380,3 +380,19 @@ TEST(ResourceTest, FormatDimension) {
 
 }  // namespace
 }  // namespace basalt
+
+namespace basalt {
+namespace {
+// A decimal factor scales to the decimal answer: 10 cpu x 1.2 = 12 cpu, not 11999m.
+TEST(ResourceScaledDecimal, DecimalFactorIsExact) {
+  Resource r;
+  r.set_milli_cpu(10000);
+  r.set_memory(1000);
+  Resource s = r.Scaled(1.2);
+  EXPECT_EQ(s.milli_cpu(), 12000);
+  EXPECT_EQ(s.memory(), 1200);
+  r.set_milli_cpu(1);
+  EXPECT_EQ(r.Scaled(1.5).milli_cpu(), 1);  // real fractions still round down
+}
+}  // namespace
+}  // namespace basalt

@@ -162,7 +162,11 @@ Resource& Resource::operator-=(const Resource& o) {
 Resource Resource::Scaled(double factor) const {
   Resource r = *this;
   auto scale = [factor](int64_t v) -> int64_t {
-    long double x = std::floor(static_cast<long double>(v) * factor);
+    // Factors come from decimal text (1.2) that binary floating point cannot hold
+    // exactly: 10000 * 1.2 is 11999.99...; a relative nudge of 1e-9 before the
+    // floor gives the decimal answer (12000) without rounding real fractions up.
+    long double prod = static_cast<long double>(v) * factor;
+    long double x = std::floor(prod + std::fabs(prod) * 1e-9L);
     if (std::isnan(x)) return 0;
     // 2^63 is exactly representable; converting anything at or beyond it is UB.
     constexpr long double kLimit = 9223372036854775808.0L;
