@@ -14,23 +14,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out;  // stdout and stderr
-};
-
-RunResult Basalt(const std::string& args) {
-  std::string cmd = std::string(BASALT_BINARY) + " " + args + " 2>&1";
-  RunResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using ::basalt::testing::Basalt;
+using ::basalt::testing::RunResult;
 
 std::string Example(const std::string& rel) { return std::string(BASALT_SOURCE_DIR) + "/examples/" + rel; }
 

@@ -1,5 +1,9 @@
 #include "testing.h"
 
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
 #include <cstdlib>
 
 #include "plugins/builtin.h"
@@ -83,6 +87,19 @@ void SessionFixture::RunActions(const std::vector<std::string>& actions) {
     }
     session_->Run(**a);
   }
+}
+
+RunResult Basalt(const std::string& args) {
+  std::string cmd = std::string(BASALT_BINARY) + " " + args + " 2>&1";
+  RunResult r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
 }
 
 }  // namespace basalt::testing

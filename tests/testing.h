@@ -57,4 +57,12 @@ class SessionFixture {
   std::unique_ptr<Session> session_;
 };
 
+// The `basalt` binary run as a user runs it (BASALT_BINARY), with stdout and
+// stderr together.
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+};
+RunResult Basalt(const std::string& args);
+
 }  // namespace basalt::testing
