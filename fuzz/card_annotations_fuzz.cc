@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "admission/card_annotations.h"
+#include "api/card_annotations.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);

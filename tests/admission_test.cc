@@ -13,7 +13,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "admission/card_annotations.h"
+#include "api/card_annotations.h"
 #include "cli/validate.h"
 #include "testing.h"
 

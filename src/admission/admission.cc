@@ -10,7 +10,7 @@
 #include <string_view>
 #include <utility>
 
-#include "admission/card_annotations.h"
+#include "api/card_annotations.h"
 #include "admission/queue_index.h"
 
 namespace basalt {

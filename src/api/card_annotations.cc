@@ -1,4 +1,4 @@
-#include "admission/card_annotations.h"
+#include "api/card_annotations.h"
 
 #include <nlohmann/json.hpp>
 #include <set>
