@@ -158,6 +158,10 @@ std::string SpecSignature(const Pod& pod) {
   for (const auto& t : s.tolerations) sig += t.key + " " + t.op + " " + t.value + " " + t.effect + ";";
   sig += "|";
   for (const auto& p : s.host_ports) sig += std::to_string(p.port) + "/" + p.protocol + "@" + p.host_ip + ";";
+  // capacity-card scores nodes by the pod's card models (volcano.sh/card.name).
+  if (const auto it = pod.meta.annotations.find("volcano.sh/card.name"); it != pod.meta.annotations.end()) {
+    sig += "|" + it->second;
+  }
   return sig;
 }
 
