@@ -16,6 +16,7 @@ void RegisterBuiltinPlugins(PluginRegistry& r) {
       {"nodeorder", NewNodeOrderPlugin},
       {"binpack", NewBinpackPlugin},
       {"capacity", NewCapacityPlugin},
+      {"capacity-card", NewCapacityCardPlugin},
   };
   for (const auto& [name, factory] : kBuiltins) {
     Status st = r.Register(name, factory);

@@ -18,5 +18,6 @@ Result<std::unique_ptr<Plugin>> NewPredicatesPlugin(const Arguments& args);
 Result<std::unique_ptr<Plugin>> NewNodeOrderPlugin(const Arguments& args);
 Result<std::unique_ptr<Plugin>> NewBinpackPlugin(const Arguments& args);
 Result<std::unique_ptr<Plugin>> NewCapacityPlugin(const Arguments& args);
+Result<std::unique_ptr<Plugin>> NewCapacityCardPlugin(const Arguments& args);
 
 }  // namespace basalt

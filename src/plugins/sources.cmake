@@ -2,6 +2,8 @@ basalt_library(plugins SOURCES
   src/plugins/builtin.cc
   src/plugins/binpack.cc
   src/plugins/capacity.cc
+  src/plugins/capacity_card.cc
+  src/plugins/card_discovery.cc
   src/plugins/conformance.cc
   src/plugins/drf.cc
   src/plugins/gang.cc
