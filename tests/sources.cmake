@@ -1,6 +1,7 @@
 set(BASALT_TEST_SOURCES
   tests/testing.cc
   tests/admission_test.cc
+  tests/capacity_card_test.cc
   tests/capacity_test.cc
   tests/cli_test.cc
   tests/config_test.cc
@@ -8,7 +9,10 @@ set(BASALT_TEST_SOURCES
   tests/decode_test.cc
   tests/fairness_test.cc
   tests/invariants_test.cc
+  tests/kube_fake_apiserver.cc
   tests/kube_fake_server.cc
+  tests/kube_lease_test.cc
+  tests/kube_serve_test.cc
   tests/kube_test.cc
   tests/nodeorder_binpack_test.cc
   tests/predicates_test.cc

@@ -189,7 +189,32 @@ Result<std::vector<std::string>> ParseCardName(const std::string& text) {
     if (bar == std::string::npos) break;
     start = bar + 1;
   }
+  // Alternatives must share one Kubernetes resource: the pod's requests are
+  // fixed before the scheduler picks among them.
+  const std::string first = CardResourceFromName(models.front());
+  for (size_t i = 1; i < models.size(); ++i) {
+    const std::string other = CardResourceFromName(models[i]);
+    if (other != first) {
+      auto kind = [](const std::string& r) { return r.empty() ? std::string("a whole-card resource") : r; };
+      return Status::InvalidArgument("alternatives " + Quote(text) + " mix Kubernetes resources: " +
+                                     Quote(models.front()) + " uses " + kind(first) + ", " +
+                                     Quote(models[i]) + " uses " + kind(other));
+    }
+  }
   return models;
+}
+
+std::string CardResourceFromName(const std::string& model) {
+  constexpr std::string_view kMig = "/mig-", kMixed = "-mixed", kMps = "/mps-";
+  const size_t mig = model.find(kMig);
+  if (mig != std::string::npos && model.ends_with(kMixed)) {
+    const size_t start = mig + kMig.size();
+    if (model.size() > start + kMixed.size()) {
+      return "nvidia.com/mig-" + model.substr(start, model.size() - kMixed.size() - start);
+    }
+  }
+  if (model.find(kMps) != std::string::npos) return "nvidia.com/gpu.shared";
+  return "";
 }
 
 Result<std::map<std::string, int64_t>> ParseCardQuota(const std::string& text) {

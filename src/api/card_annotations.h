@@ -50,8 +50,16 @@ Result<std::vector<CardRequestEntry>> ParseCardRequest(const std::string& text);
 
 // `volcano.sh/card.name`: one model or `A|B|C` alternatives, preferred first.
 // Errors: empty value, an empty alternative ("A||B", "A|"), an alternative with
-// surrounding or embedded whitespace or control characters, the same model twice.
+// surrounding or embedded whitespace or control characters, the same model twice,
+// alternatives on different Kubernetes resources (see `CardResourceFromName`:
+// a whole card with an MPS or MIG model, two MIG profiles).
 Result<std::vector<std::string>> ParseCardName(const std::string& text);
+
+// The Kubernetes resource a model's pods request, told from the name alone
+// where it can be: MIG names (`<product>/mig-<profile>-mixed`) give
+// `nvidia.com/mig-<profile>`, MPS names (`<product>/mps-...`) give
+// `nvidia.com/gpu.shared`; a whole-card name tells nothing (returns "").
+std::string CardResourceFromName(const std::string& model);
 
 // Checks one model name ("NVIDIA-H200", "NVIDIA-H200/mig-1g.18gb-mixed",
 // "NVIDIA-H200/mps-80g*1/4"): non-empty, at most 253 bytes, printable ASCII

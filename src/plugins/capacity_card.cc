@@ -177,7 +177,7 @@ class CapacityCardPlugin : public Plugin {
   // The Kubernetes resource of `model`, or "" when it cannot be told.
   std::string ResourceOf(const std::string& model, const Resource& request) const {
     if (auto it = model_resource_.find(model); it != model_resource_.end()) return it->second;
-    std::string r = ResourceFromModelName(model);
+    std::string r = CardResourceFromName(model);
     if (!r.empty()) return r;
     std::string only;
     for (const auto& [id, v] : request.scalars()) {

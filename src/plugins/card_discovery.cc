@@ -13,7 +13,6 @@ namespace {
 
 constexpr std::string_view kProductSuffix = ".product";
 constexpr std::string_view kMigInfix = "/mig-";
-constexpr std::string_view kMpsMarker = "/mps-";
 constexpr std::string_view kMixedSuffix = "-mixed";
 
 // A card family announced by a `<domain>/<type>.product` label.
@@ -102,18 +101,6 @@ std::map<std::string, int64_t> ClusterCardTotals(const std::vector<const Node*>&
     for (const NodeCard& c : DiscoverNodeCards(*n)) totals[c.model] += c.milli_count;
   }
   return totals;
-}
-
-std::string ResourceFromModelName(const std::string& model) {
-  const size_t mig = model.find(kMigInfix);
-  if (mig != std::string::npos && model.ends_with(kMixedSuffix)) {
-    const size_t start = mig + kMigInfix.size();
-    if (model.size() > start + kMixedSuffix.size()) {
-      return "nvidia.com/mig-" + model.substr(start, model.size() - kMixedSuffix.size() - start);
-    }
-  }
-  if (model.find(kMpsMarker) != std::string::npos) return "nvidia.com/gpu.shared";
-  return "";
 }
 
 }  // namespace basalt

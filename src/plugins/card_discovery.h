@@ -39,9 +39,4 @@ std::vector<NodeCard> DiscoverNodeCards(const Node& node);
 // Sum of milli-cards per model over `nodes`.
 std::map<std::string, int64_t> ClusterCardTotals(const std::vector<const Node*>& nodes);
 
-// The Kubernetes resource a model's pods request, told from the name alone
-// where it can be: MIG names give `nvidia.com/mig-<profile>`, MPS names
-// `nvidia.com/gpu.shared`; a whole-card name tells nothing (returns "").
-std::string ResourceFromModelName(const std::string& model);
-
 }  // namespace basalt
