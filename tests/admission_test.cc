@@ -671,6 +671,16 @@ TEST(AdmissionCardTest, PodCardNameWithSpaces) {
       "metadata.annotations[volcano.sh/card.name]", "model \"A \" contains whitespace");
 }
 
+TEST(AdmissionCardTest, PodCardNameMixingResources) {
+  ExpectOnly(
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ns, annotations: "
+      "{volcano.sh/card.name: 'NVIDIA-A100|NVIDIA-H200/mig-1g.18gb-mixed'}}\n"
+      "spec: {containers: [{name: c, image: x}]}\n",
+      "metadata.annotations[volcano.sh/card.name]",
+      "mix Kubernetes resources: \"NVIDIA-A100\" uses a whole-card resource, "
+      "\"NVIDIA-H200/mig-1g.18gb-mixed\" uses nvidia.com/mig-1g.18gb");
+}
+
 // The parsers return what the capacity-card plugin needs.
 TEST(AdmissionCardTest, ParsersReturnValues) {
   Result<std::map<std::string, int64_t>> quota =
