@@ -1,6 +1,7 @@
 #include "cluster_generator.h"
 
-#include <random>
+#include <cstdio>
+#include <vector>
 
 #include "api/quantity.h"
 
@@ -16,16 +17,62 @@ Resource Make(const std::string& cpu, const std::string& memory, int gpus, int64
   return r;
 }
 
+// Adds one gang (PodGroup and its pods) to `objs`. Running gangs go round-robin
+// onto the nodes, from `*next_node` on.
+void AddGang(const ClusterProfile& cluster, const WorkloadProfile& w, const std::string& name, int64_t creation,
+             bool running, const std::string& queue, int* next_node, ClusterObjects* objs) {
+  const PodShape& shape = running ? w.running_pod : w.pod;
+  const Resource request = Make(shape.cpu, shape.memory, shape.gpus, 1);
+  Resource per_pod = request;
+  per_pod.Erase(ResourceNames::kPods);
+  PodGroup pg;
+  pg.meta.name = name;
+  pg.meta.namespace_ = "default";
+  pg.meta.creation_timestamp = creation;
+  pg.min_member = running && w.running_min_member > 0 ? w.running_min_member : w.tasks_per_gang;
+  pg.queue = queue;
+  if (!running) pg.priority_class_name = w.pending_priority_class;
+  pg.phase = running ? "Running" : "Inqueue";
+  Resource total;
+  for (int t = 0; t < w.tasks_per_gang; ++t) total += per_pod;
+  pg.min_resources = total;
+  char node[32];
+  for (int t = 0; t < w.tasks_per_gang; ++t) {
+    Pod pod;
+    pod.meta.name = name + "-w-" + std::to_string(t);
+    pod.meta.namespace_ = "default";
+    pod.meta.creation_timestamp = creation;
+    pod.meta.annotations["scheduling.k8s.io/group-name"] = name;
+    pod.meta.annotations["volcano.sh/task-spec"] = "w";
+    pod.spec.request = request;
+    pod.spec.scheduler_name = "volcano";
+    if (!running) pod.spec.priority_class_name = w.pending_priority_class;
+    if (running) {
+      std::snprintf(node, sizeof(node), "node-%06d", (*next_node)++ % cluster.nodes);
+      pod.spec.node_name = node;
+      pod.phase = "Running";
+    }
+    objs->pods.push_back(std::move(pod));
+  }
+  objs->podgroups.push_back(std::move(pg));
+}
+
+std::string GangName(const char* prefix, int index) {
+  char name[32];
+  std::snprintf(name, sizeof(name), "%s-%06d", prefix, index);
+  return name;
+}
+
 }  // namespace
 
 void Generate(const ClusterProfile& cluster, const WorkloadProfile& workload, ClusterState* state) {
   ClusterObjects objs;
-  char name[64];
+  char name[32];
   for (int i = 0; i < cluster.nodes; ++i) {
     Node n;
     std::snprintf(name, sizeof(name), "node-%06d", i);
     n.meta.name = name;
-    n.allocatable = Make(cluster.node_cpu, cluster.node_memory, cluster.gpus_per_node, 110);
+    n.allocatable = Make(cluster.node_cpu, cluster.node_memory, cluster.gpus_per_node, cluster.pods_per_node);
     n.capacity = n.allocatable;
     objs.nodes.push_back(std::move(n));
   }
@@ -42,50 +89,43 @@ void Generate(const ClusterProfile& cluster, const WorkloadProfile& workload, Cl
     objs.priority_classes.push_back(std::move(pc));
   }
   std::mt19937_64 rng(workload.seed);
-  const Resource pod_request = Make(workload.pod_cpu, workload.pod_memory, workload.pod_gpus, 1);
-  Resource min_resources = pod_request;
-  min_resources.Erase(ResourceNames::kPods);
-  auto add_gang = [&](int index, int size, bool running, int* next_node) {
-    PodGroup pg;
-    std::snprintf(name, sizeof(name), "%s-%06d", running ? "run" : "job", index);
-    pg.meta.name = name;
-    pg.meta.namespace_ = "default";
-    pg.meta.creation_timestamp = index;
-    pg.min_member = running && workload.running_min_member > 0 ? workload.running_min_member : size;
-    const std::string& fixed = running ? workload.running_queue : workload.pending_queue;
-    pg.queue = fixed.empty() ? "queue-" + std::to_string(rng() % workload.queues) : fixed;
-    if (!running) pg.priority_class_name = workload.pending_priority_class;
-    pg.phase = running ? "Running" : "Inqueue";
-    Resource total;
-    for (int t = 0; t < size; ++t) total += min_resources;
-    pg.min_resources = total;
-    for (int t = 0; t < size; ++t) {
-      Pod pod;
-      pod.meta.name = std::string(name) + "-w-" + std::to_string(t);
-      pod.meta.namespace_ = "default";
-      pod.meta.creation_timestamp = index;
-      pod.meta.annotations["scheduling.k8s.io/group-name"] = name;
-      pod.meta.annotations["volcano.sh/task-spec"] = "w";
-      pod.spec.request = pod_request;
-      pod.spec.scheduler_name = "volcano";
-      if (!running) pod.spec.priority_class_name = workload.pending_priority_class;
-      if (running) {
-        std::snprintf(name + 32, 32, "node-%06d", (*next_node)++ % cluster.nodes);
-        pod.spec.node_name = name + 32;
-        pod.phase = "Running";
-      }
-      objs.pods.push_back(std::move(pod));
-    }
-    objs.podgroups.push_back(std::move(pg));
+  auto queue_of = [&](const std::string& fixed) {
+    return fixed.empty() ? "queue-" + std::to_string(rng() % workload.queues) : fixed;
   };
   int next_node = 0;
   for (int g = 0; g * workload.tasks_per_gang < workload.running_pods; ++g) {
-    add_gang(g, workload.tasks_per_gang, true, &next_node);
+    AddGang(cluster, workload, GangName("run", g), g, true, queue_of(workload.running_queue), &next_node, &objs);
   }
   for (int g = 0; g * workload.tasks_per_gang < workload.pending_pods; ++g) {
-    add_gang(g, workload.tasks_per_gang, false, &next_node);
+    AddGang(cluster, workload, GangName("job", g), g, false, queue_of(workload.pending_queue), &next_node, &objs);
   }
   (void)state->AddAll(std::move(objs));
+}
+
+void Churn(const WorkloadProfile& workload, int gangs, int64_t now, std::mt19937_64& rng, int* serial,
+           ClusterState* state) {
+  std::vector<std::string> running;
+  for (const auto& [key, pg] : state->podgroups()) {
+    if (pg.phase == "Running") running.push_back(key);
+  }
+  for (int i = 0; i < gangs && !running.empty(); ++i) {
+    size_t pick = rng() % running.size();
+    const std::string key = running[pick];
+    running[pick] = running.back();
+    running.pop_back();
+    for (int t = 0; t < workload.tasks_per_gang; ++t) state->DeletePod(key + "-w-" + std::to_string(t));
+    state->DeletePodGroup(key);
+  }
+  ClusterObjects objs;
+  int unused_node = 0;
+  ClusterProfile no_nodes;
+  for (int i = 0; i < gangs; ++i) {
+    std::string queue =
+        workload.pending_queue.empty() ? "queue-" + std::to_string(rng() % workload.queues) : workload.pending_queue;
+    AddGang(no_nodes, workload, GangName("new", (*serial)++), now, false, queue, &unused_node, &objs);
+  }
+  for (Pod& p : objs.pods) state->UpsertPod(std::move(p));
+  for (PodGroup& pg : objs.podgroups) state->UpsertPodGroup(std::move(pg));
 }
 
 }  // namespace basalt::bench

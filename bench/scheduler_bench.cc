@@ -1,128 +1,86 @@
-// Whole scheduling cycles on generated clusters (Google Benchmark).
+// Google Benchmark cases over the profiles of bench/profiles.h.
 //
-//   ./build/basalt_bench --benchmark_filter=Cycle
+//   nice ./build/basalt_bench --benchmark_filter=Profile/alloc-1k
+//   nice ./build/basalt_bench --benchmark_filter=Scale
 //
-// Node shape: 32 CPU, 256 Gi, 8 GPUs; pods 4 CPU, 32 Gi, 1 GPU in gangs of 8;
-// the default plugin set plus binpack; actions enqueue, allocate, backfill.
+// BM_Profile/<name>: the profile's cycle (as `basalt bench --profile <name>`);
+// the time is the median cycle wall time of 3 cycles (manual time), counters
+// give CPU time, pods bound, pods evicted and peak RSS. BM_Scale/nodes/pods:
+// the alloc profile scaled, for the scaling table of bench/README.md. Add
+// `/reference` to a name for the reference node selection.
 #include <benchmark/benchmark.h>
 
-#include "actions/builtin.h"
-#include "cluster_generator.h"
-#include "framework/config.h"
-#include "plugins/builtin.h"
-#include "sim/cycle_runner.h"
+#include <algorithm>
+
+#include "profiles.h"
 
 namespace basalt::bench {
 namespace {
 
-constexpr const char* kConf = R"(actions: "enqueue, allocate, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-    enablePreemptable: false
-  - name: conformance
-- plugins:
-  - name: drf
-    enablePreemptable: false
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-  - name: binpack
-)";
-
-// One enqueue+allocate+backfill cycle over `nodes` nodes and `pods` pending pods,
-// including the snapshot and plugin set-up.
-void BM_AllocateCycle(benchmark::State& st) {
-  const int nodes = static_cast<int>(st.range(0));
-  const int pods = static_cast<int>(st.range(1));
-  PluginRegistry plugins;
-  RegisterBuiltinPlugins(plugins);
-  ActionRegistry actions;
-  RegisterBuiltinActions(actions);
-  SchedulerConfig conf = *ParseSchedulerConfig(kConf, "bench.conf", plugins.Names(), actions.Names());
-  int64_t bound = 0;
-  for (auto _ : st) {
-    st.PauseTiming();
-    ClusterState state;
-    Generate({.nodes = nodes}, {.queues = 4, .pending_pods = pods}, &state);
-    CycleRunner runner(state, conf, plugins, actions, SessionOptions());
-    (void)runner.Init();
-    st.ResumeTiming();
-    auto result = runner.RunCycle(false);
-    bound = static_cast<int64_t>(result->decisions.binds.size());
-    benchmark::DoNotOptimize(bound);
-  }
-  st.counters["bound"] = static_cast<double>(bound);
-  st.counters["pods_per_s"] = benchmark::Counter(static_cast<double>(bound), benchmark::Counter::kIsIterationInvariantRate);
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
 }
-BENCHMARK(BM_AllocateCycle)
-    ->ArgNames({"nodes", "pods"})
-    ->Args({100, 400})
-    ->Args({500, 2000})
-    ->Args({1000, 4000})
-    ->Unit(benchmark::kMillisecond)
-    ->MeasureProcessCPUTime()
-    ->UseRealTime();
 
-constexpr const char* kEvictConf = R"(actions: "enqueue, allocate, preempt, reclaim"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: drf
-    enablePreemptable: false
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-)";
-
-// One cycle with eviction work on a full cluster: `nodes` nodes filled by 8
-// running pods each (gangs of 8, minMember 1, low priority). Mode 0 (preempt):
-// 4 pending high-priority pods per 8 running, in the same queue. Mode 1
-// (reclaim): the running pods sit in queue-0, a pending gang in queue-1.
-void BM_EvictionCycle(benchmark::State& st) {
-  const int nodes = static_cast<int>(st.range(0));
-  const bool reclaim = st.range(1) == 1;
-  PluginRegistry plugins;
-  RegisterBuiltinPlugins(plugins);
-  ActionRegistry actions;
-  RegisterBuiltinActions(actions);
-  SchedulerConfig conf = *ParseSchedulerConfig(kEvictConf, "bench.conf", plugins.Names(), actions.Names());
-  int64_t evicted = 0;
+void RunCase(benchmark::State& st, const Profile& profile, bool reference) {
+  RunOptions options;
+  options.runs = 3;
+  options.reference = reference;
+  ProfileResult last;
   for (auto _ : st) {
-    st.PauseTiming();
-    ClusterState state;
-    WorkloadProfile w;
-    w.queues = 2;
-    w.running_pods = nodes * 8;
-    w.running_queue = "queue-0";
-    w.running_min_member = 1;
-    w.pending_pods = reclaim ? 8 : nodes * 4;
-    w.pending_queue = reclaim ? "queue-1" : "queue-0";
-    w.pending_priority_class = reclaim ? "" : "high";
-    Generate({.nodes = nodes}, w, &state);
-    CycleRunner runner(state, conf, plugins, actions, SessionOptions());
-    (void)runner.Init();
-    st.ResumeTiming();
-    auto result = runner.RunCycle(false);
-    evicted = static_cast<int64_t>(result->decisions.evictions.size());
-    benchmark::DoNotOptimize(evicted);
+    auto r = RunProfile(profile, options);
+    if (!r.ok()) {
+      st.SkipWithError(r.status().message().c_str());
+      return;
+    }
+    std::vector<double> wall;
+    for (const CycleStats& c : r->cycles) wall.push_back(c.wall);
+    st.SetIterationTime(Median(wall));
+    last = std::move(r).value();
   }
-  st.counters["evicted"] = static_cast<double>(evicted);
+  std::vector<double> cpu;
+  for (const CycleStats& c : last.cycles) cpu.push_back(c.cpu);
+  st.counters["cpu_ms"] = Median(cpu) * 1e3;
+  st.counters["bound"] = last.cycles.empty() ? 0 : static_cast<double>(last.cycles.back().bound);
+  st.counters["evicted"] = last.cycles.empty() ? 0 : static_cast<double>(last.cycles.back().evicted);
+  st.counters["rss_mb"] = static_cast<double>(last.peak_rss_bytes) / (1 << 20);
 }
-BENCHMARK(BM_EvictionCycle)
-    ->ArgNames({"nodes", "reclaim"})
-    ->Args({1000, 0})
-    ->Args({1000, 1})
-    ->Unit(benchmark::kMillisecond)
-    ->MeasureProcessCPUTime()
-    ->UseRealTime()
-    ->Iterations(1);
+
+void RegisterAll() {
+  for (const Profile& p : Profiles()) {
+    for (bool reference : {false, true}) {
+      std::string name = "BM_Profile/" + p.name + (reference ? "/reference" : "");
+      benchmark::RegisterBenchmark(name.c_str(), [&p, reference](benchmark::State& st) { RunCase(st, p, reference); })
+          ->UseManualTime()
+          ->Iterations(1)
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
+  const std::pair<int, int> grid[] = {
+      {1000, 1000},  {1000, 4000},  {1000, 16000}, {1000, 64000}, {2500, 10000},
+      {5000, 20000}, {10000, 10000}, {10000, 40000}, {10000, 100000},
+  };
+  for (const auto& [nodes, pods] : grid) {
+    for (bool reference : {false, true}) {
+      std::string name = "BM_Scale/" + std::to_string(nodes) + "/" + std::to_string(pods) + (reference ? "/reference" : "");
+      benchmark::RegisterBenchmark(name.c_str(), [nodes = nodes, pods = pods, reference](benchmark::State& st) {
+        RunCase(st, Scaled(nodes, pods), reference);
+      })
+          ->UseManualTime()
+          ->Iterations(1)
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
+}
 
 }  // namespace
 }  // namespace basalt::bench
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  basalt::bench::RegisterAll();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -13,13 +13,16 @@
 //    pipelined onto resources being released.
 //
 // Cost per task: tasks with identical scheduling inputs (an equivalence class,
-// e.g. the replicas of one vcjob task) share a feasibility answer: the first
-// task of a class runs the resource check and predicates on every node, each
-// later one re-checks only the nodes changed since (O(changed nodes) predicate
-// calls), then scores the feasible nodes of the better class (Idle before
-// FutureIdle) and scans them once for the best. Tasks of a role that already
-// failed on every node are skipped without any pass.
+// e.g. the replicas of one vcjob task) share feasibility answers and scores
+// through AllocateNodeIndex (actions/node_selection.h): the first task of a
+// class checks and scores every node, each later one re-checks only the nodes
+// changed since and reads the best node off a max-tree (O(changed nodes x
+// log nodes)). Tasks of a role that already failed on every node are skipped
+// without any pass. SessionOptions::reference_node_selection switches to the
+// straightforward path (every node checked and every feasible node scored per
+// task), which makes the same decisions.
 #include <map>
+#include <memory>
 #include <set>
 
 #include "actions/builtin.h"
@@ -39,7 +42,7 @@ class AllocateAction : public Action {
     // One action object serves many sessions: per-session caches start empty.
     pending_.clear();
     failed_roles_.clear();
-    feasibility_ = FeasibilityCache();
+    index_ = std::make_unique<AllocateNodeIndex>();
     const bool has_enqueue = ssn.config().HasAction("enqueue");
     auto queue_less = [&ssn](QueueId a, QueueId b) { return ssn.QueueOrderLess(ssn.queue(a), ssn.queue(b)); };
     auto job_less = [&ssn](JobId a, JobId b) { return ssn.JobOrderLess(ssn.job(a), ssn.job(b)); };
@@ -95,6 +98,20 @@ class AllocateAction : public Action {
     return pending_.emplace(job.id, std::move(tasks)).first->second;
   }
 
+  // Every node gives the pre-predicate's reasons. The reference path lists
+  // them per node; the fast path counts them (the same message).
+  static FitErrors PrePredicateErrors(const Session& ssn, const PredicateStatus& pre) {
+    FitErrors errors;
+    if (ssn.options().reference_node_selection) {
+      for (const NodeInfo& n : ssn.nodes()) errors.Add(n.name, pre.reasons);
+    } else if (!ssn.nodes().empty()) {
+      auto counts = std::make_shared<std::map<std::string, int64_t>>();
+      for (const std::string& r : pre.reasons) (*counts)[r] += static_cast<int64_t>(ssn.nodes().size());
+      errors.reason_counts = std::move(counts);
+    }
+    return errors;
+  }
+
   // Volcano's NeedContinueAllocating: after a task found no node, may the job
   // still become ready with the tasks that are left?
   bool NeedContinue(const Session& ssn, const JobInfo& job, const std::vector<TaskId>& pending) const {
@@ -146,9 +163,7 @@ class AllocateAction : public Action {
       }
       PredicateStatus pre = ssn.PrePredicate(task);
       if (!pre.ok()) {
-        FitErrors errors;
-        for (const NodeInfo& n : ssn.nodes()) errors.Add(n.name, pre.reasons);
-        job.fit_errors[task.id] = std::move(errors);
+        job.fit_errors[task.id] = PrePredicateErrors(ssn, pre);
         break;
       }
       NodeInfo* chosen = nullptr;
@@ -160,18 +175,14 @@ class AllocateAction : public Action {
       }
       if (!chosen) {
         FitErrors errors;
-        std::vector<NodeInfo*> feasible = feasibility_.Feasible(ssn, task, &errors);
-        if (feasible.empty()) {
+        const bool reference = ssn.options().reference_node_selection || task.equivalence_class == kNone;
+        chosen = reference ? ReferenceAllocateNode(ssn, task, &errors) : index_->Best(ssn, task, &errors);
+        if (!chosen) {
           job.fit_errors[task.id] = std::move(errors);
           if (!task.role.empty()) failed.insert(task.role);
           if (NeedContinue(ssn, job, pending)) continue;
           break;
         }
-        std::vector<NodeInfo*> idle_fit;
-        for (NodeInfo* n : feasible) {
-          if (LessEqual(task.request, n->idle())) idle_fit.push_back(n);
-        }
-        chosen = BestNode(ssn, task, idle_fit.empty() ? feasible : idle_fit);
       }
       job.fit_errors.erase(task.id);
       if (LessEqual(task.request, chosen->idle())) {
@@ -188,7 +199,7 @@ class AllocateAction : public Action {
 
   std::map<JobId, std::vector<TaskId>> pending_;
   std::map<JobId, std::set<std::string>> failed_roles_;
-  FeasibilityCache feasibility_;
+  std::unique_ptr<AllocateNodeIndex> index_;
 };
 
 }  // namespace

@@ -15,18 +15,21 @@ class BackfillAction : public Action {
   std::string_view Name() const override { return "backfill"; }
 
   void Execute(Session& ssn) override {
-    // Queue -> job -> task order, as Volcano v1.11+.
+    // Queue -> job -> task order, as Volcano v1.11+. Only jobs with an
+    // ungated BestEffort task take part: for the others BackfillJob does
+    // nothing, so leaving them out of the sort changes no decision.
+    std::vector<std::vector<JobId>> jobs_of(ssn.queues().size());
+    for (const JobInfo& job : ssn.jobs()) {
+      if (job.IsPending() || !HasBestEffortTask(ssn, job)) continue;
+      if (auto invalid = ssn.JobValid(job)) continue;
+      jobs_of[job.queue].push_back(job.id);
+    }
     std::vector<QueueId> queue_ids;
     for (const QueueInfo& q : ssn.queues()) queue_ids.push_back(q.id);
     std::sort(queue_ids.begin(), queue_ids.end(),
               [&](QueueId a, QueueId b) { return ssn.QueueOrderLess(ssn.queue(a), ssn.queue(b)); });
     for (QueueId q : queue_ids) {
-      std::vector<JobId> job_ids;
-      for (const JobInfo& job : ssn.jobs()) {
-        if (job.queue != q || job.IsPending()) continue;
-        if (auto invalid = ssn.JobValid(job)) continue;
-        job_ids.push_back(job.id);
-      }
+      std::vector<JobId>& job_ids = jobs_of[q];
       std::sort(job_ids.begin(), job_ids.end(),
                 [&](JobId a, JobId b) { return ssn.JobOrderLess(ssn.job(a), ssn.job(b)); });
       for (JobId j : job_ids) BackfillJob(ssn, ssn.job(j));
@@ -34,6 +37,14 @@ class BackfillAction : public Action {
   }
 
  private:
+  static bool HasBestEffortTask(const Session& ssn, const JobInfo& job) {
+    for (TaskId id : job.tasks) {
+      const TaskInfo& t = ssn.task(id);
+      if (t.best_effort && !t.gated) return true;
+    }
+    return false;
+  }
+
   void BackfillJob(Session& ssn, JobInfo& job) {
     std::vector<TaskId> tasks;
     for (TaskId id : job.tasks) {

@@ -2,6 +2,8 @@
 
 #include "api/check.h"
 
+#include <limits>
+
 namespace basalt {
 
 std::vector<std::string> InsufficientResourceReasons(const Resource& request, const Resource& available) {
@@ -34,43 +36,223 @@ std::vector<NodeInfo*> FeasibleNodes(Session& ssn, const TaskInfo& task, FitMode
   return out;
 }
 
-void FeasibilityCache::Check(Session& ssn, const TaskInfo& task, NodeInfo& node, Entry& e) {
-  e.reasons.erase(node.id);
-  Resource future = node.FutureIdle();
-  if (!LessEqual(task.request, future)) {
-    e.ok[node.id] = 0;
-    e.reasons[node.id] = InsufficientResourceReasons(task.request, future);
-    return;
-  }
-  PredicateStatus st = ssn.Predicate(task, node);
-  e.ok[node.id] = st.ok() ? 1 : 0;
-  if (!st.ok()) e.reasons[node.id] = st.reasons;
+namespace {
+
+// Resource's saturating arithmetic (api/resource.cc), for one dimension.
+int64_t SatAdd(int64_t a, int64_t b) {
+  int64_t r;
+  if (!__builtin_add_overflow(a, b, &r)) return r;
+  return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+}
+int64_t SatSub(int64_t a, int64_t b) {
+  int64_t r;
+  if (!__builtin_sub_overflow(a, b, &r)) return r;
+  return b < 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
 }
 
-std::vector<NodeInfo*> FeasibilityCache::Feasible(Session& ssn, const TaskInfo& task, FitErrors* errors) {
-  const auto& log = ssn.node_change_log();
+}  // namespace
+
+bool FitsFutureIdle(const Resource& request, const NodeInfo& node) {
+  // LessEqual(request, idle + releasing - pipelined), dimension by dimension;
+  // absent dimensions count as 0 on both sides, as in LessEqual.
+  const Resource& idle = node.idle();
+  const Resource& rel = node.releasing();
+  const Resource& pip = node.pipelined();
+  auto future = [](int64_t i, int64_t r, int64_t p) { return SatSub(SatAdd(i, r), p); };
+  if (request.milli_cpu() > future(idle.milli_cpu(), rel.milli_cpu(), pip.milli_cpu())) return false;
+  if (request.memory() > future(idle.memory(), rel.memory(), pip.memory())) return false;
+  for (const Resource* r : {&request, &idle, &rel, &pip}) {
+    for (const auto& [id, v] : r->scalars()) {
+      if (request.Get(id) > future(idle.Get(id), rel.Get(id), pip.Get(id))) return false;
+    }
+  }
+  return true;
+}
+
+NodeInfo* ReferenceAllocateNode(Session& ssn, const TaskInfo& task, FitErrors* errors) {
+  std::vector<NodeInfo*> feasible = FeasibleNodes(ssn, task, FitMode::kAllocate, errors);
+  if (feasible.empty()) return nullptr;
+  std::vector<NodeInfo*> idle_fit;
+  for (NodeInfo* n : feasible) {
+    if (LessEqual(task.request, n->idle())) idle_fit.push_back(n);
+  }
+  return BestNode(ssn, task, idle_fit.empty() ? feasible : idle_fit);
+}
+
+// ---- AllocateNodeIndex ----
+
+namespace {
+
+// A node's place in a class's max-tree: higher tier, then higher score, then
+// lower id wins.
+struct Key {
+  uint8_t tier = 0;
+  double score = 0;
+  NodeId id = std::numeric_limits<NodeId>::max();
+};
+
+bool Better(const Key& a, const Key& b) {
+  if (a.tier != b.tier) return a.tier > b.tier;
+  if (a.score != b.score) return a.score > b.score;
+  return a.id < b.id;
+}
+
+}  // namespace
+
+struct AllocateNodeIndex::Entry {
+  size_t seen = 0;       // position in the session's node change log
+  bool cached = false;   // scores cached per node (batch scores uniform)
+  std::vector<double> batch;  // the uniform batch scores
+  std::vector<std::vector<std::string>> reasons;  // per node, when tier 0
+  std::map<std::string, int64_t> counts;           // histogram of `reasons`
+  std::shared_ptr<const std::map<std::string, int64_t>> shared;  // copy of `counts`, reset on change
+  size_t leaves = 1;
+  std::vector<Key> tree;  // 1-based heap layout; leaves at [leaves, 2 * leaves)
+
+  void Set(NodeId id, const Key& k) {
+    size_t i = leaves + static_cast<size_t>(id);
+    tree[i] = k;
+    for (i /= 2; i >= 1; i /= 2) {
+      const Key& l = tree[2 * i];
+      const Key& r = tree[2 * i + 1];
+      tree[i] = Better(r, l) ? r : l;
+    }
+  }
+  void SetReasons(NodeId id, std::vector<std::string> rs) {
+    std::vector<std::string>& cur = reasons[id];
+    if (cur.empty() && rs.empty()) return;
+    if (cur == rs) return;
+    for (const std::string& r : cur) {
+      auto it = counts.find(r);
+      if (--it->second == 0) counts.erase(it);
+    }
+    for (const std::string& r : rs) ++counts[r];
+    cur = std::move(rs);
+    shared.reset();
+  }
+};
+
+AllocateNodeIndex::AllocateNodeIndex() = default;
+AllocateNodeIndex::~AllocateNodeIndex() = default;
+
+AllocateNodeIndex::Entry& AllocateNodeIndex::Get(Session& ssn, const TaskInfo& task) {
+  const size_t n = ssn.nodes().size();
   auto [it, fresh] = entries_.try_emplace(task.equivalence_class);
-  Entry& e = it->second;
   if (fresh) {
-    e.ok.assign(ssn.nodes().size(), 0);
-    for (NodeInfo& node : ssn.nodes()) Check(ssn, task, node, e);
-  } else {
-    std::vector<uint8_t> redo(ssn.nodes().size(), 0);
-    for (size_t i = e.seen; i < log.size(); ++i) redo[log[i]] = 1;
-    for (NodeInfo& node : ssn.nodes()) {
-      if (redo[node.id]) Check(ssn, task, node, e);
+    auto e = std::make_unique<Entry>();
+    e->cached = ssn.UniformBatchScores(task, &e->batch);
+    e->reasons.resize(n);
+    while (e->leaves < n) e->leaves *= 2;
+    e->tree.assign(2 * e->leaves, Key());
+    it->second = std::move(e);
+  }
+  Entry& e = *it->second;
+  auto check = [&](NodeInfo& node) {
+    Key k;
+    k.id = node.id;
+    if (!FitsFutureIdle(task.request, node)) {
+      e.SetReasons(node.id, InsufficientResourceReasons(task.request, node.FutureIdle()));
+    } else if (PredicateStatus st = ssn.Predicate(task, node); !st.ok()) {
+      e.SetReasons(node.id, std::move(st.reasons));
+    } else {
+      e.SetReasons(node.id, {});
+      k.tier = LessEqual(task.request, node.idle()) ? 2 : 1;
+      if (e.cached) k.score = ssn.NodeScoreWith(task, node, e.batch);
+    }
+    e.Set(node.id, k);
+  };
+  const auto& log = ssn.node_change_log();
+  if (fresh) {
+    for (NodeInfo& node : ssn.nodes()) check(node);
+  } else if (e.seen < log.size()) {
+    if (stamp_.size() < n) stamp_.resize(n, 0);
+    if (++epoch_ == 0) {  // wrapped: start the stamps afresh
+      std::fill(stamp_.begin(), stamp_.end(), 0);
+      epoch_ = 1;
+    }
+    for (size_t i = e.seen; i < log.size(); ++i) {
+      NodeId id = log[i];
+      if (stamp_[id] == epoch_) continue;
+      stamp_[id] = epoch_;
+      check(ssn.node(id));
     }
   }
   e.seen = log.size();
-  std::vector<NodeInfo*> out;
-  for (NodeInfo& node : ssn.nodes()) {
-    if (e.ok[node.id]) out.push_back(&node);
+  return e;
+}
+
+NodeInfo* AllocateNodeIndex::Best(Session& ssn, const TaskInfo& task, FitErrors* errors) {
+  Entry& e = Get(ssn, task);
+  const Key& top = e.tree[1];
+  if (top.tier == 0) {
+    if (errors && !ssn.nodes().empty()) {
+      if (!e.shared) e.shared = std::make_shared<const std::map<std::string, int64_t>>(e.counts);
+      errors->reason_counts = e.shared;
+    }
+    return nullptr;
   }
-  // The reasons are only worth copying when the task fits nowhere.
-  if (errors && out.empty()) {
-    for (const auto& [id, reasons] : e.reasons) errors->Add(ssn.node(id).name, reasons);
+  if (e.cached) return &ssn.node(top.id);
+  // Scores depend on the candidate set: score the nodes of the best tier.
+  std::vector<NodeInfo*> candidates;
+  for (size_t i = 0; i < ssn.nodes().size(); ++i) {
+    if (e.tree[e.leaves + i].tier == top.tier) candidates.push_back(&ssn.node(static_cast<NodeId>(i)));
   }
-  return out;
+  return BestNode(ssn, task, candidates);
+}
+
+// ---- EvictionNodeIndex ----
+
+struct EvictionNodeIndex::Entry {
+  size_t seen = 0;
+  bool cached = false;
+  std::vector<double> batch;
+  std::vector<double> score;    // per node, valid when in `order`
+  std::vector<uint8_t> in;      // per node: in `order`
+  Order order;
+};
+
+EvictionNodeIndex::EvictionNodeIndex() = default;
+EvictionNodeIndex::~EvictionNodeIndex() = default;
+
+const EvictionNodeIndex::Order* EvictionNodeIndex::Nodes(Session& ssn, const TaskInfo& task) {
+  if (task.equivalence_class == kNone) return nullptr;
+  const size_t n = ssn.nodes().size();
+  auto [it, fresh] = entries_.try_emplace(task.equivalence_class);
+  if (fresh) {
+    auto e = std::make_unique<Entry>();
+    e->cached = ssn.UniformBatchScores(task, &e->batch);
+    e->score.assign(n, 0);
+    e->in.assign(n, 0);
+    it->second = std::move(e);
+  }
+  Entry& e = *it->second;
+  if (!e.cached) return nullptr;
+  auto check = [&](NodeInfo& node) {
+    if (e.in[node.id]) e.order.erase({e.score[node.id], node.id});
+    PredicateStatus st = ssn.Predicate(task, node);
+    e.in[node.id] = st.ok() || st.code == PredicateStatus::Code::kUnschedulable;
+    if (!e.in[node.id]) return;
+    e.score[node.id] = ssn.NodeScoreWith(task, node, e.batch);
+    e.order.insert({e.score[node.id], node.id});
+  };
+  const auto& log = ssn.node_change_log();
+  if (fresh) {
+    for (NodeInfo& node : ssn.nodes()) check(node);
+  } else if (e.seen < log.size()) {
+    if (stamp_.size() < n) stamp_.resize(n, 0);
+    if (++epoch_ == 0) {
+      std::fill(stamp_.begin(), stamp_.end(), 0);
+      epoch_ = 1;
+    }
+    for (size_t i = e.seen; i < log.size(); ++i) {
+      NodeId id = log[i];
+      if (stamp_[id] == epoch_) continue;
+      stamp_[id] = epoch_;
+      check(ssn.node(id));
+    }
+  }
+  e.seen = log.size();
+  return &e.order;
 }
 
 NodeInfo* BestNode(Session& ssn, const TaskInfo& task, const std::vector<NodeInfo*>& candidates) {

@@ -1,12 +1,13 @@
 // Node selection shared by the actions: which nodes a task fits (with the fit
 // errors of the others) and which of them is best.
 //
-// Cost: `FeasibleNodes` is O(nodes) predicate calls per task; identical tasks of
-// one job (same request, same role, same pod spec shape) share the result of
-// the last failure through the failed-role cache in allocate.
+// Cost: `FeasibleNodes` is O(nodes) predicate calls per task; allocate's
+// `AllocateNodeIndex` shares predicate answers and scores per equivalence class.
 #pragma once
 
 #include <map>
+#include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,27 +26,71 @@ enum class FitMode {
 // Nodes (in snapshot order) where `task` fits; reasons for the others go to `errors`.
 std::vector<NodeInfo*> FeasibleNodes(Session& ssn, const TaskInfo& task, FitMode mode, FitErrors* errors);
 
-// Feasible nodes per equivalence class of tasks, kept across the tasks of one
-// action: the first task of a class checks every node; a later task of the same
-// class re-checks only the nodes whose bookkeeping changed since (placements
-// and evictions are logged by the session), so a gang of N identical pods costs
-// one full pass plus one re-check per placement.
-class FeasibilityCache {
+// Allocate's node choice, as the reference path makes it (`ReferenceAllocateNode`):
+// the nodes where the task fits FutureIdle and passes every predicate are
+// feasible; among them the ones where it fits Idle go first; the highest summed
+// node-order score wins; ties go to the earliest node in snapshot (name) order.
+//
+// `AllocateNodeIndex` makes the same choice without visiting every node per
+// task. Per equivalence class of tasks (identical scheduling inputs) it keeps,
+// for every node, the tier (2: fits Idle, 1: fits only FutureIdle, 0: not
+// feasible, with its reasons) and the score, and a max-tree over
+// (tier, score, -node id). A query re-checks only the nodes whose bookkeeping
+// changed since the class last looked (Session::node_change_log), so a gang of
+// N identical pods costs one pass over the nodes plus O(log nodes) per
+// placement. This relies on predicates and node-order scores depending only on
+// (class, node state); batch node-order functions must be subset-uniform and
+// uniform over all nodes for the class (see Session::UniformBatchScores),
+// otherwise the class falls back to scoring the nodes of the best tier per task
+// (predicates still cached). Fit reasons are kept as a histogram, which is all
+// FitErrors::Message needs.
+class AllocateNodeIndex {
  public:
-  // Feasible nodes for `task` in allocate mode (resource fit against FutureIdle,
-  // then predicates), in snapshot order; when there is none, the reasons of
-  // every node go to `errors`.
-  std::vector<NodeInfo*> Feasible(Session& ssn, const TaskInfo& task, FitErrors* errors);
+  AllocateNodeIndex();
+  ~AllocateNodeIndex();
+  // The chosen node, or nullptr when no node is feasible (reasons into `errors`).
+  NodeInfo* Best(Session& ssn, const TaskInfo& task, FitErrors* errors);
 
  private:
-  struct Entry {
-    size_t seen = 0;                    // position in the session's node change log
-    std::vector<uint8_t> ok;            // per node
-    std::map<NodeId, std::vector<std::string>> reasons;  // failing nodes only
-  };
-  void Check(Session& ssn, const TaskInfo& task, NodeInfo& node, Entry& e);
-  std::map<int32_t, Entry> entries_;
+  struct Entry;
+  Entry& Get(Session& ssn, const TaskInfo& task);
+  std::map<int32_t, std::unique_ptr<Entry>> entries_;
+  std::vector<uint32_t> stamp_;  // per node: dedupes the change log
+  uint32_t epoch_ = 0;
 };
+
+// Preempt's node order for one task, as the reference path builds it per task
+// (NodesForEviction, then a stable sort by summed score, best first): per
+// equivalence class, the nodes whose predicates do not rule out evictions,
+// ordered by (score descending, node id), kept up to date through the node
+// change log. Classes whose batch scores are not uniform (see
+// AllocateNodeIndex) get `nullptr` and use the reference path.
+class EvictionNodeIndex {
+ public:
+  struct Less {
+    bool operator()(const std::pair<double, NodeId>& a, const std::pair<double, NodeId>& b) const {
+      return a.first != b.first ? a.first > b.first : a.second < b.second;
+    }
+  };
+  using Order = std::set<std::pair<double, NodeId>, Less>;
+  EvictionNodeIndex();
+  ~EvictionNodeIndex();
+  // Valid until the next call; iterate it without calling again.
+  const Order* Nodes(Session& ssn, const TaskInfo& task);
+
+ private:
+  struct Entry;
+  std::map<int32_t, std::unique_ptr<Entry>> entries_;
+  std::vector<uint32_t> stamp_;
+  uint32_t epoch_ = 0;
+};
+
+// The reference path of allocate's node choice (SessionOptions::reference_node_selection).
+NodeInfo* ReferenceAllocateNode(Session& ssn, const TaskInfo& task, FitErrors* errors);
+
+// True when `request` fits the node's FutureIdle (Idle + Releasing - Pipelined),
+// as LessEqual(request, node.FutureIdle()) without building the sum.
+bool FitsFutureIdle(const Resource& request, const NodeInfo& node);
 
 // The best node among `candidates` by summed node-order scores; ties go to the
 // earliest node in snapshot (name) order. `candidates` must not be empty.

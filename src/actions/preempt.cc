@@ -44,38 +44,57 @@ bool EligibleToPreempt(Session& ssn, const TaskInfo& t) {
   return true;
 }
 
-bool PreemptTask(Session& ssn, Statement& stmt, TaskInfo& preemptor, const Filter& filter) {
+// Tries to make room for `preemptor` on `node` by evicting victims; true once
+// it is pipelined there. `skip_empty`: a node without candidates is passed
+// over without asking the Preemptable vote (which can only answer "none").
+bool TryNode(Session& ssn, Statement& stmt, TaskInfo& preemptor, const Filter& filter, const QueueInfo& queue,
+             NodeInfo& node, bool skip_empty) {
+  std::vector<const TaskInfo*> candidates;
+  for (TaskId id : node.tasks) {
+    const TaskInfo& c = ssn.task(id);
+    if ((c.status == TaskStatus::kBound || c.status == TaskStatus::kRunning) && filter(c)) candidates.push_back(&c);
+  }
+  if (skip_empty && candidates.empty()) return false;
+  std::vector<const TaskInfo*> victims = ssn.Preemptable(preemptor, candidates);
+  if (victims.empty() || !LessEqual(preemptor.request, node.FutureIdle() + SumRequests(victims))) return false;
+  SortVictims(ssn, queue, victims);
+  bool evicted = false;
+  for (const TaskInfo* v : victims) {
+    if (ssn.Allocatable(queue, preemptor) && LessEqual(preemptor.request, node.FutureIdle())) break;
+    stmt.Evict(ssn.task(v->id), "preempt", "preempted by " + preemptor.key + " (queue " + queue.name + ")");
+    evicted = true;
+  }
+  if (ssn.Allocatable(queue, preemptor) && LessEqual(preemptor.request, node.FutureIdle())) {
+    stmt.Pipeline(preemptor, node, evicted);
+    return true;
+  }
+  return false;
+}
+
+// Nodes in the order of best score first (ties: snapshot order), among those
+// whose predicates leave room for evictions. The fast path reads that order
+// off `index` (per equivalence class); the reference path scores every node.
+bool PreemptTask(Session& ssn, Statement& stmt, TaskInfo& preemptor, const Filter& filter, EvictionNodeIndex& index) {
   if (!EligibleToPreempt(ssn, preemptor)) return false;
   if (!ssn.PrePredicate(preemptor).ok()) return false;
+  const JobInfo& job = ssn.job(preemptor.job);
+  const QueueInfo& queue = ssn.queue(job.queue);
+  if (!ssn.options().reference_node_selection) {
+    if (const EvictionNodeIndex::Order* order = index.Nodes(ssn, preemptor)) {
+      for (const auto& [score, id] : *order) {
+        if (TryNode(ssn, stmt, preemptor, filter, queue, ssn.node(id), true)) return true;
+      }
+      return false;
+    }
+  }
   std::vector<NodeInfo*> nodes = NodesForEviction(ssn, preemptor);
   std::vector<const NodeInfo*> view(nodes.begin(), nodes.end());
   std::vector<double> scores = ssn.NodeScores(preemptor, view);
   std::vector<size_t> order(nodes.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scores[a] > scores[b]; });
-  const JobInfo& job = ssn.job(preemptor.job);
-  const QueueInfo& queue = ssn.queue(job.queue);
   for (size_t i : order) {
-    NodeInfo& node = *nodes[i];
-    std::vector<const TaskInfo*> candidates;
-    for (TaskId id : node.tasks) {
-      const TaskInfo& c = ssn.task(id);
-      if ((c.status == TaskStatus::kBound || c.status == TaskStatus::kRunning) && filter(c)) candidates.push_back(&c);
-    }
-    std::vector<const TaskInfo*> victims = ssn.Preemptable(preemptor, candidates);
-    if (victims.empty() || !LessEqual(preemptor.request, node.FutureIdle() + SumRequests(victims))) continue;
-    SortVictims(ssn, queue, victims);
-    bool evicted = false;
-    for (const TaskInfo* v : victims) {
-      if (ssn.Allocatable(queue, preemptor) && LessEqual(preemptor.request, node.FutureIdle())) break;
-      stmt.Evict(ssn.task(v->id), "preempt",
-                 "preempted by " + preemptor.key + " (queue " + queue.name + ")");
-      evicted = true;
-    }
-    if (ssn.Allocatable(queue, preemptor) && LessEqual(preemptor.request, node.FutureIdle())) {
-      stmt.Pipeline(preemptor, node, evicted);
-      return true;
-    }
+    if (TryNode(ssn, stmt, preemptor, filter, queue, *nodes[i], false)) return true;
   }
   return false;
 }
@@ -85,6 +104,7 @@ class PreemptAction : public Action {
   std::string_view Name() const override { return "preempt"; }
 
   void Execute(Session& ssn) override {
+    EvictionNodeIndex index;
     auto job_less = [&ssn](JobId a, JobId b) { return ssn.JobOrderLess(ssn.job(a), ssn.job(b)); };
     std::map<QueueId, PickList<JobId, decltype(job_less)>> preemptors;
     std::map<QueueId, std::vector<JobId>> starving;  // the task-level pass, per queue
@@ -116,7 +136,7 @@ class PreemptAction : public Action {
             if (t.best_effort && !c.best_effort) return false;
             return ssn.job(c.job).queue == job.queue;
           };
-          if (PreemptTask(ssn, stmt, t, other_jobs)) assigned = true;
+          if (PreemptTask(ssn, stmt, t, other_jobs, index)) assigned = true;
         }
         if (!ssn.JobPipelined(job)) {
           stmt.Discard();
@@ -137,7 +157,7 @@ class PreemptAction : public Action {
             return !(t.best_effort && !c.best_effort);
           };
           Statement stmt(ssn);
-          bool ok = PreemptTask(ssn, stmt, t, same_job);
+          bool ok = PreemptTask(ssn, stmt, t, same_job, index);
           stmt.Commit();
           if (!ok) break;
         }

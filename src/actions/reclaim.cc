@@ -74,8 +74,20 @@ class ReclaimAction : public Action {
   }
 
  private:
+  // Nodes in snapshot order. The reference path filters every node by the
+  // predicates first; the fast path looks at a node's candidates first and
+  // asks the predicates only when there are some (a node without candidates
+  // gets no victims either way, and predicates have no side effects).
   static bool ReclaimFor(Session& ssn, const QueueInfo& queue, TaskInfo& task) {
-    for (NodeInfo* node : NodesForEviction(ssn, task)) {
+    const bool reference = ssn.options().reference_node_selection;
+    std::vector<NodeInfo*> nodes;
+    if (reference) {
+      nodes = NodesForEviction(ssn, task);
+    } else {
+      nodes.reserve(ssn.nodes().size());
+      for (NodeInfo& n : ssn.nodes()) nodes.push_back(&n);
+    }
+    for (NodeInfo* node : nodes) {
       std::vector<const TaskInfo*> candidates;
       for (TaskId id : node->tasks) {
         const TaskInfo& c = ssn.task(id);
@@ -87,6 +99,11 @@ class ReclaimAction : public Action {
         // important the reclaiming job. Volcano only orders by queue priority.
         if (cq.priority > queue.priority) continue;
         candidates.push_back(&c);
+      }
+      if (!reference) {
+        if (candidates.empty()) continue;
+        PredicateStatus st = ssn.Predicate(task, *node);
+        if (!st.ok() && st.code != PredicateStatus::Code::kUnschedulable) continue;
       }
       std::vector<const TaskInfo*> victims = ssn.Reclaimable(task, candidates);
       if (victims.empty() || !LessEqual(task.request, node->FutureIdle() + SumRequests(victims))) continue;

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/bench.h"
 #include "cli/schedule.h"
 #include "cli/simulate.h"
 #include "cli/validate.h"
@@ -83,6 +84,15 @@ int main(int argc, char** argv) {
   simulate->add_option("--out", sim.out_dir, "Output folder (default: simulate-out)");
   simulate->footer("Example:\n  basalt simulate examples/tidal-day.yaml --out /tmp/tidal");
 
+  basalt::BenchRequest bench_req;
+  CLI::App* bench = app.add_subcommand("bench", "Run a benchmark profile (bench/README.md); one JSON object");
+  bench->add_option("--profile", bench_req.profile, "Profile name, or `list`")->required();
+  bench->add_option("--runs", bench_req.runs, "Cycles to time (fresh cluster each, or one store for idle/churn)")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  bench->add_flag("--reference", bench_req.reference, "Use the reference node selection instead of the fast one");
+  bench->footer("Example:\n  basalt bench --profile alloc-1k --runs 5");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -91,6 +101,7 @@ int main(int argc, char** argv) {
   }
   if (schedule->parsed()) return RunScheduleCommand(conf, clusters, cycles, scores);
   if (validate->parsed()) return basalt::RunValidate(validate_paths);
+  if (bench->parsed()) return basalt::RunBench(bench_req);
   if (simulate->parsed()) {
     if (seed_opt->count() > 0) sim.seed = sim_seed;
     return basalt::RunSimulate(sim);

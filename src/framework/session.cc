@@ -36,14 +36,15 @@ int32_t JobInfo::ValidTaskNum() const {
 }
 
 std::string FitErrors::Message(int total_nodes) const {
-  if (node_reasons.empty()) {
+  if (node_reasons.empty() && !reason_counts) {
     return error.empty() ? "0/" + std::to_string(total_nodes) + " nodes are available" : error;
   }
-  std::map<std::string, int> hist;
+  std::map<std::string, int64_t> hist;
+  if (reason_counts) hist = *reason_counts;
   for (const auto& [node, reasons] : node_reasons) {
     for (const auto& r : reasons) ++hist[r];
   }
-  std::vector<std::pair<int, std::string>> items;
+  std::vector<std::pair<int64_t, std::string>> items;
   for (const auto& [r, n] : hist) items.push_back({n, r});
   // Most common reason first; ties by text, so the message is deterministic.
   std::sort(items.begin(), items.end(), [](const auto& a, const auto& b) {
@@ -70,6 +71,7 @@ struct Session::Slot {
   PredicateFn predicate;
   NodeOrderFn node_order;
   BatchNodeOrderFn batch_node_order;
+  bool batch_subset_uniform = false;
   EvictableFn preemptable;
   EvictableFn reclaimable;
   QueueFn overused;
@@ -102,7 +104,10 @@ void Session::AddVictimQueueOrderFn(VictimQueueOrderFn fn) { Current().victim_qu
 void Session::AddPrePredicateFn(PrePredicateFn fn) { Current().pre_predicate = std::move(fn); }
 void Session::AddPredicateFn(PredicateFn fn) { Current().predicate = std::move(fn); }
 void Session::AddNodeOrderFn(NodeOrderFn fn) { Current().node_order = std::move(fn); }
-void Session::AddBatchNodeOrderFn(BatchNodeOrderFn fn) { Current().batch_node_order = std::move(fn); }
+void Session::AddBatchNodeOrderFn(BatchNodeOrderFn fn, bool subset_uniform) {
+  Current().batch_node_order = std::move(fn);
+  Current().batch_subset_uniform = subset_uniform;
+}
 void Session::AddPreemptableFn(EvictableFn fn) { Current().preemptable = std::move(fn); }
 void Session::AddReclaimableFn(EvictableFn fn) { Current().reclaimable = std::move(fn); }
 void Session::AddOverusedFn(QueueFn fn) { Current().overused = std::move(fn); }
@@ -277,7 +282,11 @@ Status Session::BuildSnapshot() {
     t.gated = pod.spec.scheduling_gates > 0;
     t.creation = pod.meta.creation_timestamp;
     t.name_index = NameIndex(pod.meta.name);
-    t.equivalence_class = classes.emplace(SpecSignature(pod), static_cast<int32_t>(classes.size())).first->second;
+    // Only pending tasks look for nodes; the others need no class.
+    t.equivalence_class =
+        status == TaskStatus::kPending
+            ? classes.emplace(SpecSignature(pod), static_cast<int32_t>(classes.size())).first->second
+            : kNone;
     t.nominated_node = pod.nominated_node_name;
     // Priority as the Priority admission plugin would have set it.
     if (pod.spec.has_priority) {
@@ -450,6 +459,38 @@ std::vector<double> Session::NodeScores(const TaskInfo& task, const std::vector<
     }
   }
   return scores;
+}
+
+bool Session::UniformBatchScores(const TaskInfo& task, std::vector<double>* constants) const {
+  constants->clear();
+  std::vector<const NodeInfo*> all;
+  for (const auto& s : slots_) {
+    if (!s->On(Switch::kNodeOrder) || !s->batch_node_order) continue;
+    if (!s->batch_subset_uniform) return false;
+    if (all.empty()) {
+      all.reserve(nodes_.size());
+      for (const NodeInfo& n : nodes_) all.push_back(&n);
+    }
+    std::vector<double> b = s->batch_node_order(task, all);
+    if (b.size() != all.size()) return false;
+    for (double v : b) {
+      if (!(v == b.front())) return false;
+    }
+    constants->push_back(b.empty() ? 0.0 : b.front());
+  }
+  return true;
+}
+
+double Session::NodeScoreWith(const TaskInfo& task, const NodeInfo& node, const std::vector<double>& constants) const {
+  // The additions of NodeScores, in the same order.
+  double score = 0.0;
+  size_t batch = 0;
+  for (const auto& s : slots_) {
+    if (!s->On(Switch::kNodeOrder)) continue;
+    if (s->node_order) score += s->node_order(task, node);
+    if (s->batch_node_order) score += constants[batch++];
+  }
+  return score;
 }
 
 // ---- victims ----

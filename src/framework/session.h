@@ -111,6 +111,12 @@ struct SessionOptions {
   bool check_invariants = false;
   // Receives a violation; when unset, a violation aborts with its message.
   InvariantViolationFn on_invariant_violation;
+  // Node selection by the straightforward reference path: every feasible node
+  // is scored for every task and preempt/reclaim filter every node up front.
+  // The default (false) uses the per-equivalence-class indexes of
+  // actions/node_selection.h, which make the same decisions (tests compare
+  // them byte for byte).
+  bool reference_node_selection = false;
 };
 
 class Statement;
@@ -169,7 +175,13 @@ class Session {
   void AddPrePredicateFn(PrePredicateFn fn);
   void AddPredicateFn(PredicateFn fn);
   void AddNodeOrderFn(NodeOrderFn fn);
-  void AddBatchNodeOrderFn(BatchNodeOrderFn fn);
+  // `subset_uniform`: the function promises that its scores depend only on the
+  // task's equivalence class and the nodes' objects (not on placements), and
+  // that when it gives every node of a set one score it gives that score to
+  // every node of every subset (e.g. a score normalised by the maximum over the
+  // set). Node selection then scores a node once per class and node change
+  // instead of once per task (actions/node_selection.h).
+  void AddBatchNodeOrderFn(BatchNodeOrderFn fn, bool subset_uniform = false);
   void AddPreemptableFn(EvictableFn fn);
   void AddReclaimableFn(EvictableFn fn);
   void AddOverusedFn(QueueFn fn);
@@ -199,6 +211,13 @@ class Session {
   double NodeOrderScore(const TaskInfo& task, const NodeInfo& node) const;
   // Map + batch scores for `nodes`, in order.
   std::vector<double> NodeScores(const TaskInfo& task, const std::vector<const NodeInfo*>& nodes) const;
+  // Per-class score caching. True when every enabled batch node-order function
+  // is subset-uniform and gives all nodes one score for `task`; `constants`
+  // then holds those scores (one per enabled batch function, in slot order).
+  bool UniformBatchScores(const TaskInfo& task, std::vector<double>* constants) const;
+  // The score `NodeScores` gives `node` (bit for bit) when the batch functions
+  // give `constants` (from UniformBatchScores).
+  double NodeScoreWith(const TaskInfo& task, const NodeInfo& node, const std::vector<double>& constants) const;
   // Victim voting with tier fall-through (§2.3).
   std::vector<const TaskInfo*> Preemptable(const TaskInfo& preemptor, const std::vector<const TaskInfo*>& cands) const;
   std::vector<const TaskInfo*> Reclaimable(const TaskInfo& reclaimer, const std::vector<const TaskInfo*>& cands) const;

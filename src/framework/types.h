@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,6 +57,7 @@ struct TaskInfo {
   // Tasks with the same equivalence class have identical scheduling inputs
   // (namespace, request, selectors, affinity, tolerations, ports, priority
   // class), so predicates give them the same answer on the same node state.
+  // Set for pending tasks only (kNone for the others).
   int32_t equivalence_class = 0;
   std::string nominated_node;
   // Set by actions: the pipelined placement came from preempt with an eviction.
@@ -66,6 +68,9 @@ struct TaskInfo {
 // "0/3 nodes are available: 2 Insufficient cpu, 1 node(s) had untolerated taint {a: b}."
 struct FitErrors {
   std::map<std::string, std::vector<std::string>> node_reasons;
+  // Reason -> number of nodes giving it, counted on top of `node_reasons`
+  // (shared by the tasks of one equivalence class: copying is cheap).
+  std::shared_ptr<const std::map<std::string, int64_t>> reason_counts;
   std::string error;  // a task-level error (pre-predicate) when there is no per-node reason
   void Add(const std::string& node, std::vector<std::string> reasons) {
     auto& v = node_reasons[node];

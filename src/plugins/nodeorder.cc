@@ -147,9 +147,12 @@ class NodeOrderPlugin : public Plugin {
       });
     }
     ssn.AddNodeOrderFn([this](const TaskInfo& task, const NodeInfo& node) { return MapScore(task, node); });
-    ssn.AddBatchNodeOrderFn([this](const TaskInfo& task, const std::vector<const NodeInfo*>& nodes) {
-      return BatchScores(task, nodes);
-    });
+    // Subset-uniform (framework/session.h): taint counts depend on the pod's
+    // tolerations and the node's taints only, and scores that are equal over a
+    // set (all counts 0, or all equal to the maximum) stay equal over a subset.
+    ssn.AddBatchNodeOrderFn(
+        [this](const TaskInfo& task, const std::vector<const NodeInfo*>& nodes) { return BatchScores(task, nodes); },
+        /*subset_uniform=*/true);
   }
 
  private:

@@ -1,0 +1,18 @@
+// `basalt bench --profile NAME [--runs N] [--reference]`: runs one benchmark
+// profile of bench/profiles.h and prints one JSON object (see bench/README.md).
+#pragma once
+
+#include <string>
+
+namespace basalt {
+
+struct BenchRequest {
+  std::string profile;  // a name of bench/profiles.h, or "list"
+  int runs = 3;
+  bool reference = false;  // SessionOptions::reference_node_selection
+};
+
+// Exit code: 0, or 2 for an unknown profile.
+int RunBench(const BenchRequest& request);
+
+}  // namespace basalt
