@@ -23,11 +23,14 @@
 //                   used(B) + n <= quota(A) + quota(B). The request is the
 //                   PodGroup's minResources (cpu, memory) and the card requests
 //                   of its first minMember pods in task order, or, before any
-//                   pod exists, its `volcano.sh/card.request` annotation.
+//                   pod exists, its `volcano.sh/card.request` annotation. A job
+//                   whose cards come only from minResources (`nvidia.com/gpu`)
+//                   counts as a card job for cardUnlimitedCpuMemory.
 //   Allocatable,    queue Open and allocated + request <= capability (no
 //   Preemptive      overcommit), cpu / memory when requested; for `A|B` any one
-//                   model that fits passes. An empty request passes only while
-//                   the queue's allocation is within its capability.
+//                   model that fits passes. An empty request is refused by an
+//                   empty capability, else passes while the queue's allocation
+//                   is within its capability.
 //   NodeOrder       for `A|B|C` pods: 100 x 0.5^i x nodeOrderWeight on a node
 //                   offering the i-th model; single-model pods score 0.
 //   QueueOrder      higher spec.priority first, then lower share of capability.
@@ -42,6 +45,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -162,7 +166,10 @@ class CapacityCardPlugin : public Plugin {
     for (const NodeInfo& n : ssn.nodes()) {
       if (!n.node) continue;
       node_cards_[n.id] = DiscoverNodeCards(*n.node);
-      for (const NodeCard& c : node_cards_[n.id]) model_resource_.try_emplace(c.model, c.resource);
+      for (const NodeCard& c : node_cards_[n.id]) {
+        model_resource_.try_emplace(c.model, c.resource);
+        card_resources_.insert(c.resource);
+      }
     }
   }
 
@@ -272,8 +279,18 @@ class CapacityCardPlugin : public Plugin {
         for (CardRequestEntry& e : *entries) r.cards.push_back({std::move(e.first), e.second * 1000});
       }
     }
-    if (opts_.card_unlimited_cpu_memory && !r.cards.empty()) r.milli_cpu = r.memory = 0;
+    if (opts_.card_unlimited_cpu_memory && (!r.cards.empty() || MinResourcesNameCards(job))) r.milli_cpu = r.memory = 0;
     return r;
+  }
+
+  // A job without pods or card.request may still ask for cards in its
+  // minResources (`nvidia.com/gpu: 8`): it is a card job for cardUnlimitedCpuMemory.
+  bool MinResourcesNameCards(const JobInfo& job) const {
+    if (!job.min_resources) return false;
+    for (const auto& [id, v] : job.min_resources->scalars()) {
+      if (v > 0 && card_resources_.count(ResourceNames::Name(id))) return true;
+    }
+    return false;
   }
 
   // ---- queues ----
@@ -384,7 +401,7 @@ class CapacityCardPlugin : public Plugin {
       return false;
     }
     if (r.Empty()) {
-      if (WithinCapability(a)) return true;
+      if (!CapabilityEmpty(a) && WithinCapability(a)) return true;
       ssn_->RecordEvent(pod, kWarning, "EmptyQueueCapability",
                         "Queue <" + a.name + "> capability <" + CapabilityText(a) + "> is empty, deny it to preempt");
       return false;
@@ -426,6 +443,14 @@ class CapacityCardPlugin : public Plugin {
     if (a.allocated.milli_cpu > a.cap_cpu || a.allocated.memory > a.cap_memory) return false;
     for (const auto& [m, v] : a.allocated.cards) {
       if (v > Get(a.cap_cards, m)) return false;
+    }
+    return true;
+  }
+
+  static bool CapabilityEmpty(const QueueQuota& a) {
+    if (a.cap_cpu > 0 || a.cap_memory > 0) return false;
+    for (const auto& [m, v] : a.cap_cards) {
+      if (v > 0) return false;
     }
     return true;
   }
@@ -571,6 +596,7 @@ class CapacityCardPlugin : public Plugin {
   Session* ssn_ = nullptr;
   std::vector<std::vector<NodeCard>> node_cards_;  // by NodeId
   std::map<std::string, std::string> model_resource_;
+  std::set<std::string> card_resources_;  // Kubernetes resources that are cards on some node
   std::vector<std::optional<TaskRequest>> task_requests_;  // by TaskId, read on first use
   std::map<TaskId, std::string> charged_;                  // placed task -> model charged
   std::vector<QueueQuota> quotas_;                         // by QueueId
