@@ -57,6 +57,10 @@ class AllocateAction : public Action {
         job.job_fit_error = invalid->message;
         continue;
       }
+      // A job without a task to place would be popped and dropped without any
+      // effect (the state, hence every later pick, stays the same): leave it
+      // out, which keeps steady clusters with many running jobs cheap.
+      if (!HasTaskToPlace(ssn, job)) continue;
       auto it = jobs_of.find(job.queue);
       if (it == jobs_of.end()) {
         queues.Push(job.queue);
@@ -83,6 +87,15 @@ class AllocateAction : public Action {
   }
 
  private:
+  static bool HasTaskToPlace(const Session& ssn, const JobInfo& job) {
+    if (job.Count(TaskStatus::kPending) == 0) return false;
+    for (TaskId id : job.tasks) {
+      const TaskInfo& t = ssn.task(id);
+      if (t.status == TaskStatus::kPending && !t.gated && !t.best_effort) return true;
+    }
+    return false;
+  }
+
   // Pending, ungated, non-BestEffort tasks in TaskOrder, popped from the front.
   std::vector<TaskId>& PendingTasks(Session& ssn, const JobInfo& job) {
     auto it = pending_.find(job.id);

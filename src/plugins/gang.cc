@@ -123,6 +123,8 @@ class GangPlugin : public Plugin {
 
  private:
   static bool Ready(const Session& ssn, const JobInfo& job) {
+    // Without pending tasks there is no pending BestEffort one: skip the walk.
+    if (job.Count(TaskStatus::kPending) == 0 && job.min_task_member.empty()) return job.ReadyTaskNum() >= job.min_member;
     auto ready = [](const TaskInfo& t) {
       return IsReadyStatus(t.status) || (t.status == TaskStatus::kPending && t.best_effort);
     };
