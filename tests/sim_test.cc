@@ -41,9 +41,10 @@ struct RunOutput {
   nlohmann::ordered_json summary_json;
 };
 
-RunOutput RunScenario(const Scenario& s, std::optional<uint64_t> seed) {
+RunOutput RunScenario(const Scenario& s, std::optional<uint64_t> seed, bool skip_idle = true) {
   SimulatorOptions o;
   o.seed = seed;
+  o.skip_idle_cycles = skip_idle;
   auto sim = Simulator::Create(s, o);
   EXPECT_TRUE(sim.ok()) << sim.status().message();
   if (!sim.ok()) return {};
@@ -164,6 +165,25 @@ TEST(SimEngineTest, DeterministicPerSeed) {
   EXPECT_EQ(a.metrics, b.metrics);
   EXPECT_EQ(a.csv, b.csv);
   EXPECT_NE(a.metrics, c.metrics);
+}
+
+// Skipping a cycle in which nothing changed is exact: with and without the
+// shortcut every output byte is the same but the cycle counters.
+TEST(SimEngineTest, IdleCycleSkipChangesNoOutput) {
+  Scenario s = LoadExample("tidal-day.yaml");
+  RunOutput fast = RunScenario(s, std::nullopt, true);
+  RunOutput slow = RunScenario(s, std::nullopt, false);
+  EXPECT_EQ(fast.metrics, slow.metrics);
+  EXPECT_EQ(fast.csv, slow.csv);
+  auto strip = [](nlohmann::ordered_json j) {
+    j.erase("cycles");
+    return j.dump();
+  };
+  EXPECT_EQ(strip(fast.summary_json), strip(slow.summary_json));
+  EXPECT_GT(fast.summary_json["cycles"]["skipped_idle"].get<int64_t>(), 100);
+  EXPECT_EQ(slow.summary_json["cycles"]["skipped_idle"], 0);
+  EXPECT_EQ(fast.summary_json["cycles"]["run"].get<int64_t>() + fast.summary_json["cycles"]["skipped_idle"].get<int64_t>(),
+            slow.summary_json["cycles"]["run"].get<int64_t>());
 }
 
 // The tidal day: inference takes GPUs back from training at the peak and

@@ -83,31 +83,46 @@ Result<CycleResult> CycleRunner::RunCycle(bool want_scores) {
   }
   for (auto& action : actions_) ssn.Run(*action);
   result.decisions = ssn.Close();
-  ApplyDecisions(result.decisions);
+  result.state_changed = ApplyDecisions(result.decisions);
   for (const auto& [key, pg] : state_.podgroups()) result.podgroup_phases[key] = pg.phase.empty() ? "Pending" : pg.phase;
   return result;
 }
 
-void CycleRunner::ApplyDecisions(const Decisions& d) {
+bool CycleRunner::ApplyDecisions(const Decisions& d) {
+  bool changed = false;
   for (const auto& b : d.binds) {
     if (Pod* pod = state_.FindPod(b.pod)) {
       pod->spec.node_name = b.node;
       pod->nominated_node_name.clear();
+      changed = true;
     }
   }
   for (const auto& e : d.evictions) {
-    if (Pod* pod = state_.FindPod(e.pod)) pod->meta.deleting = true;
+    if (Pod* pod = state_.FindPod(e.pod)) {
+      changed |= !pod->meta.deleting;
+      pod->meta.deleting = true;
+    }
   }
   for (const auto& p : d.pipelined) {
     if (!p.nominate) continue;
-    if (Pod* pod = state_.FindPod(p.pod)) pod->nominated_node_name = p.node;
+    if (Pod* pod = state_.FindPod(p.pod)) {
+      changed |= pod->nominated_node_name != p.node;
+      pod->nominated_node_name = p.node;
+    }
   }
   for (const auto& [key, phase] : d.podgroup_phases) {
-    if (PodGroup* pg = state_.FindPodGroup(key)) pg->phase = phase;
+    if (PodGroup* pg = state_.FindPodGroup(key)) {
+      changed |= pg->phase != phase;
+      pg->phase = phase;
+    }
   }
   for (const auto& [name, allocated] : d.queue_allocated) {
-    if (Queue* q = state_.FindQueue(name)) q->allocated = allocated;
+    if (Queue* q = state_.FindQueue(name)) {
+      changed |= !(q->allocated == allocated);
+      q->allocated = allocated;
+    }
   }
+  return changed;
 }
 
 namespace {
@@ -135,8 +150,10 @@ std::vector<std::pair<std::string, std::string>> CycleRunner::ProgressPods() {
   std::map<std::string, int64_t> still_running;
   for (auto& [key, pod] : state_.mutable_pods()) {
     if (pod.phase == "Running") {
+      if (!pod.meta.annotations.count(kFinishAfterSteps)) continue;
       // A pod that was Running before this step has now run one step longer.
-      int64_t steps = running_steps_.count(key) ? running_steps_[key] + 1 : 1;
+      auto seen = running_steps_.find(key);
+      const int64_t steps = seen != running_steps_.end() ? seen->second + 1 : 1;
       std::optional<int64_t> after = IntAnnotation(pod, kFinishAfterSteps);
       if (after && *after >= 0 && steps >= *after) {
         auto ph = pod.meta.annotations.find(kFinishPhase);
@@ -146,10 +163,10 @@ std::vector<std::pair<std::string, std::string>> CycleRunner::ProgressPods() {
         changed.emplace_back(key, "Running");
         continue;
       }
-      still_running[key] = steps;
+      still_running.emplace_hint(still_running.end(), key, steps);
     } else if (pod.phase == "Pending" && !pod.spec.node_name.empty() && !pod.meta.deleting) {
       pod.phase = "Running";  // the kubelet started it: zero steps run so far
-      still_running[key] = 0;
+      if (pod.meta.annotations.count(kFinishAfterSteps)) still_running.emplace_hint(still_running.end(), key, 0);
       changed.emplace_back(key, "Pending");
     }
   }
@@ -170,19 +187,26 @@ std::vector<std::pair<std::string, std::string>> CycleRunner::ProgressPods() {
 //   5. controllers sync: jobs (SyncJob of the current phase, Unknown, delayed
 //      actions, TTL), then bare-pod PodGroups, then queue states (after the
 //      jobs, so a PodGroup deleted by a kill lets a Closing queue close).
-void CycleRunner::WorldStep() {
+WorldStepResult CycleRunner::WorldStep() {
   now_ += step_seconds_;
+  WorldStepResult result;
   std::vector<Pod> deleted;
   for (const auto& [key, pod] : state_.pods()) {
     if (pod.meta.deleting) deleted.push_back(pod);
   }
-  for (const Pod& pod : deleted) state_.DeletePod(pod.meta.Key());
+  for (const Pod& pod : deleted) {
+    result.deleted.push_back(pod.meta.Key());
+    state_.DeletePod(result.deleted.back());
+  }
   for (const Pod& pod : deleted) jobs_.OnPodDeleted(state_, pod, now_);
-  for (const auto& [key, old_phase] : ProgressPods()) {
+  const auto progressed = ProgressPods();
+  result.progressed = progressed.size();
+  for (const auto& [key, old_phase] : progressed) {
     // An earlier reaction in this loop may have killed the pod.
     if (const Pod* pod = state_.FindPod(key)) jobs_.OnPodPhaseChanged(state_, *pod, old_phase, now_);
   }
   SyncControllers();
+  return result;
 }
 
 }  // namespace basalt

@@ -17,8 +17,8 @@
 // (0 when none) and advances by `step_seconds` per world step (1 s in
 // `basalt schedule`). No wall clock is read.
 //
-// `basalt schedule` runs N cycles; `basalt simulate` will drive the same runner
-// from its event loop.
+// `basalt schedule` runs N cycles; `basalt simulate` drives the same runner
+// from its event loop (and sets the clock to simulated time).
 #pragma once
 
 #include <cstdint>
@@ -49,6 +49,19 @@ struct CycleResult {
   std::vector<ScoreEntry> scores;  // only with `want_scores`
   // Phase of every PodGroup in the store at session close.
   std::map<std::string, std::string> podgroup_phases;
+  // Whether applying the decisions changed the store (a bind, an eviction, a
+  // nominated node, a PodGroup phase or a queue allocation). A session that
+  // changed nothing, followed by a world step that changed nothing, would be
+  // repeated identically by the next one (`basalt simulate` skips those).
+  bool state_changed = false;
+};
+
+// What a world step did: the pods it deleted (in key order) and how many pods
+// changed phase (started or finished).
+struct WorldStepResult {
+  std::vector<std::string> deleted;
+  size_t progressed = 0;
+  bool changed() const { return !deleted.empty() || progressed > 0; }
 };
 
 class CycleRunner {
@@ -65,7 +78,10 @@ class CycleRunner {
   // One session: actions in order, close, decisions applied to the store.
   Result<CycleResult> RunCycle(bool want_scores);
   // The world moves: deleting pods go, bound pods start, controllers react.
-  void WorldStep();
+  WorldStepResult WorldStep();
+  // Only the PodGroup controller: groups for bare pods created since (the
+  // simulator's ReplicaSets between world steps).
+  void SyncPodGroups() { podgroups_.Sync(state_); }
 
   // Simulated time in seconds.
   int64_t now() const { return now_; }
@@ -73,7 +89,8 @@ class CycleRunner {
   void set_step_seconds(int64_t s) { step_seconds_ = s; }
 
  private:
-  void ApplyDecisions(const Decisions& d);
+  // Returns whether the store changed.
+  bool ApplyDecisions(const Decisions& d);
   // Finishes Running pods whose `basalt.io/finish-after-steps` ran out and
   // starts bound pods; returns (pod key, old phase) for every change.
   std::vector<std::pair<std::string, std::string>> ProgressPods();
@@ -91,8 +108,10 @@ class CycleRunner {
   int64_t cycle_ = 0;
   int64_t now_ = 0;
   int64_t step_seconds_ = 1;
-  // World steps each pod has spent Running (for finish-after-steps); pods that
-  // are not Running drop out, so a re-created pod starts again from zero.
+  // World steps each pod with a finish-after-steps annotation has spent
+  // Running; pods that are not Running drop out, so a re-created pod starts
+  // again from zero. Pods without the annotation are not tracked (the
+  // simulator's thousands of pods would rebuild this map every step).
   std::map<std::string, int64_t> running_steps_;
 };
 

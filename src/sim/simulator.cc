@@ -154,6 +154,9 @@ Status Simulator::Init() {
     state_.UpsertOwner(MakeReplicaSet(w));
   }
   runner_ = std::make_unique<CycleRunner>(state_, conf_, plugins_, actions_, SessionOptions());
+  // The controllers' clock is the simulated one (set before every step).
+  runner_->set_now(0);
+  runner_->set_step_seconds(0);
   Status init = runner_->Init();
   if (!init.ok()) return init.WithContext(file + ": scheduler");
   runner_->SyncControllers();
@@ -201,6 +204,7 @@ Status Simulator::Init() {
     Push(w.start + NextArrivalGap(w, rng_), kArrival, static_cast<int64_t>(i), "training");
   }
   deployments_.resize(s.inference.size());
+  deployment_dirty_.assign(s.inference.size(), 0);
   for (size_t i = 0; i < s.inference.size(); ++i) Push(0, kScale, static_cast<int64_t>(i));
   for (size_t i = 0; i < trace_pods_.size(); ++i) {
     for (size_t k = 0; k < trace_pods_[i].size(); ++k) {
@@ -220,7 +224,13 @@ void Simulator::EvictPod(const std::string& key, const std::string& cause) {
   if (!pod || pod->meta.deleting) return;
   if (pod->spec.node_name.empty()) return;
   pod->meta.deleting = true;
+  TouchDeploymentOf(key);
   metrics_.AddEviction(cause, now_);
+}
+
+void Simulator::TouchDeploymentOf(const std::string& pod_key) {
+  auto it = pod_deployment_.find(pod_key);
+  if (it != pod_deployment_.end()) deployment_dirty_[it->second] = 1;
 }
 
 void Simulator::ApplyNodeEvent(const NodeEvent& e) {
@@ -246,7 +256,7 @@ void Simulator::ApplyNodeEvent(const NodeEvent& e) {
   }
 }
 
-void Simulator::ReconcileDeployment(size_t index) {
+bool Simulator::ReconcileDeployment(size_t index) {
   const InferenceWorkload& w = scenario_.inference[index];
   Deployment& d = deployments_[index];
   std::vector<std::string> live_unbound, live_bound;
@@ -254,6 +264,7 @@ void Simulator::ReconcileDeployment(size_t index) {
     const Pod* pod = state_.FindPod(*it);
     if (!pod) {
       pending_since_.erase(*it);
+      pod_deployment_.erase(*it);
       it = d.pods.erase(it);
       continue;
     }
@@ -269,17 +280,21 @@ void Simulator::ReconcileDeployment(size_t index) {
       d.pods.insert(key);
       pending_since_[key] = now_;
       pod_queue_[key] = w.queue;
+      pod_deployment_[key] = index;
       state_.UpsertPod(std::move(pod));
     }
     metrics_.AddPodsCreated("inference", d.desired - live);
     dirty_ = true;
-  } else if (live > d.desired) {
+    return true;
+  }
+  if (live > d.desired) {
     // As a ReplicaSet scales down: unscheduled pods first, then the newest.
     int64_t excess = live - d.desired;
     for (auto it = live_unbound.rbegin(); it != live_unbound.rend() && excess > 0; ++it, --excess) {
       state_.DeletePod(*it);
       pending_since_.erase(*it);
       pod_queue_.erase(*it);
+      pod_deployment_.erase(*it);
       d.pods.erase(*it);
     }
     for (auto it = live_bound.rbegin(); it != live_bound.rend() && excess > 0; ++it, --excess) {
@@ -287,6 +302,7 @@ void Simulator::ReconcileDeployment(size_t index) {
     }
     dirty_ = true;
   }
+  return false;
 }
 
 void Simulator::CompleteJob(const std::string& key) {
@@ -342,6 +358,7 @@ void Simulator::Apply(const Event& e) {
         state_.DeletePod(e.key);
       }
       trace_tracks_.erase(e.key);
+      unstarted_traces_.erase(e.key);
       pending_since_.erase(e.key);
       break;
     }
@@ -355,7 +372,10 @@ void Simulator::Apply(const Event& e) {
         const std::string queue = *Annotation(tp.pod, kPodQueueAnnotation);
         pending_since_[key] = e.t;
         pod_queue_[key] = queue;
-        if (tp.run_for > 0) trace_tracks_[key] = TracePodTrack{queue, e.t, tp.run_for, false};
+        if (tp.run_for > 0) {
+          trace_tracks_[key] = TracePodTrack{queue, e.t, tp.run_for, false};
+          unstarted_traces_.insert(key);
+        }
         metrics_.AddPodsCreated("trace", 1);
         break;
       }
@@ -381,57 +401,62 @@ void Simulator::Apply(const Event& e) {
   }
 }
 
-void Simulator::AfterWorldStep() {
-  for (size_t i = 0; i < deployments_.size(); ++i) ReconcileDeployment(i);
-  runner_->SyncControllers();  // groups for the replicas just created
+void Simulator::AfterWorldStep(bool full) {
+  if (full) {
+    bool created = false;
+    for (size_t i = 0; i < deployments_.size(); ++i) {
+      if (!deployment_dirty_[i]) continue;
+      deployment_dirty_[i] = 0;
+      created |= ReconcileDeployment(i);
+    }
+    if (created) runner_->SyncPodGroups();  // groups for the replicas just created
+    TrackStarts();
+    TrackJobs();
+  }
+  const bool sample_due = metrics_.samples().empty() || now_ >= metrics_.samples().back().t + scenario_.metrics_interval;
+  if (sample_due) Sample();
+}
 
-  const bool sample_due = !metrics_.samples().empty()
-                              ? now_ >= metrics_.samples().back().t + scenario_.metrics_interval
-                              : true;
-  const ResourceId gpu = ResourceNames::Intern("nvidia.com/gpu");
-  std::map<std::string, int32_t> job_running;
-  MetricSample sample;
-  sample.t = now_;
-  std::map<ResourceId, int64_t> used;
-  std::map<std::string, int64_t> model_used;
-  std::map<std::string, int64_t> queue_gpu_milli, queue_cpu_milli;
-  for (const auto& [key, pod] : state_.pods()) {
-    const bool bound = !pod.spec.node_name.empty() && !pod.meta.deleting;
-    const bool running = bound && pod.phase == "Running";
-    if (running) {
-      if (const std::string* job = Annotation(pod, kJobNameAnnotation)) job_running[pod.meta.namespace_ + "/" + *job]++;
-      auto ps = pending_since_.find(key);
-      if (ps != pending_since_.end()) {
-        metrics_.AddWait(pod_queue_[key], now_ - ps->second);
-        pending_since_.erase(ps);
-        pod_queue_.erase(key);
-      }
-      auto tt = trace_tracks_.find(key);
-      if (tt != trace_tracks_.end() && !tt->second.started) {
-        tt->second.started = true;
-        Push(now_ + tt->second.run_for, kCompletion, 0, key);
-      }
-    }
-    if (!sample_due) continue;
-    if (running) ++sample.running_pods;
-    if (pod.spec.node_name.empty() && !pod.meta.deleting && pod.phase == "Pending") ++sample.pending_pods;
-    if (!bound) continue;
-    used[ResourceNames::kCpu] += pod.spec.request.milli_cpu();
-    used[ResourceNames::kMemory] += pod.spec.request.memory();
-    const int64_t g = pod.spec.request.Get(gpu);
-    used[gpu] += g;
-    if (g > 0) {
-      auto m = card_model_of_node_.find(pod.spec.node_name);
-      if (m != card_model_of_node_.end()) model_used[m->second] += g;
-    }
-    const std::string* q = Annotation(pod, kVcQueueAnnotation);
-    if (!q) q = Annotation(pod, kPodQueueAnnotation);
-    if (q) {
-      queue_gpu_milli[*q] += g;
-      queue_cpu_milli[*q] += pod.spec.request.milli_cpu();
+namespace {
+
+bool IsRunning(const Pod& pod) {
+  return !pod.spec.node_name.empty() && !pod.meta.deleting && pod.phase == "Running";
+}
+
+}  // namespace
+
+// Pods that started since the last step: their wait ends; trace pods start
+// their run time.
+void Simulator::TrackStarts() {
+  for (auto it = pending_since_.begin(); it != pending_since_.end();) {
+    const Pod* pod = state_.FindPod(it->first);
+    if (pod && IsRunning(*pod)) {
+      auto q = pod_queue_.find(it->first);
+      metrics_.AddWait(q->second, now_ - it->second);
+      pod_queue_.erase(q);
+      it = pending_since_.erase(it);
+    } else {
+      ++it;
     }
   }
+  for (auto it = unstarted_traces_.begin(); it != unstarted_traces_.end();) {
+    auto tt = trace_tracks_.find(*it);
+    const Pod* pod = state_.FindPod(*it);
+    if (tt == trace_tracks_.end()) {
+      it = unstarted_traces_.erase(it);
+    } else if (pod && IsRunning(*pod)) {
+      tt->second.started = true;
+      Push(now_ + tt->second.run_for, kCompletion, 0, *it);
+      it = unstarted_traces_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
 
+// Training jobs: a complete gang starts the job's clock, a broken one loses
+// its progress; a partly running gang is a violation.
+void Simulator::TrackJobs() {
   for (auto it = jobs_.begin(); it != jobs_.end();) {
     const std::string& key = it->first;
     JobTrack& t = it->second;
@@ -440,8 +465,14 @@ void Simulator::AfterWorldStep() {
       it = jobs_.erase(it);
       continue;
     }
-    auto r = job_running.find(key);
-    const int32_t running = r == job_running.end() ? 0 : r->second;
+    // The job's pods are named <job>-<task>-<index>; the annotation tells
+    // them from another job whose name extends this one.
+    int32_t running = 0;
+    const std::string prefix = key + "-";
+    for (auto p = state_.pods().lower_bound(prefix); p != state_.pods().end() && p->first.starts_with(prefix); ++p) {
+      const std::string* jn = Annotation(p->second, kJobNameAnnotation);
+      if (jn && *jn == job->meta.name && IsRunning(p->second)) ++running;
+    }
     if (running > 0 && running < t.min_available) metrics_.AddGangViolation(key);
     if (running >= t.min_available && !t.running) {
       t.running = true;
@@ -455,10 +486,39 @@ void Simulator::AfterWorldStep() {
       ++t.epoch;
       metrics_.AddJobRestart();
     }
-    if (sample_due) (t.running ? sample.running_jobs : sample.pending_jobs)++;
     ++it;
   }
-  if (!sample_due) return;
+}
+
+// One metrics sample: the only full pass over the store.
+void Simulator::Sample() {
+  const ResourceId gpu = ResourceNames::Intern("nvidia.com/gpu");
+  MetricSample sample;
+  sample.t = now_;
+  int64_t used_cpu = 0, used_mem = 0, used_gpu = 0;
+  std::map<std::string, int64_t> model_used;
+  std::map<std::string, int64_t> queue_gpu_milli, queue_cpu_milli;
+  for (const auto& [key, pod] : state_.pods()) {
+    const bool bound = !pod.spec.node_name.empty() && !pod.meta.deleting;
+    if (bound && pod.phase == "Running") ++sample.running_pods;
+    if (pod.spec.node_name.empty() && !pod.meta.deleting && pod.phase == "Pending") ++sample.pending_pods;
+    if (!bound) continue;
+    used_cpu += pod.spec.request.milli_cpu();
+    used_mem += pod.spec.request.memory();
+    const int64_t g = pod.spec.request.Get(gpu);
+    used_gpu += g;
+    if (g > 0) {
+      auto m = card_model_of_node_.find(pod.spec.node_name);
+      if (m != card_model_of_node_.end()) model_used[m->second] += g;
+    }
+    const std::string* q = Annotation(pod, kVcQueueAnnotation);
+    if (!q) q = Annotation(pod, kPodQueueAnnotation);
+    if (q) {
+      queue_gpu_milli[*q] += g;
+      queue_cpu_milli[*q] += pod.spec.request.milli_cpu();
+    }
+  }
+  for (const auto& [key, t] : jobs_) (t.running ? sample.running_jobs : sample.pending_jobs)++;
 
   Resource total;
   std::map<std::string, int64_t> model_total;
@@ -468,9 +528,9 @@ void Simulator::AfterWorldStep() {
     if (m != card_model_of_node_.end()) model_total[m->second] += n.allocatable.Get(gpu);
   }
   auto ratio = [](int64_t a, int64_t b) { return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0.0; };
-  sample.utilization["cpu"] = ratio(used[ResourceNames::kCpu], total.milli_cpu());
-  sample.utilization["memory"] = ratio(used[ResourceNames::kMemory], total.memory());
-  if (total.Get(gpu) > 0) sample.utilization["nvidia.com/gpu"] = ratio(used[gpu], total.Get(gpu));
+  sample.utilization["cpu"] = ratio(used_cpu, total.milli_cpu());
+  sample.utilization["memory"] = ratio(used_mem, total.memory());
+  if (total.Get(gpu) > 0) sample.utilization["nvidia.com/gpu"] = ratio(used_gpu, total.Get(gpu));
   for (const auto& [model, cap] : model_total) {
     if (cap > 0) sample.utilization["gpu:" + model] = ratio(model_used[model], cap);
   }
@@ -485,6 +545,20 @@ void Simulator::AfterWorldStep() {
   metrics_.AddSample(std::move(sample));
 }
 
+uint64_t Simulator::JobsFingerprint() const {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  auto mix = [&h](uint64_t v) {
+    h ^= v;
+    h *= 1099511628211ull;
+  };
+  for (const auto& [key, job] : state_.jobs()) {
+    for (char c : job.phase) mix(static_cast<unsigned char>(c));
+    mix(static_cast<uint64_t>(job.version));
+    mix(static_cast<uint64_t>(job.retry_count));
+  }
+  return h;
+}
+
 Status Simulator::Run() {
   const int64_t duration = scenario_.duration;
   const int64_t period = scenario_.period;
@@ -497,7 +571,8 @@ Status Simulator::Run() {
   }
   now_ = 0;
   runner_->SyncControllers();
-  AfterWorldStep();
+  AfterWorldStep(true);
+  changed_last_ = true;
   for (int64_t tick = period; tick <= duration; tick += period) {
     while (!events_.empty() && events_.top().t <= tick) {
       Event e = events_.top();
@@ -505,22 +580,33 @@ Status Simulator::Run() {
       Apply(e);
     }
     now_ = tick;
-    if (dirty_ || quiet_cycles_ < 2) {
+    runner_->set_now(tick);
+    if (dirty_ || changed_last_ || !options_.skip_idle_cycles) {
+      // Objects the events created are this session's input, but the
+      // controllers react to them only in the world step after it (a PodGroup
+      // for a new pod, annotations the store's generation does not count), so
+      // a cycle after events always counts as a change.
+      const bool had_events = dirty_;
       dirty_ = false;
+      const uint64_t generation = state_.generation();
+      const uint64_t jobs_before = JobsFingerprint();
       auto cycle = runner_->RunCycle(false);
       if (!cycle.ok()) return cycle.status();
-      const Decisions& d = cycle->decisions;
-      for (const EvictDecision& ev : d.evictions) metrics_.AddEviction(ev.action, now_);
-      const bool quiet = d.binds.empty() && d.evictions.empty() && d.pipelined.empty() &&
-                         cycle->podgroup_phases == last_phases_;
-      quiet_cycles_ = quiet ? quiet_cycles_ + 1 : 0;
-      if (!quiet) last_phases_ = std::move(cycle->podgroup_phases);
-      runner_->WorldStep();
+      for (const EvictDecision& ev : cycle->decisions.evictions) {
+        metrics_.AddEviction(ev.action, now_);
+        TouchDeploymentOf(ev.pod);
+      }
+      const WorldStepResult step = runner_->WorldStep();
+      for (const std::string& key : step.deleted) TouchDeploymentOf(key);
       metrics_.AddCycle(false);
+      AfterWorldStep(true);
+      changed_last_ = had_events || cycle->state_changed || step.changed() || dirty_ || state_.generation() != generation ||
+                      JobsFingerprint() != jobs_before;
+      dirty_ = false;
     } else {
       metrics_.AddCycle(true);
+      AfterWorldStep(false);
     }
-    AfterWorldStep();
     if (options_.progress && tick >= next_progress) {
       options_.progress(tick, duration);
       next_progress = tick + std::max<int64_t>(period, duration / 100);

@@ -21,10 +21,20 @@
 // and gang violations are counted. Metrics are sampled at every multiple of
 // `metrics_interval` after that step.
 //
-// A cycle is skipped when nothing could have changed since the last one (no
-// event, no decision, no phase change in the last two cycles): Volcano would
-// run it and decide nothing, so the outputs are the same and a quiet week costs
-// little. `cycles.skipped_idle` in the summary counts them.
+// A cycle is skipped when nothing changed since the last one: no event was
+// applied since, and the last cycle changed nothing in the store (its session
+// bound, evicted, nominated nothing and wrote no new PodGroup phase or queue
+// allocation; its world step deleted and started no pod; the controllers and
+// ReplicaSets created, deleted and re-phased nothing). The skipped session
+// would see the same store as the last one and decide the same nothing, so
+// the outputs are byte-identical (`SimulatorOptions::skip_idle_cycles` turns
+// the shortcut off; a test compares both). `cycles.skipped_idle` in the
+// summary counts them.
+//
+// The simulator's own bookkeeping is incremental: ReplicaSets are reconciled
+// only when their desired count changed or one of their pods went; waits are
+// checked only for pods still waiting; a job's pods are found by name; the
+// whole store is scanned only for a metrics sample.
 #pragma once
 
 #include <cstdint>
@@ -52,6 +62,9 @@ struct SimulatorOptions {
   std::optional<uint64_t> seed;  // overrides the scenario's seed
   // Called about every 1 % of simulated time with (now, duration); may be empty.
   std::function<void(int64_t, int64_t)> progress;
+  // Skip cycles that would change nothing (see above). Off only to prove that
+  // the shortcut does not change the outputs.
+  bool skip_idle_cycles = true;
 };
 
 class Simulator {
@@ -112,10 +125,20 @@ class Simulator {
   void Apply(const Event& e);
   void ApplyNodeEvent(const NodeEvent& e);
   void EvictPod(const std::string& key, const std::string& cause);
-  void ReconcileDeployment(size_t index);
-  void AfterWorldStep();
+  // Marks the ReplicaSet owning `pod_key` (if any) for reconciliation.
+  void TouchDeploymentOf(const std::string& pod_key);
+  // Returns whether pods were created.
+  bool ReconcileDeployment(size_t index);
+  // `full`: the store may have changed since the last call (a cycle ran);
+  // otherwise only a due metrics sample is taken.
+  void AfterWorldStep(bool full);
+  void TrackStarts();
+  void TrackJobs();
   void Sample();
   void CompleteJob(const std::string& key);
+  // Job phases, versions and retry counts (changes the store's generation
+  // counter does not see).
+  uint64_t JobsFingerprint() const;
 
   Scenario scenario_;
   SimulatorOptions options_;
@@ -130,16 +153,18 @@ class Simulator {
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   uint64_t next_event_seq_ = 0;
   int64_t now_ = 0;
-  bool dirty_ = true;
-  int quiet_cycles_ = 0;
-  std::map<std::string, std::string> last_phases_;
+  bool dirty_ = true;          // an event was applied since the last cycle
+  bool changed_last_ = true;   // the last cycle changed the store
 
   std::map<std::string, int32_t> priority_values_;
   std::vector<int64_t> training_seq_;
   std::map<std::string, JobTrack> jobs_;  // active training jobs by key
   std::vector<Deployment> deployments_;
+  std::vector<char> deployment_dirty_;
+  std::map<std::string, size_t> pod_deployment_;  // inference pod key -> deployment index
   std::vector<std::vector<TracePod>> trace_pods_;
   std::map<std::string, TracePodTrack> trace_tracks_;
+  std::set<std::string> unstarted_traces_;  // trace pods with a run time, not yet Running
   std::map<std::string, int64_t> pending_since_;  // inference / trace pod key -> creation second
   std::map<std::string, std::string> pod_queue_;  // inference / trace pod key -> queue (for waits)
   std::map<std::string, std::string> card_model_of_node_;
