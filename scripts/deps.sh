@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
-# Installs the Debian packages basalt builds with, when any is missing.
+# Installs the Debian packages basalt builds and tests with, when any is missing.
 # Sourced by scripts/demo and scripts/test; safe to run repeatedly.
+#
+# Besides the compilers and libraries: chromium (and a font for it) so the
+# simulation report test really opens the report in headless Chromium, and npm
+# so the build can fetch the report's charting library (Chart.js) from the npm
+# registry (cmake/chart_asset.cmake). npm comes with Node.js when Node.js is
+# installed from its own repository; Debian's `npm` package is installed only
+# when there is no `npm` at all.
 set -euo pipefail
 BASALT_PACKAGES=(cmake ninja-build g++ pkg-config libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
   libfmt-dev libspdlog-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libcurl4-openssl-dev)
+  libcurl4-openssl-dev chromium fonts-dejavu-core)
 missing=()
 for p in "${BASALT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}" >&2
   SUDO=""
