@@ -270,6 +270,41 @@ TEST(DecodeErrorTest, ReclaimableWrongType) {
              "c.yaml:1: Queue q1: spec.reclaimable: expected true or false, got \"maybe\"");
 }
 
+// Queue spec.affinity (nodegroup plugin): lists of node-group names.
+TEST(DecodeTest, QueueNodeGroupAffinity) {
+  ClusterObjects objs = DecodeOk(QueueWith(
+      "{affinity: {nodeGroupAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [g1, g2], "
+      "preferredDuringSchedulingIgnoredDuringExecution: [g1]}, "
+      "nodeGroupAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [g3]}}}"));
+  ASSERT_EQ(objs.queues.size(), 1u);
+  const Queue& q = objs.queues[0];
+  ASSERT_TRUE(q.affinity.has_value());
+  ASSERT_TRUE(q.affinity->node_group_affinity.has_value());
+  EXPECT_EQ(q.affinity->node_group_affinity->required, (std::vector<std::string>{"g1", "g2"}));
+  EXPECT_EQ(q.affinity->node_group_affinity->preferred, (std::vector<std::string>{"g1"}));
+  ASSERT_TRUE(q.affinity->node_group_anti_affinity.has_value());
+  EXPECT_EQ(q.affinity->node_group_anti_affinity->required, (std::vector<std::string>{"g3"}));
+  EXPECT_TRUE(q.affinity->node_group_anti_affinity->preferred.empty());
+  EXPECT_FALSE(DecodeOk(QueueWith("{weight: 1}")).queues[0].affinity.has_value());
+  EXPECT_TRUE(DecodeOk(QueueWith("{affinity: {}}")).queues[0].affinity.has_value());
+}
+
+// Queue spec.affinity with wrong types: the file, the queue and the field.
+TEST(DecodeErrorTest, QueueAffinityWrongTypes) {
+  EXPECT_HAS(DecodeError(QueueWith("{affinity: [g1]}")),
+             "c.yaml:1: Queue q1: spec.affinity: expected an object, got a list");
+  EXPECT_HAS(DecodeError(QueueWith("{affinity: {nodeGroupAffinity: g1}}")),
+             "c.yaml:1: Queue q1: spec.affinity.nodeGroupAffinity: expected an object, got a scalar");
+  EXPECT_HAS(DecodeError(QueueWith("{affinity: {nodeGroupAffinity: {requiredDuringSchedulingIgnoredDuringExecution: g1}}}")),
+             "c.yaml:1: Queue q1: spec.affinity.nodeGroupAffinity.requiredDuringSchedulingIgnoredDuringExecution: "
+             "expected a list, got a scalar");
+  EXPECT_HAS(
+      DecodeError(QueueWith("{affinity: {nodeGroupAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution: "
+                            "[g1, {name: g2}]}}}")),
+      "c.yaml:1: Queue q1: spec.affinity.nodeGroupAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[1]: "
+      "expected a string, got an object");
+}
+
 // Node unschedulable must be a boolean.
 TEST(DecodeErrorTest, UnschedulableWrongType) {
   std::string msg = DecodeError(

@@ -748,6 +748,18 @@ Status DecodePriorityClass(const YAML::Node& doc, PriorityClass* pc) {
   return Status::Ok();
 }
 
+Status DecodeNodeGroupTerms(const YAML::Node& n, const std::string& path, std::optional<NodeGroupTerms>* out) {
+  BASALT_RETURN_IF_ERROR(ExpectMap(n, path));
+  if (!Present(n)) return Status::Ok();
+  NodeGroupTerms t;
+  BASALT_ASSIGN_OR_RETURN(t.required, ReadStringList(n["requiredDuringSchedulingIgnoredDuringExecution"],
+                                                     Join(path, "requiredDuringSchedulingIgnoredDuringExecution")));
+  BASALT_ASSIGN_OR_RETURN(t.preferred, ReadStringList(n["preferredDuringSchedulingIgnoredDuringExecution"],
+                                                      Join(path, "preferredDuringSchedulingIgnoredDuringExecution")));
+  *out = std::move(t);
+  return Status::Ok();
+}
+
 Status DecodeQueue(const YAML::Node& doc, Queue* q) {
   BASALT_RETURN_IF_ERROR(DecodeMeta(doc, false, &q->meta));
   YAML::Node spec = doc["spec"];
@@ -772,6 +784,16 @@ Status DecodeQueue(const YAML::Node& doc, Queue* q) {
       q->reclaimable = r;
     }
     BASALT_RETURN_IF_ERROR(ReadString(spec, "parent", "spec", &q->parent));
+    YAML::Node aff = spec["affinity"];
+    BASALT_RETURN_IF_ERROR(ExpectMap(aff, "spec.affinity"));
+    if (Present(aff)) {
+      QueueAffinity a;
+      BASALT_RETURN_IF_ERROR(
+          DecodeNodeGroupTerms(aff["nodeGroupAffinity"], "spec.affinity.nodeGroupAffinity", &a.node_group_affinity));
+      BASALT_RETURN_IF_ERROR(DecodeNodeGroupTerms(aff["nodeGroupAntiAffinity"], "spec.affinity.nodeGroupAntiAffinity",
+                                                  &a.node_group_anti_affinity));
+      q->affinity = std::move(a);
+    }
   }
   YAML::Node st = doc["status"];
   BASALT_RETURN_IF_ERROR(ExpectMap(st, "status"));

@@ -116,6 +116,17 @@ struct PriorityClass {
   std::string preemption_policy = "PreemptLowerPriority";
 };
 
+// spec.affinity of a Queue: node groups (nodes labelled
+// volcano.sh/nodegroup-name) its pods must / prefer to use or avoid.
+struct NodeGroupTerms {
+  std::vector<std::string> required;   // requiredDuringSchedulingIgnoredDuringExecution
+  std::vector<std::string> preferred;  // preferredDuringSchedulingIgnoredDuringExecution
+};
+struct QueueAffinity {
+  std::optional<NodeGroupTerms> node_group_affinity;
+  std::optional<NodeGroupTerms> node_group_anti_affinity;
+};
+
 struct Queue {
   ObjectMeta meta;
   int32_t weight = 1;
@@ -125,6 +136,7 @@ struct Queue {
   int32_t priority = 0;
   std::optional<bool> reclaimable;
   std::string parent;
+  std::optional<QueueAffinity> affinity;  // spec.affinity (nodegroup plugin)
   std::string state = "Open";  // Open, Closed, Closing, Unknown
   // Status written back by the scheduler.
   Resource allocated;

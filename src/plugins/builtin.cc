@@ -17,6 +17,8 @@ void RegisterBuiltinPlugins(PluginRegistry& r) {
       {"binpack", NewBinpackPlugin},
       {"capacity", NewCapacityPlugin},
       {"capacity-card", NewCapacityCardPlugin},
+      {"nodegroup", NewNodeGroupPlugin},
+      {"task-topology", NewTaskTopologyPlugin},
   };
   for (const auto& [name, factory] : kBuiltins) {
     Status st = r.Register(name, factory);

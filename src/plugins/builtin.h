@@ -19,5 +19,7 @@ Result<std::unique_ptr<Plugin>> NewNodeOrderPlugin(const Arguments& args);
 Result<std::unique_ptr<Plugin>> NewBinpackPlugin(const Arguments& args);
 Result<std::unique_ptr<Plugin>> NewCapacityPlugin(const Arguments& args);
 Result<std::unique_ptr<Plugin>> NewCapacityCardPlugin(const Arguments& args);
+Result<std::unique_ptr<Plugin>> NewNodeGroupPlugin(const Arguments& args);
+Result<std::unique_ptr<Plugin>> NewTaskTopologyPlugin(const Arguments& args);
 
 }  // namespace basalt

@@ -7,9 +7,11 @@ basalt_library(plugins SOURCES
   src/plugins/conformance.cc
   src/plugins/drf.cc
   src/plugins/gang.cc
+  src/plugins/nodegroup.cc
   src/plugins/nodeorder.cc
   src/plugins/overcommit.cc
   src/plugins/predicates.cc
   src/plugins/priority.cc
   src/plugins/proportion.cc
+  src/plugins/task_topology.cc
   DEPS basalt_framework)
