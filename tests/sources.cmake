@@ -8,6 +8,7 @@ set(BASALT_TEST_SOURCES
   tests/controllers_test.cc
   tests/decode_test.cc
   tests/fairness_test.cc
+  tests/fuzz_regress_test.cc
   tests/invariants_test.cc
   tests/kube_fake_apiserver.cc
   tests/kube_fake_server.cc

@@ -1,6 +1,7 @@
 #include "api/decode.h"
 
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -1097,6 +1098,57 @@ std::string SafeLabel(const YAML::Node& doc) {
   return DocLabel(doc, kind.Scalar());
 }
 
+// yaml-cpp 0.7's LoadAll never returns on some malformed streams: after "{},"
+// or "[1]\n,", the parser stays at the ',' and reports one more empty document
+// there on every call, so LoadAll fills memory forever (found by fuzz_manifest;
+// decode_test.cc has the inputs). A first pass that builds nothing notices a
+// document starting where the previous one started and stops there.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    stuck_ = count_ > 0 && mark.pos == last_.pos;
+    last_ = mark;
+    ++count_;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+  // A document takes at least one character: more documents than characters
+  // means no progress too, whatever the marks say.
+  bool stuck(size_t text_size) const { return stuck_ || count_ > text_size + 1; }
+  const YAML::Mark& last() const { return last_; }
+
+ private:
+  YAML::Mark last_;
+  size_t count_ = 0;
+  bool stuck_ = false;
+};
+
+// Ok, or the position where the YAML parser stops making progress. Throws what
+// YAML::LoadAll would throw for the same text.
+Status CheckParserProgress(const std::string& text, const std::string& file) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentStarts starts;
+  while (parser.HandleNextDocument(starts)) {
+    if (!starts.stuck(text.size())) continue;
+    const YAML::Mark& m = starts.last();
+    std::string what = "unexpected text";
+    if (m.pos >= 0 && static_cast<size_t>(m.pos) < text.size()) {
+      const unsigned char c = static_cast<unsigned char>(text[m.pos]);
+      if (c > 0x20 && c < 0x7f) what = std::string("unexpected \"") + static_cast<char>(c) + "\"";
+    }
+    return Status::InvalidArgument(file + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1) +
+                                   ": malformed YAML/JSON: " + what + " after the end of a document");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status DecodeObject(const YAML::Node& doc, const std::string& source, ClusterObjects* out) {
@@ -1110,6 +1162,8 @@ Status DecodeObject(const YAML::Node& doc, const std::string& source, ClusterObj
 Status DecodeText(const std::string& text, const std::string& file, ClusterObjects* out) {
   std::vector<YAML::Node> docs;
   try {
+    Status progress = CheckParserProgress(text, file);
+    if (!progress.ok()) return progress;
     docs = YAML::LoadAll(text);
   } catch (const YAML::DeepRecursion& e) {
     return Status::InvalidArgument(file + ":" + std::to_string(e.mark.line + 1) + ":" +
