@@ -15,7 +15,7 @@ namespace {
 constexpr int kExitBadInput = 2;
 
 int RunScheduleCommand(const std::string& conf_path, const std::vector<std::string>& clusters, int cycles,
-                       bool scores) {
+                       bool scores, bool check_invariants) {
   basalt::ScheduleRequest req;
   if (!conf_path.empty()) {
     std::ifstream in(conf_path, std::ios::binary);
@@ -35,10 +35,11 @@ int RunScheduleCommand(const std::string& conf_path, const std::vector<std::stri
   req.cluster_paths = clusters;
   req.cycles = cycles;
   req.scores = scores;
+  req.check_invariants = check_invariants;
   auto out = basalt::RunSchedule(req);
   if (!out.ok()) {
     std::cerr << "basalt: " << out.status().message() << "\n";
-    return kExitBadInput;
+    return basalt::ScheduleExitCode(out.status());  // 2 bad input, 3 invariant violated
   }
   std::cout << out->dump(2) << "\n";
   return 0;
@@ -55,12 +56,15 @@ int main(int argc, char** argv) {
   std::vector<std::string> clusters;
   int cycles = 1;
   bool scores = false;
+  bool check_invariants = false;
   CLI::App* schedule = app.add_subcommand("schedule", "Schedule a folder of manifests once; decisions as JSON");
   schedule->add_option("--conf", conf, "Volcano scheduler configuration file (default: Volcano's default)");
   schedule->add_option("--cluster", clusters, "Manifest file or folder (*.yaml, *.yml, *.json); repeatable")->required();
   schedule->add_option("--cycles", cycles, "Scheduling cycles to run, with the world moving between them")
       ->check(CLI::Range(1, 1000000));
   schedule->add_flag("--scores", scores, "Print node-order scores of every pod not yet running");
+  schedule->add_flag("--check-invariants", check_invariants,
+                     "Check the scheduler's invariants after every action; a violation exits 3 (docs/reliability.md)");
   schedule->footer(
       "Example:\n  basalt schedule --conf examples/gang-training/scheduler.conf \\\n"
       "      --cluster examples/gang-training/cluster --cycles 2");
@@ -99,7 +103,7 @@ int main(int argc, char** argv) {
     int code = app.exit(e);
     return code == 0 ? 0 : kExitBadInput;
   }
-  if (schedule->parsed()) return RunScheduleCommand(conf, clusters, cycles, scores);
+  if (schedule->parsed()) return RunScheduleCommand(conf, clusters, cycles, scores, check_invariants);
   if (validate->parsed()) return basalt::RunValidate(validate_paths);
   if (bench->parsed()) return basalt::RunBench(bench_req);
   if (simulate->parsed()) {

@@ -1,6 +1,7 @@
 #include "cli/schedule.h"
 
 #include <algorithm>
+#include <memory>
 #include <tuple>
 
 #include "actions/builtin.h"
@@ -114,6 +115,7 @@ Result<Json> RunSchedule(const ScheduleRequest& request) {
   RegisterBuiltinPlugins(plugins);
   ActionRegistry actions;
   RegisterBuiltinActions(actions);
+  if (request.register_extra) request.register_extra(plugins, actions);
   const std::string conf_text = request.conf_text.empty() ? DefaultSchedulerConfigText() : request.conf_text;
   auto conf = ParseSchedulerConfig(conf_text, request.conf_source, plugins.Names(), actions.Names());
   if (!conf.ok()) return conf.status();
@@ -131,7 +133,16 @@ Result<Json> RunSchedule(const ScheduleRequest& request) {
   }
   ClusterState state;
   BASALT_RETURN_IF_ERROR(state.AddAll(std::move(objects)));
-  CycleRunner runner(state, *conf, plugins, actions, SessionOptions());
+  SessionOptions options;
+  // The first violation of the run; later ones are consequences of it.
+  auto violation = std::make_shared<Status>();
+  if (request.check_invariants) {
+    options.check_invariants = true;
+    options.on_invariant_violation = [violation](const Status& s) {
+      if (violation->ok()) *violation = s;
+    };
+  }
+  CycleRunner runner(state, *conf, plugins, actions, options);
   Status init = runner.Init();
   if (!init.ok()) return init.WithContext(request.conf_source);
   runner.SyncControllers();
@@ -139,12 +150,18 @@ Result<Json> RunSchedule(const ScheduleRequest& request) {
   out["cycles"] = Json::array();
   for (int i = 0; i < request.cycles; ++i) {
     auto cycle = runner.RunCycle(request.scores);
+    if (!violation->ok()) return Status::Internal("invariant violated: " + violation->message());
     if (!cycle.ok()) return cycle.status();
     out["cycles"].push_back(CycleJson(*cycle, request.scores));
     runner.WorldStep();
   }
   out["final"] = FinalJson(state);
   return out;
+}
+
+int ScheduleExitCode(const Status& status) {
+  if (status.ok()) return kScheduleExitOk;
+  return status.code() == Status::Code::kInternal ? kScheduleExitInvariantViolated : kScheduleExitBadInput;
 }
 
 }  // namespace basalt

@@ -5,12 +5,21 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "api/status.h"
 
 namespace basalt {
+
+class ActionRegistry;
+class PluginRegistry;
+
+// Exit codes of `basalt schedule` (docs/schedule.md).
+inline constexpr int kScheduleExitOk = 0;
+inline constexpr int kScheduleExitBadInput = 2;         // manifest, configuration, command line
+inline constexpr int kScheduleExitInvariantViolated = 3;  // --check-invariants found a violation
 
 struct ScheduleRequest {
   // Scheduler configuration text; empty = Volcano's default configuration.
@@ -22,10 +31,20 @@ struct ScheduleRequest {
   std::string cluster_source = "(inline)";
   int cycles = 1;
   bool scores = false;
+  // Runs the invariant checks of framework/invariants.h after every action
+  // (`--check-invariants`); the first violation ends the run with an
+  // Internal status (no output: the decisions cannot be trusted).
+  bool check_invariants = false;
+  // Tests only: registers more plugins or actions next to the built-in ones.
+  std::function<void(PluginRegistry&, ActionRegistry&)> register_extra;
 };
 
-// Runs the cycles and returns the output document. Every error is a user
-// input error (exit code 2) naming file, object and field.
+// Runs the cycles and returns the output document. An error is a user input
+// error naming file, object and field (exit code 2), or, with
+// `check_invariants`, an invariant violation (code kInternal, exit code 3).
 Result<nlohmann::ordered_json> RunSchedule(const ScheduleRequest& request);
+
+// The process exit code for the result of RunSchedule.
+int ScheduleExitCode(const Status& status);
 
 }  // namespace basalt
