@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <string_view>
+#include <unordered_map>
 
 #include "api/check.h"
 
@@ -219,7 +221,13 @@ Status Session::BuildSnapshot() {
     queue_index_.emplace(name, info.id);
     queues_.push_back(std::move(info));
   }
-  std::map<std::string, JobId> job_index;
+  // Hash indexes for the per-pod lookups (keys borrowed from the store).
+  std::unordered_map<std::string_view, JobId> job_index;
+  std::unordered_map<std::string_view, NodeId> node_by_name;
+  node_by_name.reserve(nodes_.size());
+  for (const NodeInfo& n : nodes_) node_by_name.emplace(n.name, n.id);
+  job_index.reserve(state_.podgroups().size());
+  std::string group_key;
   std::map<std::string, int32_t> classes;
   for (const auto& [key, pg] : state_.podgroups()) {
     std::string qname = pg.queue.empty() ? options_.default_queue : pg.queue;
@@ -265,7 +273,8 @@ Status Session::BuildSnapshot() {
     }
     JobId job = kNone;
     if (const std::string* g = FindKey(pod.meta.annotations, "scheduling.k8s.io/group-name")) {
-      auto it = job_index.find(pod.meta.namespace_ + "/" + *g);
+      group_key.assign(pod.meta.namespace_).append("/").append(*g);
+      auto it = job_index.find(group_key);
       if (it != job_index.end()) job = it->second;
     }
     const bool on_node = !pod.spec.node_name.empty() && IsOnNodeStatus(status);
@@ -316,8 +325,8 @@ Status Session::BuildSnapshot() {
     tasks_.push_back(std::move(t));
     TaskInfo& task = tasks_.back();
     if (on_node) {
-      auto n = node_index_.find(pod.spec.node_name);
-      if (n != node_index_.end()) {
+      auto n = node_by_name.find(pod.spec.node_name);
+      if (n != node_by_name.end()) {
         task.node = n->second;
         NodeAdd(nodes_[n->second], task);
       }
