@@ -7,6 +7,7 @@
 
 #include "cli/bench.h"
 #include "cli/schedule.h"
+#include "cli/serve.h"
 #include "cli/simulate.h"
 #include "cli/validate.h"
 
@@ -88,6 +89,35 @@ int main(int argc, char** argv) {
   simulate->add_option("--out", sim.out_dir, "Output folder (default: simulate-out)");
   simulate->footer("Example:\n  basalt simulate examples/tidal-day.yaml --out /tmp/tidal");
 
+  basalt::ServeRequest serve_req;
+  bool no_leader_elect = false;
+  CLI::App* serve = app.add_subcommand(
+      "serve", "Run as the scheduler of a Kubernetes cluster (informers, leader election, /metrics)");
+  serve->add_option("--kubeconfig", serve_req.kubeconfig,
+                    "kubeconfig file (default: $KUBECONFIG, else the in-cluster service account)");
+  serve->add_option("--context", serve_req.context, "kubeconfig context (default: current-context)");
+  serve->add_option("--conf", serve_req.conf_path,
+                    "Volcano scheduler configuration file, reloaded when it changes (default: Volcano's default)");
+  serve->add_option("--period,--schedule-period", serve_req.period, "Time between cycles (e.g. 1s, 500ms)")
+      ->capture_default_str();
+  serve->add_option("--listen", serve_req.listen, "Address of /healthz, /readyz and /metrics (\"\" to disable)")
+      ->capture_default_str();
+  serve->add_option("--scheduler-name", serve_req.scheduler_name, "Schedule pods with this spec.schedulerName")
+      ->capture_default_str();
+  serve->add_option("--lease-namespace", serve_req.lease_namespace,
+                    "Namespace of the leader-election Lease (default: the kubeconfig's, else default)");
+  serve->add_option("--lease-name", serve_req.lease_name, "Name of the leader-election Lease")->capture_default_str();
+  serve->add_flag("--no-leader-elect", no_leader_elect, "Schedule without a Lease (one replica only!)");
+  serve->add_option("--identity", serve_req.identity, "Lease holder identity (default: hostname_random)");
+  serve->add_option("--qps", serve_req.qps, "Client-side request rate limit")->capture_default_str();
+  serve->add_option("--burst", serve_req.burst, "Client-side request burst")->capture_default_str();
+  serve->add_option("--bind-parallelism", serve_req.bind_parallelism, "Concurrent bind calls per cycle")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  serve->footer(
+      "Exit code 2 on a bad kubeconfig, flag or configuration; 0 after SIGTERM (lease released).\n\n"
+      "Example:\n  basalt serve --kubeconfig ~/.kube/config --conf scheduler.conf --period 1s");
+
   basalt::BenchRequest bench_req;
   CLI::App* bench = app.add_subcommand("bench", "Run a benchmark profile (bench/README.md); one JSON object");
   bench->add_option("--profile", bench_req.profile, "Profile name, or `list`")->required();
@@ -104,6 +134,10 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : kExitBadInput;
   }
   if (schedule->parsed()) return RunScheduleCommand(conf, clusters, cycles, scores, check_invariants);
+  if (serve->parsed()) {
+    serve_req.leader_elect = !no_leader_elect;
+    return basalt::RunServe(serve_req);
+  }
   if (validate->parsed()) return basalt::RunValidate(validate_paths);
   if (bench->parsed()) return basalt::RunBench(bench_req);
   if (simulate->parsed()) {

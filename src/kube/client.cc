@@ -228,6 +228,7 @@ ApiOr<HttpResponse> Client::Call(const std::string& verb, const std::string& pat
       FillErrorFromBody(r->body, &err);
       if (err.message.empty()) err.message = "HTTP " + std::to_string(err.code);
     }
+    if (options_.on_error) options_.on_error(err);
     bool retry = Retryable(err.code) && !(err.code == 429 && !retry_429);
     if (!retry || attempt + 1 == attempts) break;
     clock_->SleepFor(Backoff(attempt, err.retry_after_seconds));
@@ -345,6 +346,7 @@ ApiOr<WatchResult> Client::Watch(const std::string& path, const std::string& res
       FillErrorFromBody(obj->dump(), &e);
       auto code = obj->find("code");
       if (code != obj->end() && code->is_number_integer()) e.code = static_cast<int>(code->get<int64_t>());
+      if (options_.on_error) options_.on_error(e);
       if (e.code == 410) {
         result.end = WatchEnd::kGone;
         result.message = e.message;
@@ -385,7 +387,11 @@ ApiOr<WatchResult> Client::Watch(const std::string& path, const std::string& res
     return true;
   };
   Result<int> r = transport_->Stream(req, on_headers, on_data);
-  if (stream_error) return *stream_error;
+  if (stream_error) {
+    // (ERROR events were reported where they were read.)
+    if (options_.on_error && stream_error->code == 200) options_.on_error(*stream_error);
+    return *stream_error;
+  }
   if (result.end != WatchEnd::kClosed) return result;  // kGone or kStopped
   if (!r.ok()) {
     // A broken stream: the events delivered so far stand; re-watch from the
@@ -397,6 +403,7 @@ ApiOr<WatchResult> Client::Watch(const std::string& path, const std::string& res
   if (status < 200 || status >= 300) {
     ApiError e = MakeError(status, "", "GET", path);
     FillErrorFromBody(error_body, &e);
+    if (options_.on_error) options_.on_error(e);
     if (e.code == 410) {
       result.end = WatchEnd::kGone;
       result.message = e.message;

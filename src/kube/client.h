@@ -138,6 +138,9 @@ struct ClientOptions {
   std::chrono::milliseconds max_backoff{10000};
   std::chrono::milliseconds request_timeout{30000};
   Clock* clock = nullptr;  // null: RealClock
+  // Observes every failed attempt (each retry too, and a watch refused or
+  // ended by a non-410 ERROR) for metrics; called on the calling thread.
+  std::function<void(const ApiError&)> on_error;
 };
 
 // One page-merged list: every item (with `kind`/`apiVersion` filled in, which

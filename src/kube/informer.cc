@@ -138,6 +138,14 @@ bool Informer::Step(const std::atomic<bool>& stop) {
   if (need_list_) {
     auto list = client_->List(path, options_.page_size);
     if (!list.ok()) {
+      if (list.error().code == 404) {
+        // The resource is not served (e.g. Volcano's Job or Command CRD is not
+        // installed): there are none of them. Count as synced and empty, so the
+        // scheduler can run, and keep checking after the backoff.
+        int errors = sink_->Replace(spec_.kind, {}, &known_);
+        (void)errors;
+        synced_ = true;
+      }
       Fail(list.error().ToString());
       return false;
     }

@@ -98,7 +98,8 @@ class Informer {
   // own loop. Returns false when the step failed (the caller should back off).
   bool Step(const std::atomic<bool>& stop);
 
-  // True once the first list has been applied.
+  // True once the first list has been applied (or answered 404: the
+  // resource is not served, so there are none).
   bool synced() const { return synced_.load(); }
   InformerStats stats();
 

@@ -1,0 +1,455 @@
+#include "cli/serve_loop.h"
+
+#include <algorithm>
+#include <atomic>
+#include <iostream>
+#include <optional>
+#include <set>
+#include <tuple>
+#include <thread>
+
+#include "actions/builtin.h"
+#include "api/quantity.h"
+#include "plugins/builtin.h"
+
+namespace basalt {
+namespace {
+
+using kube::Json;
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+// "ns/name" -> {"ns", "name"}; "name" -> {"", "name"}.
+std::pair<std::string, std::string> SplitKey(const std::string& key) {
+  auto slash = key.find('/');
+  if (slash == std::string::npos) return {"", key};
+  return {key.substr(0, slash), key.substr(slash + 1)};
+}
+
+std::map<std::string, std::string> ResourceList(const Resource& r) {
+  std::map<std::string, std::string> out;
+  out["cpu"] = FormatDimension(ResourceNames::kCpu, r.milli_cpu());
+  out["memory"] = FormatDimension(ResourceNames::kMemory, r.memory());
+  for (const auto& [id, v] : r.scalars()) {
+    if (id == ResourceNames::kPods || v == 0) continue;
+    out[ResourceNames::Name(id)] = FormatDimension(id, v);
+  }
+  return out;
+}
+
+void Log(const std::string& line) { std::cerr << "basalt serve: " << line << "\n"; }
+
+}  // namespace
+
+void DeclareServeMetrics(kube::Metrics& m) {
+  m.Histogram("basalt_cycle_duration_seconds", "Wall time of one scheduling cycle (session and API writes).",
+              {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10});
+  m.Histogram("basalt_action_duration_seconds", "Wall time of one action within a session.",
+              {0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5}, {"action"});
+  m.Counter("basalt_cycles_total", "Scheduling cycles run (as leader).");
+  m.Counter("basalt_pods_bound_total", "Pods bound through pods/binding (201).");
+  m.Counter("basalt_bind_conflicts_total", "Binds answered 409 or 404 (re-read, never retried).", {"outcome"});
+  m.Counter("basalt_pods_evicted_total", "Pods evicted through pods/eviction (201).", {"action"});
+  m.Counter("basalt_evictions_blocked_total", "Evictions refused by a disruption budget (429).");
+  m.Counter("basalt_podgroup_status_writes_total", "PodGroup status writes (PUT with resourceVersion).");
+  m.Counter("basalt_queue_status_writes_total", "Queue status merge patches on queues/NAME/status.");
+  m.Counter("basalt_events_total", "Events written.", {"reason"});
+  m.Gauge("basalt_pending_pods", "Pods with our scheduler name and no node after the last cycle.");
+  m.Gauge("basalt_queue_allocated", "Resources allocated to a queue after the last cycle.", {"queue", "resource"});
+  m.Gauge("basalt_queue_deserved", "A queue's spec.deserved.", {"queue", "resource"});
+  m.Gauge("basalt_queue_capability", "A queue's spec.capability.", {"queue", "resource"});
+}
+
+ServeLoop::ServeLoop(kube::Client* client, ClusterState* state, std::mutex* state_mu, kube::Metrics* metrics,
+                     kube::Clock* clock, ServeLoopOptions options)
+    : client_(client),
+      state_(state),
+      state_mu_(state_mu),
+      metrics_(metrics),
+      clock_(clock),
+      options_(std::move(options)) {
+  RegisterBuiltinPlugins(plugins_);
+  RegisterBuiltinActions(actions_registry_);
+  DeclareServeMetrics(*metrics_);
+}
+
+Status ServeLoop::Configure(const std::string& conf_text, const std::string& source) {
+  const std::string text = conf_text.empty() ? DefaultSchedulerConfigText() : conf_text;
+  auto conf = ParseSchedulerConfig(text, source, plugins_.Names(), actions_registry_.Names());
+  if (!conf.ok()) return conf.status();
+  for (const Tier& tier : conf->tiers) {
+    for (const PluginOption& opt : tier.plugins) {
+      auto p = plugins_.Create(opt.name, opt.arguments);
+      if (!p.ok()) return p.status().WithContext(source);
+    }
+  }
+  std::vector<std::unique_ptr<Action>> actions;
+  for (const std::string& name : conf->actions) {
+    auto action = actions_registry_.Create(name);
+    if (!action.ok()) return action.status().WithContext(source);
+    if (const Arguments* args = conf->ActionArguments(name)) {
+      Status s = (*action)->Configure(*args);
+      if (!s.ok()) return s.WithContext(source);
+    }
+    actions.push_back(std::move(action).value());
+  }
+  conf_ = std::make_unique<SchedulerConfig>(std::move(conf).value());
+  actions_ = std::move(actions);
+  return Status::Ok();
+}
+
+void ServeLoop::ApplyAssumedLocked(Clock::time_point now) {
+  for (auto it = assumed_.begin(); it != assumed_.end();) {
+    Pod* pod = state_->FindPod(it->first);
+    const Assumed& a = it->second;
+    bool drop = pod == nullptr || (!a.uid.empty() && pod->meta.uid != a.uid) || now - a.since > options_.assume_ttl;
+    if (!drop && a.evicted) {
+      if (pod->meta.deleting) drop = true;  // the informer shows it: nothing to assume
+      else pod->meta.deleting = true;
+    } else if (!drop) {
+      if (!pod->spec.node_name.empty()) {
+        drop = true;
+      } else {
+        pod->spec.node_name = a.node;
+        pod->nominated_node_name.clear();
+      }
+    }
+    it = drop ? assumed_.erase(it) : std::next(it);
+  }
+}
+
+void ServeLoop::Fail(const kube::ApiError& e, CycleSummary* sum) {
+  ++sum->api_failures;
+  sum->errors.push_back(e.ToString());
+  Log(e.ToString());
+}
+
+// After a 409/404 on binding: the server knows better. Read the pod and take
+// it as it is there (bound elsewhere, terminating, gone) until the informer
+// shows the same.
+void ServeLoop::Refresh(const std::string& pod_key, const std::string& uid) {
+  auto [ns, name] = SplitKey(pod_key);
+  auto got = client_->Get("/api/v1/namespaces/" + ns + "/pods/" + name);
+  if (!got.ok()) return;  // 404: the informer's DELETED follows; other errors: next cycle
+  const Json& pod = *got;
+  std::string node;
+  bool deleting = false;
+  if (auto spec = pod.find("spec"); spec != pod.end() && spec->is_object()) {
+    if (auto n = spec->find("nodeName"); n != spec->end() && n->is_string()) node = n->get<std::string>();
+  }
+  if (auto meta = pod.find("metadata"); meta != pod.end() && meta->is_object()) {
+    deleting = meta->contains("deletionTimestamp") && !(*meta)["deletionTimestamp"].is_null();
+  }
+  if (node.empty() && !deleting) return;
+  assumed_[pod_key] = Assumed{uid, node, node.empty() && deleting, clock_->Now()};
+}
+
+void ServeLoop::Event(const std::string& object, const std::string& uid, const std::string& type,
+                      const std::string& reason, const std::string& action, const std::string& message,
+                      CycleSummary* sum) {
+  if (!options_.write_events) return;
+  auto now = clock_->Now();
+  std::string dedupe = object + "|" + reason;
+  auto sent = sent_events_.find(dedupe);
+  if (sent != sent_events_.end() && sent->second.message == message && now - sent->second.at < options_.event_repeat) {
+    return;
+  }
+  // "Pod/ns/name", "PodGroup/ns/name", "Queue/name".
+  auto slash = object.find('/');
+  if (slash == std::string::npos) return;
+  kube::EventSpec ev;
+  ev.regarding_kind = object.substr(0, slash);
+  auto [ns, name] = SplitKey(object.substr(slash + 1));
+  ev.namespace_ = ns.empty() ? "default" : ns;
+  ev.regarding_name = name;
+  ev.regarding_uid = uid;
+  ev.regarding_api_version = ev.regarding_kind == "Pod" ? "v1" : "scheduling.volcano.sh/v1beta1";
+  ev.type = type;
+  ev.reason = reason;
+  ev.action = action;
+  ev.note = message.size() > 1000 ? message.substr(0, 1000) : message;
+  ev.reporting_controller = "basalt";
+  ev.reporting_instance = options_.reporting_instance;
+  auto r = client_->CreateEvent(ev);
+  if (!r.ok()) {
+    Fail(r.error(), sum);
+    return;
+  }
+  sent_events_[dedupe] = SentEvent{message, now};
+  ++sum->events;
+  metrics_->Inc("basalt_events_total", {reason});
+}
+
+void ServeLoop::ApplyEvictions(const std::vector<EvictDecision>& evictions, const std::map<std::string, PodInfo>& pods,
+                               CycleSummary* sum) {
+  auto now = clock_->Now();
+  std::set<std::string> done;
+  for (const EvictDecision& e : evictions) {
+    if (!done.insert(e.pod).second) continue;
+    auto info = pods.find(e.pod);
+    std::string uid = info == pods.end() ? "" : info->second.uid;
+    auto blocked = blocked_until_.find(e.pod);
+    if (blocked != blocked_until_.end() && now < blocked->second) {
+      ++sum->evictions_deferred;  // the budget said when to ask again; not yet
+      continue;
+    }
+    auto [ns, name] = SplitKey(e.pod);
+    auto r = client_->Evict(ns, name);
+    if (!r.ok()) {
+      Fail(r.error(), sum);
+      continue;
+    }
+    switch (r->outcome) {
+      case kube::EvictOutcome::kEvicted:
+        blocked_until_.erase(e.pod);
+        assumed_[e.pod] = Assumed{uid, "", true, now};
+        ++sum->evictions;
+        metrics_->Inc("basalt_pods_evicted_total", {e.action});
+        Event("Pod/" + e.pod, uid, "Normal", "Evict", "Evicting",
+              "Evicted by " + e.action + (e.reason.empty() ? "" : ": " + e.reason), sum);
+        break;
+      case kube::EvictOutcome::kBlockedByBudget: {
+        ++sum->evictions_blocked;
+        metrics_->Inc("basalt_evictions_blocked_total");
+        if (r->retry_after_seconds > 0) blocked_until_[e.pod] = now + std::chrono::seconds(r->retry_after_seconds);
+        Event("Pod/" + e.pod, uid, "Warning", "EvictionBlocked", "Evicting",
+              "Eviction by " + e.action + " refused: " + r->message, sum);
+        break;
+      }
+      case kube::EvictOutcome::kPodGone:
+        blocked_until_.erase(e.pod);
+        break;
+    }
+  }
+}
+
+void ServeLoop::ApplyBinds(const std::vector<BindDecision>& binds, const std::map<std::string, PodInfo>& pods,
+                           CycleSummary* sum) {
+  struct Job {
+    const BindDecision* bind;
+    std::string uid;
+    std::optional<kube::ApiOr<kube::BindResult>> result;
+  };
+  std::vector<Job> jobs;
+  std::set<std::string> seen;
+  for (const BindDecision& b : binds) {
+    auto info = pods.find(b.pod);
+    // Defensive: the session never binds a pod that has a node, and the same
+    // pod twice in one cycle would be a session bug; neither reaches the API.
+    if (info == pods.end() || info->second.has_node || !seen.insert(b.pod).second) continue;
+    jobs.push_back(Job{&b, info->second.uid, std::nullopt});
+  }
+  // Bounded parallelism: a few workers pull binds in decision order.
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < jobs.size(); i = next++) {
+      auto [ns, name] = SplitKey(jobs[i].bind->pod);
+      jobs[i].result.emplace(client_->Bind(ns, name, jobs[i].bind->node, jobs[i].uid));
+    }
+  };
+  size_t workers = std::min<size_t>(std::max(1, options_.bind_parallelism), jobs.size());
+  std::vector<std::thread> threads;
+  for (size_t w = 1; w < workers; ++w) threads.emplace_back(work);
+  if (workers > 0) work();
+  for (auto& t : threads) t.join();
+
+  auto now = clock_->Now();
+  for (Job& job : jobs) {
+    const std::string& key = job.bind->pod;
+    auto& r = *job.result;
+    if (!r.ok()) {
+      Fail(r.error(), sum);  // no reply or 5xx after retries: the next cycle decides again
+      continue;
+    }
+    switch (r->outcome) {
+      case kube::BindOutcome::kBound:
+        assumed_[key] = Assumed{job.uid, job.bind->node, false, now};
+        ++sum->binds;
+        metrics_->Inc("basalt_pods_bound_total");
+        Event("Pod/" + key, job.uid, "Normal", "Scheduled", "Binding",
+              "Successfully assigned " + key + " to " + job.bind->node, sum);
+        break;
+      case kube::BindOutcome::kAlreadyBound:
+      case kube::BindOutcome::kPodTerminating:
+      case kube::BindOutcome::kConflict:
+      case kube::BindOutcome::kPodGone: {
+        static const char* names[] = {"bound", "already_bound", "terminating", "conflict", "gone"};
+        ++sum->bind_conflicts;
+        metrics_->Inc("basalt_bind_conflicts_total", {names[static_cast<int>(r->outcome)]});
+        Log("bind " + key + " -> " + job.bind->node + ": " + r->message + " (not retried; re-reading the pod)");
+        Refresh(key, job.uid);
+        break;
+      }
+    }
+  }
+}
+
+CycleSummary ServeLoop::RunCycle() {
+  CycleSummary sum;
+  auto start = clock_->Now();
+  auto wall_start = Clock::now();
+  sum.cycle = ++cycle_;
+  if (!conf_) {
+    sum.errors.push_back("no scheduler configuration");
+    return sum;
+  }
+  for (auto it = sent_events_.begin(); it != sent_events_.end();) {
+    it = start - it->second.at >= options_.event_repeat ? sent_events_.erase(it) : std::next(it);
+  }
+  Decisions d;
+  std::map<std::string, PodInfo> pods;  // every pod a decision may name
+  std::map<std::string, std::string> pg_uids;
+  std::map<std::string, std::tuple<int, int, int>> pg_counts;  // running, succeeded, failed
+  std::map<std::string, Queue> queues;
+  int pending = 0;
+  {
+    std::lock_guard<std::mutex> lock(*state_mu_);
+    ApplyAssumedLocked(start);
+    SessionOptions opts;
+    opts.scheduler_names = {options_.scheduler_name};
+    opts.cycle = cycle_;
+    auto opened = Session::Open(*state_, *conf_, plugins_, opts);
+    if (!opened.ok()) {
+      sum.errors.push_back(opened.status().message());
+      Log("session: " + opened.status().message());
+      return sum;
+    }
+    Session& ssn = **opened;
+    for (auto& action : actions_) {
+      auto t0 = Clock::now();
+      ssn.Run(*action);
+      metrics_->Observe("basalt_action_duration_seconds", {std::string(action->Name())}, Seconds(Clock::now() - t0));
+    }
+    d = ssn.Close();
+    for (const auto& [key, pod] : state_->pods()) {
+      pods[key] = PodInfo{pod.meta.uid, pod.nominated_node_name, !pod.spec.node_name.empty()};
+      if (pod.spec.scheduler_name == options_.scheduler_name && pod.spec.node_name.empty() && !pod.meta.deleting &&
+          pod.phase == "Pending") {
+        ++pending;
+      }
+      auto g = pod.meta.annotations.find("scheduling.k8s.io/group-name");
+      if (g == pod.meta.annotations.end()) continue;
+      auto& c = pg_counts[pod.meta.namespace_ + "/" + g->second];
+      if (pod.phase == "Running") ++std::get<0>(c);
+      if (pod.phase == "Succeeded") ++std::get<1>(c);
+      if (pod.phase == "Failed") ++std::get<2>(c);
+    }
+    for (const auto& [key, pg] : state_->podgroups()) pg_uids[key] = pg.meta.uid;
+    for (auto it = podgroup_written_.begin(); it != podgroup_written_.end();) {
+      it = pg_uids.count(it->first) ? std::next(it) : podgroup_written_.erase(it);
+    }
+    queues = state_->queues();
+  }
+
+  // Evictions first (they free what the binds of the next cycles need), then
+  // binds, then the status writes and events that describe the cycle.
+  ApplyEvictions(d.evictions, pods, &sum);
+  ApplyBinds(d.binds, pods, &sum);
+  sum.pending = std::max(0, pending - sum.binds);
+
+  for (const PipelineDecision& p : d.pipelined) {
+    if (!p.nominate) continue;
+    auto info = pods.find(p.pod);
+    if (info == pods.end() || info->second.nominated == p.node) continue;
+    auto [ns, name] = SplitKey(p.pod);
+    auto r = client_->Patch("/api/v1/namespaces/" + ns + "/pods/" + name + "/status",
+                            Json{{"status", {{"nominatedNodeName", p.node}}}},
+                            "application/strategic-merge-patch+json");
+    if (!r.ok()) Fail(r.error(), &sum);
+  }
+
+  for (const auto& [key, phase] : d.podgroup_phases) {
+    auto [running, succeeded, failed] = pg_counts[key];
+    Json status = {{"phase", phase}, {"running", running}, {"succeeded", succeeded}, {"failed", failed}};
+    std::string text = status.dump();
+    auto written = podgroup_written_.find(key);
+    if (written != podgroup_written_.end() && written->second == text) continue;
+    auto [ns, name] = SplitKey(key);
+    bool changed = false;
+    auto r = client_->UpdatePodGroupWithRetry(ns, name, [&](Json& pg) {
+      Json& st = pg["status"];
+      if (!st.is_object()) st = Json::object();
+      bool same = true;
+      for (const auto& [k, v] : status.items()) same = same && st.contains(k) && st[k] == v;
+      if (same) return false;  // the server already says so: no write
+      for (const auto& [k, v] : status.items()) st[k] = v;
+      changed = true;
+      return true;
+    });
+    if (!r.ok()) {
+      if (r.error().code != 404) Fail(r.error(), &sum);  // 404: deleted meanwhile
+      continue;
+    }
+    podgroup_written_[key] = text;
+    if (changed) {
+      ++sum.podgroup_writes;
+      metrics_->Inc("basalt_podgroup_status_writes_total");
+    }
+  }
+
+  metrics_->ClearGauge("basalt_queue_allocated");
+  metrics_->ClearGauge("basalt_queue_deserved");
+  metrics_->ClearGauge("basalt_queue_capability");
+  auto put_gauge = [&](const char* family, const std::string& queue, const Resource& r) {
+    metrics_->Set(family, {queue, "cpu"}, r.milli_cpu() / 1000.0);
+    metrics_->Set(family, {queue, "memory"}, static_cast<double>(r.memory()));
+    for (const auto& [id, v] : r.scalars()) {
+      if (id != ResourceNames::kPods) metrics_->Set(family, {queue, ResourceNames::Name(id)}, v / 1000.0);
+    }
+  };
+  for (const auto& [name, allocated] : d.queue_allocated) {
+    auto list = ResourceList(allocated);
+    put_gauge("basalt_queue_allocated", name, allocated);
+    auto q = queues.find(name);
+    if (q != queues.end() && q->second.deserved) put_gauge("basalt_queue_deserved", name, *q->second.deserved);
+    if (q != queues.end() && q->second.capability) put_gauge("basalt_queue_capability", name, *q->second.capability);
+    if (q == queues.end()) continue;  // the session's implicit default queue: no object to write
+    auto written = queue_written_.find(name);
+    if (written != queue_written_.end() && written->second == list) continue;
+    Json alloc = Json::object();
+    for (const auto& [res, v] : list) alloc[res] = v;
+    // A merge patch merges maps: resources no longer allocated are removed with null.
+    if (written != queue_written_.end()) {
+      for (const auto& [res, v] : written->second) {
+        if (!list.count(res)) alloc[res] = nullptr;
+      }
+    }
+    auto r = client_->PatchQueueStatus(name, Json{{"allocated", alloc}});
+    if (!r.ok()) {
+      if (r.error().code != 404) Fail(r.error(), &sum);
+      continue;
+    }
+    queue_written_[name] = list;
+    ++sum.queue_writes;
+    metrics_->Inc("basalt_queue_status_writes_total");
+  }
+
+  for (const EventRecord& e : d.events) {
+    std::string uid;
+    auto slash = e.object.find('/');
+    std::string kind = e.object.substr(0, slash), key = slash == std::string::npos ? "" : e.object.substr(slash + 1);
+    if (kind == "Pod") {
+      auto it = pods.find(key);
+      if (it == pods.end()) continue;
+      uid = it->second.uid;
+    } else if (kind == "PodGroup") {
+      auto it = pg_uids.find(key);
+      if (it == pg_uids.end()) continue;
+      uid = it->second;
+    } else if (kind == "Queue") {
+      auto it = queues.find(key);
+      if (it == queues.end()) continue;
+      uid = it->second.meta.uid;
+    }
+    Event(e.object, uid, e.type, e.reason, "Scheduling", e.message, &sum);
+  }
+
+  sum.seconds = Seconds(Clock::now() - wall_start);
+  metrics_->Observe("basalt_cycle_duration_seconds", sum.seconds);
+  metrics_->Inc("basalt_cycles_total");
+  metrics_->Set("basalt_pending_pods", sum.pending);
+  return sum;
+}
+
+}  // namespace basalt
