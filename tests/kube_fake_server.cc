@@ -112,6 +112,13 @@ bool FakeResponder::StreamLine(const std::string& line, bool split) {
   return chunk(data);
 }
 
+bool FakeResponder::PeerClosed() const {
+  if (fd_ < 0) return true;
+  pollfd p{fd_, POLLIN | POLLRDHUP, 0};
+  if (poll(&p, 1, 0) <= 0) return false;
+  return (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+}
+
 void FakeResponder::EndStream() { WriteAll("0\r\n\r\n"); }
 
 void FakeResponder::Abort() {

@@ -40,6 +40,8 @@ class FakeResponder {
   void EndStream();  // the zero-length chunk: a clean end
   void Abort();      // closes the socket mid-reply
   bool aborted() const { return fd_ < 0; }
+  // True when the client has gone away (closed or reset its end).
+  bool PeerClosed() const;
 
  private:
   bool WriteAll(const std::string& data);
