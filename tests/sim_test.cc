@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <sstream>
 
 #include "sim/report.h"
@@ -251,7 +253,7 @@ TEST(SimTraceTest, DlrmRowsBecomeReplicaSetPods) {
   ASSERT_TRUE(ok.ok()) << ok.status().message();
   EXPECT_EQ((*ok)[0].arrive, 0);
   EXPECT_EQ((*ok)[0].delete_at, -1);
-  EXPECT_EQ((*ok)[0].pod.meta.owner_references.at(0).name, "app_0");
+  EXPECT_EQ((*ok)[0].pod.meta.owner_references.at(0).name, "app_0-hn");
   EXPECT_EQ((*ok)[1].delete_at, 900);
   auto bad = ParseDlrmInference(header + "instance_0,XX,app_0,12,12,1,1,25,25,120.0,120.0,640.0,800.0,8,,,\n",
                                 "dlrm.csv", w, "g");
@@ -284,6 +286,170 @@ TEST(SimCliTest, MalformedScenarioExits2) {
   int rc = std::system(cmd.c_str());
   EXPECT_EQ(WEXITSTATUS(rc), 2);
   EXPECT_NE(ReadAll(dir / "err.txt").find("bad.yaml:2: period:"), std::string::npos) << ReadAll(dir / "err.txt");
+}
+
+// ---- trace replays and malformed input, end to end through `basalt simulate` ----
+
+const std::string kTraces = std::string(BASALT_SOURCE_DIR) + "/../shared/traces";
+const std::string kDlrm = kTraces + "/alibaba-dlrm-inference-v2025/disaggregated_DLRM_trace.csv";
+const std::string kOpenbNodes = kTraces + "/alibaba-openb-gpu-v2023/csv/openb_node_list_gpu_node.csv";
+const std::string kOpenbPods = kTraces + "/alibaba-openb-gpu-v2023/csv/openb_pod_list_default.csv";
+
+struct CliRun {
+  int exit_code = -1;
+  std::string err;
+  nlohmann::json summary;
+};
+
+// Writes `files` (name -> text) into a fresh folder and runs `basalt simulate`
+// on `scenario.yaml` there.
+CliRun SimulateFiles(const std::string& test, const std::map<std::string, std::string>& files) {
+  const auto dir = std::filesystem::temp_directory_path() / ("basalt_sim_" + test);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  for (const auto& [name, text] : files) std::ofstream(dir / name, std::ios::binary) << text;
+  const std::string cmd = std::string(BASALT_BINARY) + " simulate " + (dir / "scenario.yaml").string() + " --out " +
+                          (dir / "out").string() + " 2>" + (dir / "err.txt").string();
+  CliRun r;
+  r.exit_code = WEXITSTATUS(std::system(cmd.c_str()));
+  r.err = ReadAll(dir / "err.txt");
+  if (r.exit_code == 0) r.summary = nlohmann::json::parse(ReadAll(dir / "out" / "summary.json"));
+  return r;
+}
+
+// The lines of `path` whose 0-based index satisfies `keep` (the header always).
+std::string Slice(const std::string& path, const std::function<bool(size_t, const std::string&)>& keep) {
+  std::ifstream in(path);
+  std::string line, out;
+  for (size_t i = 0; std::getline(in, line); ++i) {
+    if (i == 0 || keep(i, line)) out += line + "\n";
+  }
+  return out;
+}
+
+// An example scenario with text replaced (trace paths pointed at slices beside
+// it, smaller pools, a shorter duration).
+std::string ExampleWithSlices(const std::string& example, const std::map<std::string, std::string>& replace) {
+  std::string text = ReadAll(std::string(BASALT_SOURCE_DIR) + "/examples/" + example);
+  for (const auto& [from, to] : replace) {
+    const size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+// A slice of the DLRM trace replayed by examples/trace-dlrm.yaml: instances
+// alive from the start and instances created and deleted within the day land
+// in the queues their roles map to, on the pools their roles select.
+TEST(SimTraceReplayTest, DlrmSliceThroughExampleScenario) {
+  if (!std::filesystem::exists(kDlrm)) GTEST_SKIP() << "no " << kDlrm;
+  // 30 instances alive at the start (rows 1..30) and the rows 7281..7340
+  // (created in the first hours, some deleted again).
+  const std::string slice = Slice(kDlrm, [](size_t i, const std::string&) { return i <= 30 || (i > 7280 && i <= 7340); });
+  const std::string scenario = ExampleWithSlices(
+      "trace-dlrm.yaml", {{"path: ../../shared/traces/alibaba-dlrm-inference-v2025/disaggregated_DLRM_trace.csv",
+                           "path: dlrm-slice.csv"},
+                          {"duration: 1d", "duration: 12h"},
+                          {"count: 440", "count: 6"},
+                          {"count: 1600", "count: 40"}});
+  CliRun r = SimulateFiles("dlrm_slice", {{"scenario.yaml", scenario}, {"dlrm-slice.csv", slice}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto& s = r.summary;
+  EXPECT_EQ(s["pods_created"]["trace"], 90) << s.dump();
+  EXPECT_GT(s["wait_seconds"]["serving-gpu"]["count"].get<int>(), 0) << s.dump();
+  EXPECT_GT(s["wait_seconds"]["serving-cpu"]["count"].get<int>(), 0) << s.dump();
+  EXPECT_GT(s["queues"]["serving-gpu"]["gpus_mean"].get<double>(), 0) << s.dump();
+  EXPECT_EQ(s["gang_violations"], 0);
+}
+
+// A slice of the openb trace replayed by examples/trace-openb.yaml: the node
+// list's card models become utilisation keys, qos classes map to queues.
+TEST(SimTraceReplayTest, OpenbSliceThroughExampleScenario) {
+  if (!std::filesystem::exists(kOpenbPods)) GTEST_SKIP() << "no " << kOpenbPods;
+  const std::string nodes = Slice(kOpenbNodes, [](size_t i, const std::string&) { return i <= 120; });
+  // Pods created in the first day after the offset (9,800,000 s).
+  const std::string pods = Slice(kOpenbPods, [](size_t, const std::string& line) {
+    auto cells = SplitCsvLine(line);
+    if (!cells.ok() || cells->size() < 10) return false;
+    const long long created = std::atoll((*cells)[8].c_str());
+    return created >= 9800000 && created < 9800000 + 86400;
+  });
+  const std::string scenario = ExampleWithSlices(
+      "trace-openb.yaml",
+      {{"openb_trace: ../../shared/traces/alibaba-openb-gpu-v2023/csv/openb_node_list_gpu_node.csv",
+        "openb_trace: nodes.csv"},
+       {"path: ../../shared/traces/alibaba-openb-gpu-v2023/csv/openb_pod_list_default.csv", "path: pods.csv"},
+       {"duration: 2d", "duration: 1d"},
+       {"max_rows: 3000", "max_rows: 0"}});
+  CliRun r = SimulateFiles("openb_slice", {{"scenario.yaml", scenario}, {"nodes.csv", nodes}, {"pods.csv", pods}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto& s = r.summary;
+  EXPECT_GT(s["pods_created"]["trace"].get<int>(), 20) << s.dump();
+  EXPECT_GT(s["wait_seconds"]["latency-sensitive"]["count"].get<int>() + s["wait_seconds"]["best-effort"]["count"].get<int>(),
+            20)
+      << s.dump();
+  EXPECT_TRUE(s["utilization"]["card_models"].contains("G2")) << s.dump();
+}
+
+// Decimal seconds (the DLRM trace writes "85.0") are times; junk is not.
+TEST(SimTraceTest, DlrmDecimalTimes) {
+  TraceWorkload w;
+  w.kind = "dlrm-inference";
+  w.queue_by_class = {{"*", "q"}};
+  w.node_selector_by_class = {{"CN", {{"pool", "cpu"}}}};
+  const std::string header =
+      "instance_sn,role,app_name,cpu_request,gpu_request,memory_request,creation_time,deletion_time\n";
+  auto ok = ParseDlrmInference(header + "i0,CN,app_1,64,0,320,85.0,5227.6\n", "d.csv", w, "g");
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ((*ok)[0].arrive, 85);
+  EXPECT_EQ((*ok)[0].delete_at, 5228);
+  EXPECT_EQ((*ok)[0].pod.spec.node_selector.at("pool"), "cpu");
+  EXPECT_EQ((*ok)[0].pod.meta.owner_references.at(0).name, "app_1-cn");
+  auto bad = ParseDlrmInference(header + "i0,CN,app_1,64,0,320,85.0.1,\n", "d.csv", w, "g");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "d.csv:row 2: creation_time: not a time in seconds: \"85.0.1\"");
+}
+
+// Malformed scenarios and traces: exit 2 and a message naming the file, the
+// line (scenario) or row (trace) and the field.
+TEST(SimCliTest, MalformedScenariosAndTracesExit2WithFileLineField) {
+  const std::string head = std::string("duration: 2h\n") + kConf +
+                           "queues:\n- {name: q}\n"
+                           "nodes:\n- pool: n\n  count: 2\n  allocatable: {cpu: \"8\", memory: 8Gi, nvidia.com/gpu: \"8\"}\n";
+  const std::string openb_header =
+      "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n";
+  const std::string trace_wl = "workloads:\n  traces:\n  - kind: openb-pods\n    path: pods.csv\n    queues: {\"*\": q}\n";
+  struct Case {
+    const char* name;
+    std::string scenario;
+    std::string trace;  // pods.csv, when not empty
+    std::string expect;
+  };
+  const std::vector<Case> cases = {
+      {"bad_duration", "duration: 2 days\n" + std::string(kConf) + "nodes: []\n", "", "scenario.yaml:1: duration: invalid duration"},
+      {"unknown_queue",
+       head + "workloads:\n  training:\n  - name: j\n    queue: nope\n    arrival: {interval: 10m}\n"
+              "    tasks: [{replicas: 1, requests: {cpu: \"1\"}}]\n    duration: 1h\n",
+       "", "scenario.yaml:20: workloads.training[0].queue: unknown queue \"nope\""},
+      {"unknown_node", head + "node_events:\n- {at: 1h, action: fail, nodes: [n-0007]}\n", "",
+       "scenario.yaml:19: node_events.nodes: unknown node \"n-0007\""},
+      {"bad_selector", head + trace_wl + "    node_selectors: {CN: cpu}\n", openb_header,
+       "scenario.yaml:23: workloads.traces[0].node_selectors.CN: must be a mapping"},
+      {"missing_trace", head + trace_wl, "", "pods.csv: cannot read trace file"},
+      {"bad_trace_cell", head + trace_wl, openb_header + "p0,1000,1024,1,1000,,LS,Running,0,10,0\np1,1000,lots,0,0,,BE,Running,5,9,5\n",
+       "pods.csv:row 3: memory_mib: not an integer: \"lots\""},
+      {"bad_trace_columns", head + trace_wl, "name,cpu_milli\np0,1\n", "pods.csv:row 1: missing column \"memory_mib\""},
+      {"bad_trace_time", head + trace_wl, openb_header + "p0,1000,1024,1,1000,,LS,Running,soon,10,0\n",
+       "pods.csv:row 2: creation_time: not a time in seconds: \"soon\""},
+  };
+  for (const Case& c : cases) {
+    std::map<std::string, std::string> files = {{"scenario.yaml", c.scenario}};
+    if (!c.trace.empty()) files["pods.csv"] = c.trace;
+    CliRun r = SimulateFiles(std::string("bad_") + c.name, files);
+    EXPECT_EQ(r.exit_code, 2) << c.name << ": " << r.err;
+    EXPECT_NE(r.err.find(c.expect), std::string::npos) << c.name << ": got " << r.err;
+  }
 }
 
 std::string FindChromium() {

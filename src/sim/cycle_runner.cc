@@ -95,12 +95,14 @@ bool CycleRunner::ApplyDecisions(const Decisions& d) {
       pod->spec.node_name = b.node;
       pod->nominated_node_name.clear();
       changed = true;
+      if (incremental_) maybe_started_.insert(b.pod);
     }
   }
   for (const auto& e : d.evictions) {
     if (Pod* pod = state_.FindPod(e.pod)) {
       changed |= !pod->meta.deleting;
       pod->meta.deleting = true;
+      if (incremental_) maybe_deleting_.insert(e.pod);
     }
   }
   for (const auto& p : d.pipelined) {
@@ -145,12 +147,13 @@ std::optional<int64_t> IntAnnotation(const Pod& pod, const char* key) {
 
 }  // namespace
 
-std::vector<std::pair<std::string, std::string>> CycleRunner::ProgressPods() {
+std::vector<std::pair<std::string, std::string>> CycleRunner::ProgressPods(const std::set<std::string>* candidates) {
+  static const std::string kFinishKey = kFinishAfterSteps;
   std::vector<std::pair<std::string, std::string>> changed;
   std::map<std::string, int64_t> still_running;
-  for (auto& [key, pod] : state_.mutable_pods()) {
+  auto progress = [&](const std::string& key, Pod& pod) {
     if (pod.phase == "Running") {
-      if (!pod.meta.annotations.count(kFinishAfterSteps)) continue;
+      if (!pod.meta.annotations.count(kFinishKey)) return;
       // A pod that was Running before this step has now run one step longer.
       auto seen = running_steps_.find(key);
       const int64_t steps = seen != running_steps_.end() ? seen->second + 1 : 1;
@@ -161,17 +164,29 @@ std::vector<std::pair<std::string, std::string>> CycleRunner::ProgressPods() {
         pod.phase = failed ? "Failed" : "Succeeded";
         pod.exit_code = failed ? static_cast<int32_t>(IntAnnotation(pod, kExitCode).value_or(1)) : 0;
         changed.emplace_back(key, "Running");
-        continue;
+        return;
       }
       still_running.emplace_hint(still_running.end(), key, steps);
     } else if (pod.phase == "Pending" && !pod.spec.node_name.empty() && !pod.meta.deleting) {
       pod.phase = "Running";  // the kubelet started it: zero steps run so far
-      if (pod.meta.annotations.count(kFinishAfterSteps)) still_running.emplace_hint(still_running.end(), key, 0);
+      if (pod.meta.annotations.count(kFinishKey)) still_running.emplace_hint(still_running.end(), key, 0);
       changed.emplace_back(key, "Pending");
     }
+  };
+  if (candidates) {
+    for (const std::string& key : *candidates) {
+      if (Pod* pod = state_.FindPod(key)) progress(key, *pod);
+    }
+  } else {
+    for (auto& [key, pod] : state_.mutable_pods()) progress(key, pod);
   }
   running_steps_ = std::move(still_running);
   return changed;
+}
+
+void CycleRunner::MarkDeleting(Pod& pod) {
+  pod.meta.deleting = true;
+  if (incremental_) maybe_deleting_.insert(pod.meta.Key());
 }
 
 // The order of one world step, and why:
@@ -190,16 +205,33 @@ std::vector<std::pair<std::string, std::string>> CycleRunner::ProgressPods() {
 WorldStepResult CycleRunner::WorldStep() {
   now_ += step_seconds_;
   WorldStepResult result;
+  // Incremental after the first step: only the pods known to have changed.
+  const bool scan_all = !incremental_ || !stepped_;
+  stepped_ = true;
   std::vector<Pod> deleted;
-  for (const auto& [key, pod] : state_.pods()) {
-    if (pod.meta.deleting) deleted.push_back(pod);
+  if (scan_all) {
+    for (const auto& [key, pod] : state_.pods()) {
+      if (pod.meta.deleting) deleted.push_back(pod);
+    }
+  } else {
+    for (const std::string& key : maybe_deleting_) {
+      const Pod* pod = state_.FindPod(key);
+      if (pod && pod->meta.deleting) deleted.push_back(*pod);
+    }
   }
+  maybe_deleting_.clear();
   for (const Pod& pod : deleted) {
     result.deleted.push_back(pod.meta.Key());
     state_.DeletePod(result.deleted.back());
   }
   for (const Pod& pod : deleted) jobs_.OnPodDeleted(state_, pod, now_);
-  const auto progressed = ProgressPods();
+  std::set<std::string> candidates;
+  if (!scan_all) {
+    candidates = std::move(maybe_started_);
+    for (const auto& [key, steps] : running_steps_) candidates.insert(key);
+  }
+  maybe_started_.clear();
+  const auto progressed = ProgressPods(scan_all ? nullptr : &candidates);
   result.progressed = progressed.size();
   for (const auto& [key, old_phase] : progressed) {
     // An earlier reaction in this loop may have killed the pod.

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,17 @@ class CycleRunner {
   // simulator's ReplicaSets between world steps).
   void SyncPodGroups() { podgroups_.Sync(state_); }
 
+  // Incremental world steps (for `basalt simulate`): after the first world
+  // step, only pods known to have changed are examined — pods bound or evicted
+  // by a cycle, pods marked through `MarkDeleting`, and Running pods with a
+  // finish-after-steps annotation — instead of every pod in the store. The
+  // caller promises to mark every pod it deletes gracefully through
+  // `MarkDeleting` and to bind none itself. Off by default: a full scan
+  // catches any change.
+  void set_incremental(bool on) { incremental_ = on; }
+  // Marks a bound pod deleting (it disappears at the next world step).
+  void MarkDeleting(Pod& pod);
+
   // Simulated time in seconds.
   int64_t now() const { return now_; }
   void set_now(int64_t now) { now_ = now; }
@@ -92,8 +104,9 @@ class CycleRunner {
   // Returns whether the store changed.
   bool ApplyDecisions(const Decisions& d);
   // Finishes Running pods whose `basalt.io/finish-after-steps` ran out and
-  // starts bound pods; returns (pod key, old phase) for every change.
-  std::vector<std::pair<std::string, std::string>> ProgressPods();
+  // starts bound pods; returns (pod key, old phase) for every change. With
+  // `candidates`, only those pods (in key order) are examined.
+  std::vector<std::pair<std::string, std::string>> ProgressPods(const std::set<std::string>* candidates);
   void ConsumeCommands();
 
   ClusterState& state_;
@@ -113,6 +126,10 @@ class CycleRunner {
   // again from zero. Pods without the annotation are not tracked (the
   // simulator's thousands of pods would rebuild this map every step).
   std::map<std::string, int64_t> running_steps_;
+  bool incremental_ = false;
+  bool stepped_ = false;                 // a world step ran (the first one scans everything)
+  std::set<std::string> maybe_deleting_;  // incremental: pods marked deleting since the last step
+  std::set<std::string> maybe_started_;   // incremental: pods bound since the last step
 };
 
 }  // namespace basalt

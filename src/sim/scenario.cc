@@ -216,6 +216,7 @@ Status ParseTraining(const Reader& r, const YAML::Node& n, const std::string& f,
                                      {"name", "namespace", "queue", "priority_class", "card_model", "arrival",
                                       "tasks", "duration", "policies", "max_jobs"}));
   if (!n["name"]) return r.Error(n, f + ".name", "required");
+  w->yaml_line = n.Mark().line + 1;
   SIM_READ(w->name, r.String(n["name"], f + ".name"));
   if (n["namespace"]) SIM_READ(w->namespace_, r.String(n["namespace"], f + ".namespace"));
   if (n["queue"]) SIM_READ(w->queue, r.String(n["queue"], f + ".queue"));
@@ -270,6 +271,7 @@ Status ParseInference(const Reader& r, const YAML::Node& n, const std::string& f
   BASALT_RETURN_IF_ERROR(r.KnownKeys(
       n, f, {"name", "namespace", "queue", "priority_class", "card_model", "requests", "replicas"}));
   if (!n["name"]) return r.Error(n, f + ".name", "required");
+  w->yaml_line = n.Mark().line + 1;
   SIM_READ(w->name, r.String(n["name"], f + ".name"));
   if (n["namespace"]) SIM_READ(w->namespace_, r.String(n["namespace"], f + ".namespace"));
   if (n["queue"]) SIM_READ(w->queue, r.String(n["queue"], f + ".queue"));
@@ -284,9 +286,10 @@ Status ParseInference(const Reader& r, const YAML::Node& n, const std::string& f
 Status ParseTrace(const Reader& r, const YAML::Node& n, const std::string& f, const std::string& base,
                   TraceWorkload* w) {
   BASALT_RETURN_IF_ERROR(r.KnownKeys(n, f,
-                                     {"kind", "path", "namespace", "queues", "priority_class", "card_model",
-                                      "time_scale", "time_offset", "default_duration", "max_rows"}));
+                                     {"kind", "path", "namespace", "queues", "node_selectors", "priority_class",
+                                      "card_model", "time_scale", "time_offset", "default_duration", "max_rows"}));
   if (!n["kind"] || !n["path"]) return r.Error(n, f, "needs kind (openb-pods or dlrm-inference) and path");
+  w->yaml_line = n.Mark().line + 1;
   SIM_READ(w->kind, r.String(n["kind"], f + ".kind"));
   if (w->kind != "openb-pods" && w->kind != "dlrm-inference") {
     return r.Error(n["kind"], f + ".kind", "unknown trace kind \"" + w->kind + "\" (openb-pods, dlrm-inference)");
@@ -295,6 +298,13 @@ Status ParseTrace(const Reader& r, const YAML::Node& n, const std::string& f, co
   if (!w->path.empty() && w->path[0] != '/') w->path = base + w->path;
   if (n["namespace"]) SIM_READ(w->namespace_, r.String(n["namespace"], f + ".namespace"));
   if (n["queues"]) SIM_READ(w->queue_by_class, r.StringMap(n["queues"], f + ".queues"));
+  if (const YAML::Node sel = n["node_selectors"]) {
+    if (!sel.IsMap()) return r.Error(sel, f + ".node_selectors", "must map a class to labels, e.g. {CN: {pool: cpu}}");
+    for (const auto& kv : sel) {
+      const std::string cls = kv.first.Scalar();
+      SIM_READ(w->node_selector_by_class[cls], r.StringMap(kv.second, f + ".node_selectors." + cls));
+    }
+  }
   if (n["priority_class"]) SIM_READ(w->priority_class, r.String(n["priority_class"], f + ".priority_class"));
   if (n["card_model"]) SIM_READ(w->card_model, r.String(n["card_model"], f + ".card_model"));
   if (n["time_scale"]) SIM_READ(w->time_scale, r.Double(n["time_scale"], f + ".time_scale", 1e-6, 1e6));

@@ -78,6 +78,7 @@ struct TrainingWorkload {
   std::vector<TrainingTask> tasks;
   DurationDist duration;
   std::vector<LifecyclePolicy> policies;
+  int yaml_line = 0;
 };
 
 struct InferenceWorkload {
@@ -88,6 +89,7 @@ struct InferenceWorkload {
   std::string card_model;
   Resource request;
   TideCurve replicas;
+  int yaml_line = 0;
 };
 
 // A trace replay. kind `openb-pods`: Alibaba openb pod list (bare pods, one
@@ -99,12 +101,16 @@ struct TraceWorkload {
   std::string path;
   std::string namespace_ = "default";
   std::map<std::string, std::string> queue_by_class;  // qos (openb) or role (dlrm) -> queue; "*" = any
+  // qos / role -> node selector (labels) for the pods of that class ("*" = any
+  // class without its own), e.g. DLRM's CN instances on the CPU pool.
+  std::map<std::string, std::map<std::string, std::string>> node_selector_by_class;
   std::string priority_class;
   std::string card_model;  // dlrm: node selector for HN pods
   double time_scale = 1.0;  // trace seconds -> simulated seconds
   int64_t time_offset = 0;  // subtracted from trace times (before scaling)
   int64_t default_duration = 3600;  // when a row has no deletion time
   int32_t max_rows = 0;  // 0 = all
+  int yaml_line = 0;
 };
 
 struct NodeEvent {

@@ -107,26 +107,40 @@ Status Simulator::Init() {
     auto it = n.meta.labels.find(s.card_label);
     if (it != n.meta.labels.end()) card_model_of_node_[n.meta.name] = it->second;
   }
-  auto check_refs = [&](const std::string& field, const std::string& queue, const std::string& pc) -> Status {
-    if (!queue_names.count(queue)) return Status::InvalidArgument(file + ": " + field + ".queue: unknown queue \"" + queue + "\"");
+  // `queue_field` names the queue's field; the priority class is `<field>.priority_class`.
+  auto check_refs = [&](int line, const std::string& field, const std::string& queue_field, const std::string& queue,
+                        const std::string& pc) -> Status {
+    const std::string at = file + ":" + std::to_string(line) + ": ";
+    if (!queue_names.count(queue)) {
+      return Status::InvalidArgument(at + queue_field + ": unknown queue \"" + queue + "\" (declare it under queues:)");
+    }
     if (!pc.empty() && !priority_values_.count(pc)) {
-      return Status::InvalidArgument(file + ": " + field + ".priority_class: unknown priority class \"" + pc + "\"");
+      return Status::InvalidArgument(at + field + ".priority_class: unknown priority class \"" + pc +
+                                     "\" (declare it under priority_classes:)");
     }
     return Status::Ok();
   };
-  for (const TrainingWorkload& w : s.training) {
-    BASALT_RETURN_IF_ERROR(check_refs("workloads.training[" + w.name + "]", w.queue, w.priority_class));
+  for (size_t i = 0; i < s.training.size(); ++i) {
+    const TrainingWorkload& w = s.training[i];
+    const std::string field = "workloads.training[" + std::to_string(i) + "]";
+    BASALT_RETURN_IF_ERROR(check_refs(w.yaml_line, field, field + ".queue", w.queue, w.priority_class));
     training_queues_.insert(w.queue);
   }
-  for (const InferenceWorkload& w : s.inference) {
-    BASALT_RETURN_IF_ERROR(check_refs("workloads.inference[" + w.name + "]", w.queue, w.priority_class));
+  for (size_t i = 0; i < s.inference.size(); ++i) {
+    const InferenceWorkload& w = s.inference[i];
+    const std::string field = "workloads.inference[" + std::to_string(i) + "]";
+    BASALT_RETURN_IF_ERROR(check_refs(w.yaml_line, field, field + ".queue", w.queue, w.priority_class));
     inference_queues_.insert(w.queue);
   }
   for (size_t i = 0; i < s.traces.size(); ++i) {
     const TraceWorkload& w = s.traces[i];
     const std::string field = "workloads.traces[" + std::to_string(i) + "]";
-    if (w.queue_by_class.empty()) return Status::InvalidArgument(file + ": " + field + ".queues: required (class -> queue)");
-    for (const auto& [cls, q] : w.queue_by_class) BASALT_RETURN_IF_ERROR(check_refs(field + ".queues." + cls, q, w.priority_class));
+    if (w.queue_by_class.empty()) {
+      return Status::InvalidArgument(file + ":" + std::to_string(w.yaml_line) + ": " + field + ".queues: required (class -> queue)");
+    }
+    for (const auto& [cls, q] : w.queue_by_class) {
+      BASALT_RETURN_IF_ERROR(check_refs(w.yaml_line, field, field + ".queues." + cls, q, w.priority_class));
+    }
     auto pods = w.kind == "openb-pods" ? LoadOpenbPods(w, s.card_label) : LoadDlrmInference(w, s.card_label);
     if (!pods.ok()) return pods.status();
     for (TracePod& tp : *pods) {
@@ -157,6 +171,7 @@ Status Simulator::Init() {
   // The controllers' clock is the simulated one (set before every step).
   runner_->set_now(0);
   runner_->set_step_seconds(0);
+  runner_->set_incremental(true);
   Status init = runner_->Init();
   if (!init.ok()) return init.WithContext(file + ": scheduler");
   runner_->SyncControllers();
@@ -223,7 +238,7 @@ void Simulator::EvictPod(const std::string& key, const std::string& cause) {
   Pod* pod = state_.FindPod(key);
   if (!pod || pod->meta.deleting) return;
   if (pod->spec.node_name.empty()) return;
-  pod->meta.deleting = true;
+  runner_->MarkDeleting(*pod);
   TouchDeploymentOf(key);
   metrics_.AddEviction(cause, now_);
 }
@@ -298,7 +313,7 @@ bool Simulator::ReconcileDeployment(size_t index) {
       d.pods.erase(*it);
     }
     for (auto it = live_bound.rbegin(); it != live_bound.rend() && excess > 0; ++it, --excess) {
-      if (Pod* pod = state_.FindPod(*it)) pod->meta.deleting = true;
+      if (Pod* pod = state_.FindPod(*it)) runner_->MarkDeleting(*pod);
     }
     dirty_ = true;
   }
@@ -353,7 +368,7 @@ void Simulator::Apply(const Event& e) {
     case kTraceDelete: {
       Pod* pod = state_.FindPod(e.key);
       if (pod && !pod->spec.node_name.empty()) {
-        pod->meta.deleting = true;
+        runner_->MarkDeleting(*pod);
       } else if (pod) {
         state_.DeletePod(e.key);
       }

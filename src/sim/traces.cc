@@ -1,6 +1,8 @@
 #include "sim/traces.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -73,6 +75,21 @@ class Csv {
     if (v < lo || v > hi) return Error(row, col, "out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]: " + s);
     return static_cast<int64_t>(v);
   }
+  // Seconds: an integer or a decimal ("85.0", as the DLRM trace writes them),
+  // rounded to the nearest second; empty is an error unless `empty_ok` (then -1).
+  Result<int64_t> Seconds(int64_t row, const Row& r, const std::string& col, bool empty_ok = false) const {
+    const std::string& s = Cell(r, col);
+    if (s.empty()) {
+      if (empty_ok) return int64_t{-1};
+      return Error(row, col, "empty");
+    }
+    const bool plain = std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || c == '.'; }) &&
+                       std::count(s.begin(), s.end(), '.') <= 1 && s.front() != '.' && s.back() != '.';
+    if (!plain) return Error(row, col, "not a time in seconds: \"" + s + "\"");
+    const double v = std::strtod(s.c_str(), nullptr);
+    if (!(v <= static_cast<double>(int64_t{1} << 40))) return Error(row, col, "out of range: " + s);
+    return static_cast<int64_t>(std::llround(v));
+  }
   Result<double> Double(int64_t row, const Row& r, const std::string& col, double lo, double hi) const {
     const std::string& s = Cell(r, col);
     size_t pos = 0;
@@ -112,8 +129,14 @@ const std::string* QueueFor(const TraceWorkload& w, const std::string& cls) {
   return it == w.queue_by_class.end() ? nullptr : &it->second;
 }
 
-constexpr int64_t kMaxTraceTime = int64_t{1} << 40;
-const ResourceId kGpu() { return ResourceNames::Intern("nvidia.com/gpu"); }
+void ApplyNodeSelector(const TraceWorkload& w, const std::string& cls, Pod& pod) {
+  auto it = w.node_selector_by_class.find(cls);
+  if (it == w.node_selector_by_class.end()) it = w.node_selector_by_class.find("*");
+  if (it == w.node_selector_by_class.end()) return;
+  for (const auto& [k, v] : it->second) pod.spec.node_selector[k] = v;
+}
+
+ResourceId kGpu() { return ResourceNames::Intern("nvidia.com/gpu"); }
 
 }  // namespace
 
@@ -176,8 +199,8 @@ Result<std::vector<TracePod>> ParseOpenbPods(const std::string& text, const std:
     BASALT_ASSIGN_OR_RETURN(mem, csv.Int(row, r, "memory_mib", 0, int64_t{1} << 30));
     BASALT_ASSIGN_OR_RETURN(ngpu, csv.Int(row, r, "num_gpu", 0, 64));
     BASALT_ASSIGN_OR_RETURN(gmilli, csv.Int(row, r, "gpu_milli", 0, 1000));
-    BASALT_ASSIGN_OR_RETURN(created, csv.Int(row, r, "creation_time", 0, kMaxTraceTime));
-    BASALT_ASSIGN_OR_RETURN(deleted, csv.Int(row, r, "deletion_time", 0, kMaxTraceTime, true));
+    BASALT_ASSIGN_OR_RETURN(created, csv.Seconds(row, r, "creation_time"));
+    BASALT_ASSIGN_OR_RETURN(deleted, csv.Seconds(row, r, "deletion_time", true));
     if (ngpu > 1 && gmilli != 1000) return csv.Error(row, "gpu_milli", "must be 1000 when num_gpu > 1");
     if (ngpu > 0 && gmilli == 0) return csv.Error(row, "gpu_milli", "must be positive when num_gpu > 0");
     if (deleted >= 0 && deleted < created) return csv.Error(row, "deletion_time", "before creation_time");
@@ -185,6 +208,7 @@ Result<std::vector<TracePod>> ParseOpenbPods(const std::string& text, const std:
     const std::string* queue = QueueFor(w, qos);
     if (!queue) return csv.Error(row, "qos", "no queue rule for \"" + qos + "\" (add it, or \"*\", to queues:)");
     pod.meta.annotations["scheduling.volcano.sh/queue-name"] = *queue;
+    ApplyNodeSelector(w, qos, pod);
     pod.spec.scheduler_name = "volcano";
     pod.spec.request.Set(ResourceNames::kCpu, cpu);
     pod.spec.request.Set(ResourceNames::kMemory, mem * 1024 * 1024);
@@ -238,14 +262,18 @@ Result<std::vector<TracePod>> ParseDlrmInference(const std::string& text, const 
     BASALT_ASSIGN_OR_RETURN(cpu, csv.Double(row, r, "cpu_request", 0, 1e6));
     BASALT_ASSIGN_OR_RETURN(mem, csv.Double(row, r, "memory_request", 0, 1e7));
     BASALT_ASSIGN_OR_RETURN(gpu, csv.Int(row, r, "gpu_request", 0, 64));
-    BASALT_ASSIGN_OR_RETURN(created, csv.Int(row, r, "creation_time", 0, kMaxTraceTime, true));
-    BASALT_ASSIGN_OR_RETURN(deleted, csv.Int(row, r, "deletion_time", 0, kMaxTraceTime, true));
+    BASALT_ASSIGN_OR_RETURN(created, csv.Seconds(row, r, "creation_time", true));
+    BASALT_ASSIGN_OR_RETURN(deleted, csv.Seconds(row, r, "deletion_time", true));
     if (created >= 0 && deleted >= 0 && deleted < created) return csv.Error(row, "deletion_time", "before creation_time");
     const std::string* queue = QueueFor(w, role);
     if (!queue) return csv.Error(row, "role", "no queue rule for \"" + role + "\" (add it, or \"*\", to queues:)");
     pod.meta.annotations["scheduling.volcano.sh/queue-name"] = *queue;
-    // One ReplicaSet per app: its pods share a PodGroup, as a Deployment's would.
-    pod.meta.owner_references.push_back({"apps/v1", "ReplicaSet", app, "trace-rs-" + app, true});
+    ApplyNodeSelector(w, role, pod);
+    // One ReplicaSet per app and role (`<app>-cn`, `<app>-hn`): its pods share
+    // a PodGroup, as a Deployment's would; an app's CPU and GPU halves are two
+    // services, in the queues their roles map to.
+    const std::string rs = app + (role == "HN" ? "-hn" : "-cn");
+    pod.meta.owner_references.push_back({"apps/v1", "ReplicaSet", rs, "trace-rs-" + rs, true});
     pod.spec.scheduler_name = "volcano";
     pod.spec.request.Set(ResourceNames::kCpu, std::llround(cpu * 1000));
     pod.spec.request.Set(ResourceNames::kMemory, std::llround(mem * 1024) * 1024 * 1024);

@@ -9,8 +9,10 @@
 //    `gpu_spec` of `A|B` becomes a node affinity `In [A, B]`;
 //  - Alibaba DLRM inference (cluster-trace-gpu-v2025)
 //    `instance_sn,role,app_name,cpu_request,...,creation_time,scheduled_time,
-//    deletion_time` -> pods of one ReplicaSet per app, queue by `role`
-//    (CN/HN), created and deleted at the trace's times.
+//    deletion_time` -> pods of one ReplicaSet per app and role, queue (and
+//    optionally node selector) by `role` (CN/HN), created and deleted at the
+//    trace's times (integer or decimal seconds; an empty creation time means
+//    the instance exists from the start).
 //
 // Every malformed row fails with `file:row N: column: problem` (row 1 is the
 // header), so a bad trace never reaches the engine.
