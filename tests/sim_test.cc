@@ -368,26 +368,25 @@ TEST(SimTraceReplayTest, DlrmSliceThroughExampleScenario) {
 TEST(SimTraceReplayTest, OpenbSliceThroughExampleScenario) {
   if (!std::filesystem::exists(kOpenbPods)) GTEST_SKIP() << "no " << kOpenbPods;
   const std::string nodes = Slice(kOpenbNodes, [](size_t i, const std::string&) { return i <= 120; });
-  // Pods created in the first day after the offset (9,800,000 s).
+  // Pods created in the first three days after the offset (9,800,000 s): ~150.
   const std::string pods = Slice(kOpenbPods, [](size_t, const std::string& line) {
     auto cells = SplitCsvLine(line);
     if (!cells.ok() || cells->size() < 10) return false;
     const long long created = std::atoll((*cells)[8].c_str());
-    return created >= 9800000 && created < 9800000 + 86400;
+    return created >= 9800000 && created < 9800000 + 3 * 86400;
   });
   const std::string scenario = ExampleWithSlices(
       "trace-openb.yaml",
       {{"openb_trace: ../../shared/traces/alibaba-openb-gpu-v2023/csv/openb_node_list_gpu_node.csv",
         "openb_trace: nodes.csv"},
        {"path: ../../shared/traces/alibaba-openb-gpu-v2023/csv/openb_pod_list_default.csv", "path: pods.csv"},
-       {"duration: 2d", "duration: 1d"},
-       {"max_rows: 3000", "max_rows: 0"}});
+       {"duration: 7d", "duration: 3d"}});
   CliRun r = SimulateFiles("openb_slice", {{"scenario.yaml", scenario}, {"nodes.csv", nodes}, {"pods.csv", pods}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto& s = r.summary;
-  EXPECT_GT(s["pods_created"]["trace"].get<int>(), 20) << s.dump();
+  EXPECT_GT(s["pods_created"]["trace"].get<int>(), 100) << s.dump();
   EXPECT_GT(s["wait_seconds"]["latency-sensitive"]["count"].get<int>() + s["wait_seconds"]["best-effort"]["count"].get<int>(),
-            20)
+            100)
       << s.dump();
   EXPECT_TRUE(s["utilization"]["card_models"].contains("G2")) << s.dump();
 }
