@@ -1,6 +1,7 @@
 #include "actions/node_selection.h"
 
 #include "api/check.h"
+#include "api/saturating.h"
 
 #include <limits>
 
@@ -38,17 +39,6 @@ std::vector<NodeInfo*> FeasibleNodes(Session& ssn, const TaskInfo& task, FitMode
 
 namespace {
 
-// Resource's saturating arithmetic (api/resource.cc), for one dimension.
-int64_t SatAdd(int64_t a, int64_t b) {
-  int64_t r;
-  if (!__builtin_add_overflow(a, b, &r)) return r;
-  return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
-}
-int64_t SatSub(int64_t a, int64_t b) {
-  int64_t r;
-  if (!__builtin_sub_overflow(a, b, &r)) return r;
-  return b < 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
-}
 
 }  // namespace
 

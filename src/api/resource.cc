@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "api/quantity.h"
+#include "api/saturating.h"
 
 namespace basalt {
 namespace {
@@ -23,18 +24,6 @@ struct NameTable {
 NameTable& Table() {
   static NameTable* table = new NameTable();
   return *table;
-}
-
-// Saturating arithmetic (see the overflow policy in resource.h).
-int64_t SatAdd(int64_t a, int64_t b) {
-  int64_t r;
-  if (!__builtin_add_overflow(a, b, &r)) return r;
-  return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
-}
-int64_t SatSub(int64_t a, int64_t b) {
-  int64_t r;
-  if (!__builtin_sub_overflow(a, b, &r)) return r;
-  return b < 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
 }
 
 std::string_view Trim(std::string_view s) {

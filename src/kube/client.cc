@@ -32,17 +32,6 @@ std::string ResourceVersionOf(const Json& obj) {
 
 bool Retryable(int code) { return code == 0 || code == 429 || code >= 500; }
 
-std::string NowMicroTime() {
-  auto now = std::chrono::system_clock::now();
-  auto us = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count();
-  std::time_t secs = static_cast<std::time_t>(us / 1000000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<long long>(us % 1000000));
-  return buf;
-}
 
 std::string RfcSeconds(const std::string& micro) {
   // "2026-11-22T06:27:53.123456Z" -> "2026-11-22T06:27:53Z" (core/v1 Time).
@@ -506,7 +495,7 @@ ApiOr<Json> Client::PatchQueueStatus(const std::string& name, const Json& status
 }
 
 ApiOr<Json> Client::CreateEvent(const EventSpec& ev) {
-  std::string when = ev.event_time.empty() ? NowMicroTime() : ev.event_time;
+  std::string when = ev.event_time.empty() ? WallMicroTimeNow() : ev.event_time;
   // Unique per call; the server needs a name and generateName would require
   // a second round trip to learn it.
   static std::atomic<uint64_t> seq{0};
@@ -588,6 +577,18 @@ ApiOr<LeaseResult> Client::UpdateLease(const std::string& ns, const Json& lease)
   if (r.ok()) return LeaseResult{LeaseOutcome::kAcquired, Parse(r->body), ""};
   if (r.error().code == 409) return LeaseResult{LeaseOutcome::kLostRace, Json(), r.error().message};
   return r.error();
+}
+
+std::string WallMicroTimeNow() {
+  auto now = std::chrono::system_clock::now();
+  auto us = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count();
+  std::time_t secs = static_cast<std::time_t>(us / 1000000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", tm.tm_year + 1900, tm.tm_mon + 1,
+                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<long long>(us % 1000000));
+  return buf;
 }
 
 }  // namespace basalt::kube

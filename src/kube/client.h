@@ -51,6 +51,9 @@ namespace basalt::kube {
 using Json = nlohmann::json;
 
 // Time source for backoff and rate limiting; tests use a manual one.
+// "2026-11-22T06:27:53.123456Z" for the system clock's now (event and lease MicroTime fields).
+std::string WallMicroTimeNow();
+
 class Clock {
  public:
   virtual ~Clock() = default;

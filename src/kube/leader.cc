@@ -21,18 +21,6 @@ const Json& Spec(const Json& lease) {
 
 }  // namespace
 
-std::string WallMicroTimeNow() {
-  auto now = std::chrono::system_clock::now();
-  auto us = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count();
-  std::time_t secs = static_cast<std::time_t>(us / 1000000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<long long>(us % 1000000));
-  return buf;
-}
-
 LeaderElector::LeaderElector(Client* client, LeaderOptions options, Clock* clock)
     : client_(client), options_(std::move(options)), clock_(clock) {
   if (!options_.wall_now) options_.wall_now = WallMicroTimeNow;

@@ -46,9 +46,6 @@ struct LeaderOptions {
   std::function<std::string()> wall_now;
 };
 
-// "2026-11-22T06:27:53.123456Z" for the system clock's now.
-std::string WallMicroTimeNow();
-
 class LeaderElector {
  public:
   LeaderElector(Client* client, LeaderOptions options, Clock* clock);
