@@ -12,11 +12,14 @@
 #include <vector>
 
 #include "framework/statement.h"
+#include "queue_test_builders.h"
 #include "testing.h"
 
 namespace basalt {
 namespace {
 
+using testing::PodGroupYaml;
+using testing::Probe;
 using testing::SessionFixture;
 
 // ---- manifest builders ----
@@ -35,17 +38,6 @@ std::string QueueYaml(const std::string& name, const std::vector<std::string>& s
   if (spec.empty()) s += "  weight: 1\n";
   for (const auto& line : spec) s += "  " + line + "\n";
   return s + "status: {state: " + state + "}\n---\n";
-}
-
-// `min_resources`: a flow map such as "{cpu: 2}", empty for none; `phase`: empty for Pending.
-std::string PodGroupYaml(const std::string& name, const std::string& queue, int min_member,
-                         const std::string& min_resources = "", const std::string& phase = "") {
-  std::string s = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: " + name +
-                  ", namespace: default}\nspec:\n  minMember: " + std::to_string(min_member) + "\n  queue: " +
-                  queue + "\n";
-  if (!min_resources.empty()) s += "  minResources: " + min_resources + "\n";
-  if (!phase.empty()) s += "status: {phase: " + phase + "}\n";
-  return s + "---\n";
 }
 
 // A pod of PodGroup `pg` requesting `requests` (a flow map); with `node` it
@@ -82,15 +74,6 @@ std::string Conf(bool hierarchy, const std::string& actions = "enqueue, allocate
 }
 const std::string kFlat = Conf(false);
 const std::string kTree = Conf(true);
-
-// A task that exists only to ask "would this request fit the queue?".
-TaskInfo Probe(const std::string& request) {
-  TaskInfo t;
-  auto r = Resource::Parse(request);
-  EXPECT_TRUE(r.ok()) << r.status().message();
-  if (r.ok()) t.request = *r;
-  return t;
-}
 
 bool Allocatable(SessionFixture& fx, const std::string& queue, const std::string& request) {
   return fx.ssn().Allocatable(fx.QueueNamed(queue), Probe(request));

@@ -11,11 +11,14 @@
 
 #include "framework/statement.h"
 #include "plugins/builtin.h"
+#include "queue_test_builders.h"
 #include "testing.h"
 
 namespace basalt {
 namespace {
 
+using testing::PodGroupYaml;
+using testing::Probe;
 using testing::SessionFixture;
 
 // ---- manifest builders ----
@@ -33,18 +36,6 @@ std::string QueueYaml(const std::string& name, int weight, const std::string& sp
   return "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata:\n  name: " + name +
          "\nspec:\n  weight: " + std::to_string(weight) + "\n" + spec_extra +
          "status:\n  state: " + state + "\n---\n";
-}
-
-// `min_resources`: a flow map such as "{cpu: 2}", empty for none; `phase`: empty for Pending.
-std::string PodGroupYaml(const std::string& name, const std::string& queue, int min_member,
-                         const std::string& min_resources = "", const std::string& phase = "") {
-  std::string s =
-      "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata:\n  name: " + name +
-      "\n  namespace: default\nspec:\n  minMember: " + std::to_string(min_member) +
-      "\n  queue: " + queue + "\n";
-  if (!min_resources.empty()) s += "  minResources: " + min_resources + "\n";
-  if (!phase.empty()) s += "status:\n  phase: " + phase + "\n";
-  return s + "---\n";
 }
 
 // A pod of PodGroup `pg`; with `node` it runs there, without it is pending.
@@ -85,15 +76,6 @@ std::string Conf(const std::string& actions, const std::vector<std::vector<std::
 
 const std::string kProportionOnly = Conf("enqueue, allocate", {{"proportion"}});
 const std::string kDrfOnly = Conf("allocate", {{"drf"}});
-
-// A task that exists only to ask "would this request fit the queue?".
-TaskInfo Probe(const std::string& request) {
-  TaskInfo t;
-  auto r = Resource::Parse(request);
-  EXPECT_TRUE(r.ok()) << r.status().message();
-  if (r.ok()) t.request = *r;
-  return t;
-}
 
 // Allocatable(queue, probe): queue Open and allocated + request <= deserved.
 bool Fits(SessionFixture& fx, const std::string& queue, const std::string& request) {
