@@ -134,7 +134,8 @@ struct QueueQuota {
   int64_t cap_memory = 0;
   CardMap cap_cards;  // milli-cards per model
   Usage allocated;    // cards by model
-  Usage inqueue;      // cards by request key ("A" or "A|B")
+  Usage inqueue;      // cpu and memory of Inqueue jobs (cards below)
+  std::vector<CardRequestEntry> inqueue_cards;  // card entries of Inqueue jobs
   Usage elastic;      // cards by model
 };
 
@@ -324,13 +325,13 @@ class CapacityCardPlugin : public Plugin {
         const TaskInfo& t = ssn.task(id);
         if (!IsAllocatedStatus(t.status)) continue;
         Charge(a, t, +1);
-        if (const std::string* m = charged_.count(t.id) ? &charged_[t.id] : nullptr) {
-          job_cards[*m] += RequestOf(t).card_milli;
-        }
+        if (auto it = charged_.find(t.id); it != charged_.end()) job_cards[it->second] += RequestOf(t).card_milli;
       }
+      // The job's request is read once, and only when something needs it.
+      std::optional<JobRequest> jr;
       if (job.phase == "Inqueue") {
-        JobRequest jr = ReadJobRequest(job);
-        if (jr.error.empty()) AddInqueue(a, jr);
+        jr = ReadJobRequest(job);
+        if (jr->error.empty()) AddInqueue(a, *jr);
       }
       // Elastic: what the job holds beyond its minimum. Cards only against
       // single-model entries; a model of an `A|B` entry is never elastic.
@@ -339,11 +340,11 @@ class CapacityCardPlugin : public Plugin {
         a.elastic.memory += std::max<int64_t>(job.allocated.memory() - job.min_resources->memory(), 0);
       }
       if (!job_cards.empty()) {
-        JobRequest jr = ReadJobRequest(job);
+        if (!jr) jr = ReadJobRequest(job);
         for (const auto& [model, milli] : job_cards) {
           int64_t min = 0;
           bool pooled = false;
-          for (const auto& [models, n] : jr.cards) {
+          for (const auto& [models, n] : jr->cards) {
             if (std::find(models.begin(), models.end(), model) == models.end()) continue;
             if (models.size() == 1) min += n; else pooled = true;
           }
@@ -356,7 +357,7 @@ class CapacityCardPlugin : public Plugin {
   static void AddInqueue(QueueQuota& a, const JobRequest& jr) {
     a.inqueue.milli_cpu += jr.milli_cpu;
     a.inqueue.memory += jr.memory;
-    for (const auto& [models, n] : jr.cards) a.inqueue.cards[JoinModels(models)] += n;
+    a.inqueue_cards.insert(a.inqueue_cards.end(), jr.cards.begin(), jr.cards.end());
   }
 
   // The model a placed task is charged for: the first alternative its node offers.
@@ -496,14 +497,11 @@ class CapacityCardPlugin : public Plugin {
         cap += Scale(Get(a.cap_cards, m), f);
       }
       // Inqueue entries count against every check that shares a model with them.
-      for (const auto& [key, v] : a.inqueue.cards) {
-        for (const std::string& m : models) {
-          if (key == m || key.starts_with(m + "|") || key.ends_with("|" + m) ||
-              key.find("|" + m + "|") != std::string::npos) {
-            used += v;
-            break;
-          }
-        }
+      for (const auto& [queued_models, v] : a.inqueue_cards) {
+        const bool shares = std::any_of(models.begin(), models.end(), [&queued_models](const std::string& m) {
+          return std::find(queued_models.begin(), queued_models.end(), m) != queued_models.end();
+        });
+        if (shares) used += v;
       }
       if (used + n > cap) {
         RecordCardShortage(pg, a, JoinModels(models), n, used + n, cap);
