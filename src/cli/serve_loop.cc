@@ -309,6 +309,11 @@ CycleSummary ServeLoop::RunCycle() {
     SessionOptions opts;
     opts.scheduler_names = {options_.scheduler_name};
     opts.cycle = cycle_;
+    // The live scheduler's session clock is the wall clock (sla waiting times
+    // are measured against real creation timestamps).
+    opts.now = std::chrono::duration_cast<std::chrono::seconds>(
+                   std::chrono::system_clock::now().time_since_epoch())
+                   .count();
     auto opened = Session::Open(*state_, *conf_, plugins_, opts);
     if (!opened.ok()) {
       sum.errors.push_back(opened.status().message());

@@ -85,9 +85,20 @@ struct EventHandler {
   std::function<void(const TaskInfo& task)> deallocate;
 };
 
+// Adds the annotations a plugin wants written onto a pod when it is bound
+// (called once per bind decision, after the task's last allocate event).
+using BindAnnotationsFn =
+    std::function<void(const TaskInfo& task, std::map<std::string, std::string>* annotations)>;
+
 // ---- what a cycle decides ----
 
-struct BindDecision { std::string pod, node; };
+struct BindDecision {
+  std::string pod, node;
+  // Annotations the front end writes onto the pod together with the bind (the
+  // GPU cards deviceshare assigned, as Volcano's device plugins read them).
+  // Empty for most pods; not part of `basalt schedule`'s JSON output.
+  std::map<std::string, std::string> annotations;
+};
 struct EvictDecision { std::string pod, action, reason; };
 struct EventRecord { std::string object, type, reason, message; };
 struct PipelineDecision { std::string pod, node; bool nominate = false; };
@@ -117,6 +128,11 @@ struct SessionOptions {
   // actions/node_selection.h, which make the same decisions (tests compare
   // them byte for byte).
   bool reference_node_selection = false;
+  // The session's clock, seconds since the epoch. Injected (never read from the
+  // system clock) so the same input gives the same decisions: `basalt schedule`
+  // and the simulator pass their simulated time, `basalt serve` the wall clock.
+  // Plugins that reason about waiting time (sla) read it.
+  int64_t now = 0;
 };
 
 class Statement;
@@ -195,6 +211,8 @@ class Session {
   void AddJobStarvingFn(JobFn fn);
   void AddVictimTasksFn(VictimTasksFn fn);
   void AddEventHandler(EventHandler handler);
+  // Not gated by a switch: every registered function is asked for every bind.
+  void AddBindAnnotationsFn(BindAnnotationsFn fn);
 
   // ---- dispatch (tier rules of VOLCANO_SEMANTICS §2.2) ----
   // Orders: first plugin with a non-zero answer decides; then the fallback.
@@ -269,6 +287,9 @@ class Session {
   std::vector<const TaskInfo*> VoteVictims(const TaskInfo& t, const std::vector<const TaskInfo*>& cands,
                                            bool reclaim) const;
   void ComputeClose(Decisions& d);
+  // Moves an Allocated task to Binding and records its bind decision (with the
+  // annotations of every BindAnnotationsFn).
+  void IssueBind(TaskInfo& task);
 
   const ClusterState& state_;
   const SchedulerConfig& conf_;
@@ -283,6 +304,7 @@ class Session {
   std::vector<std::unique_ptr<Slot>> slots_;
   int current_slot_ = -1;
   std::vector<EventHandler> handlers_;
+  std::vector<BindAnnotationsFn> bind_annotation_fns_;
   Decisions decisions_;
   std::vector<NodeId> node_change_log_;
   InvariantTracker invariants_;

@@ -35,7 +35,9 @@ Status CycleRunner::Init() {
 
 void CycleRunner::SyncControllers() {
   ConsumeCommands();
+  jobflows_.Sync(state_, now_);  // before the jobs: a job it creates is expanded in the same sync
   jobs_.Sync(state_, now_);
+  job_plugins_.Sync(state_);
   podgroups_.Sync(state_);
   queues_.Sync(state_);
 }
@@ -63,6 +65,7 @@ void CycleRunner::ConsumeCommands() {
 Result<CycleResult> CycleRunner::RunCycle(bool want_scores) {
   SessionOptions opts = options_;
   opts.cycle = ++cycle_;
+  opts.now = now_;
   auto opened = Session::Open(state_, conf_, plugins_, opts);
   if (!opened.ok()) return opened.status();
   Session& ssn = **opened;
@@ -94,6 +97,9 @@ bool CycleRunner::ApplyDecisions(const Decisions& d) {
     if (Pod* pod = state_.FindPod(b.pod)) {
       pod->spec.node_name = b.node;
       pod->nominated_node_name.clear();
+      // What the device plugins read (e.g. the cards deviceshare assigned), so
+      // the next session's accounting sees where the pod runs.
+      for (const auto& [key, value] : b.annotations) pod->meta.annotations[key] = value;
       changed = true;
       if (incremental_) maybe_started_.insert(b.pod);
     }
@@ -199,8 +205,9 @@ void CycleRunner::MarkDeleting(Pod& pod) {
 //      bound pods start — and the job controller reacts to each change
 //      (PodFailed with the exit code, TaskCompleted, PodRunning);
 //   4. Commands are consumed (queue open/close, job abort/resume/restart);
-//   5. controllers sync: jobs (SyncJob of the current phase, Unknown, delayed
-//      actions, TTL), then bare-pod PodGroups, then queue states (after the
+//   5. controllers sync: JobFlows (jobs whose targets completed), jobs
+//      (SyncJob of the current phase, Unknown, delayed actions, TTL), the job
+//      plugins' objects, then bare-pod PodGroups, then queue states (after the
 //      jobs, so a PodGroup deleted by a kill lets a Closing queue close).
 WorldStepResult CycleRunner::WorldStep() {
   now_ += step_seconds_;
