@@ -123,6 +123,7 @@ void Session::AddJobEnqueuedFn(JobNotifyFn fn) { Current().job_enqueued = std::m
 void Session::AddJobStarvingFn(JobFn fn) { Current().job_starving = std::move(fn); }
 void Session::AddVictimTasksFn(VictimTasksFn fn) { Current().victim_tasks = std::move(fn); }
 void Session::AddEventHandler(EventHandler handler) { handlers_.push_back(std::move(handler)); }
+void Session::AddBindAnnotationsFn(BindAnnotationsFn fn) { bind_annotation_fns_.push_back(std::move(fn)); }
 
 // ---- snapshot ----
 
@@ -137,6 +138,19 @@ bool ParseBoolLenient(const std::string& v, bool* out) {
 const std::string* FindKey(const std::map<std::string, std::string>& m, const std::string& key) {
   auto it = m.find(key);
   return it == m.end() ? nullptr : &it->second;
+}
+
+// Per-card vGPU quantities (memory, memory percentage, cores of each card).
+// The deviceshare plugin accounts them card by card; node fit and queue shares
+// skip them, as Volcano's scheduler does (its "ignored device resources").
+// Only vgpu-number, which the device plugin advertises, is node-level.
+void DropPerCardResources(Resource* r) {
+  static const ResourceId kIds[] = {ResourceNames::Intern("volcano.sh/vgpu-memory"),
+                                    ResourceNames::Intern("volcano.sh/vgpu-memory-percentage"),
+                                    ResourceNames::Intern("volcano.sh/vgpu-cores")};
+  for (ResourceId id : kIds) {
+    if (r->Has(id)) r->Erase(id);
+  }
 }
 
 // The scheduling-relevant inputs of a pod, as text: equal text, equal predicate answers.
@@ -202,8 +216,9 @@ Status Session::BuildSnapshot() {
     info.node = &n;
     info.name = name;
     info.allocatable = n.allocatable;
-    info.idle_ = n.allocatable;
-    total_resource_ += n.allocatable;
+    DropPerCardResources(&info.allocatable);
+    info.idle_ = info.allocatable;
+    total_resource_ += info.allocatable;
     node_index_.emplace(name, info.id);
     nodes_.push_back(std::move(info));
   }
@@ -287,6 +302,7 @@ Status Session::BuildSnapshot() {
     t.job = ours ? job : kNone;
     t.status = status;
     t.request = pod.spec.request;
+    DropPerCardResources(&t.request);
     t.best_effort = t.request.IsEmptyIgnoringPods();
     t.gated = pod.spec.scheduling_gates > 0;
     t.creation = pod.meta.creation_timestamp;
@@ -759,9 +775,15 @@ void Session::DispatchJob(JobInfo& job) {
   for (TaskId id : job.tasks) {
     TaskInfo& t = tasks_[id];
     if (t.status != TaskStatus::kAllocated) continue;
-    UpdateTaskStatus(t, TaskStatus::kBinding);
-    decisions_.binds.push_back({t.key, nodes_[t.node].name});
+    IssueBind(t);
   }
+}
+
+void Session::IssueBind(TaskInfo& task) {
+  UpdateTaskStatus(task, TaskStatus::kBinding);
+  BindDecision bind{task.key, nodes_[task.node].name, {}};
+  for (const BindAnnotationsFn& fn : bind_annotation_fns_) fn(task, &bind.annotations);
+  decisions_.binds.push_back(std::move(bind));
 }
 
 void Session::RecordEvent(std::string object, std::string type, std::string reason, std::string message) {

@@ -33,10 +33,7 @@ void Statement::Commit() {
       case Kind::kPipeline:
         break;  // pipelining never leaves the session
       case Kind::kAllocate:
-        if (t.status == TaskStatus::kAllocated) {
-          ssn_.UpdateTaskStatus(t, TaskStatus::kBinding);
-          ssn_.decisions_.binds.push_back({t.key, ssn_.node(t.node).name});
-        }
+        if (t.status == TaskStatus::kAllocated) ssn_.IssueBind(t);
         break;
     }
   }
