@@ -11,6 +11,7 @@ void RegisterBuiltinActions(ActionRegistry& r) {
       {"backfill", NewBackfillAction},
       {"preempt", NewPreemptAction},
       {"reclaim", NewReclaimAction},
+      {"shuffle", NewShuffleAction},
   };
   for (const auto& [name, factory] : kBuiltins) {
     Status st = r.Register(name, factory);

@@ -12,5 +12,6 @@ std::unique_ptr<Action> NewAllocateAction();
 std::unique_ptr<Action> NewBackfillAction();
 std::unique_ptr<Action> NewPreemptAction();
 std::unique_ptr<Action> NewReclaimAction();
+std::unique_ptr<Action> NewShuffleAction();
 
 }  // namespace basalt

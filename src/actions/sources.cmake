@@ -6,4 +6,5 @@ basalt_library(actions SOURCES
   src/actions/node_selection.cc
   src/actions/preempt.cc
   src/actions/reclaim.cc
+  src/actions/shuffle.cc
   DEPS basalt_framework)

@@ -16,8 +16,9 @@ namespace {
 constexpr int kExitBadInput = 2;
 
 int RunScheduleCommand(const std::string& conf_path, const std::vector<std::string>& clusters, int cycles,
-                       bool scores, bool check_invariants) {
+                       bool scores, bool check_invariants, const std::string& now) {
   basalt::ScheduleRequest req;
+  req.now = now;
   if (!conf_path.empty()) {
     std::ifstream in(conf_path, std::ios::binary);
     if (!in) {
@@ -58,6 +59,7 @@ int main(int argc, char** argv) {
   int cycles = 1;
   bool scores = false;
   bool check_invariants = false;
+  std::string now;
   CLI::App* schedule = app.add_subcommand("schedule", "Schedule a folder of manifests once; decisions as JSON");
   schedule->add_option("--conf", conf, "Volcano scheduler configuration file (default: Volcano's default)");
   schedule->add_option("--cluster", clusters, "Manifest file or folder (*.yaml, *.yml, *.json); repeatable")->required();
@@ -66,6 +68,8 @@ int main(int argc, char** argv) {
   schedule->add_flag("--scores", scores, "Print node-order scores of every pod not yet running");
   schedule->add_flag("--check-invariants", check_invariants,
                      "Check the scheduler's invariants after every action; a violation exits 3 (docs/reliability.md)");
+  schedule->add_option("--now", now,
+                       "Clock of the first cycle, RFC 3339 (default: the newest creation time in the input)");
   schedule->footer(
       "Example:\n  basalt schedule --conf examples/gang-training/scheduler.conf \\\n"
       "      --cluster examples/gang-training/cluster --cycles 2");
@@ -133,7 +137,7 @@ int main(int argc, char** argv) {
     int code = app.exit(e);
     return code == 0 ? 0 : kExitBadInput;
   }
-  if (schedule->parsed()) return RunScheduleCommand(conf, clusters, cycles, scores, check_invariants);
+  if (schedule->parsed()) return RunScheduleCommand(conf, clusters, cycles, scores, check_invariants, now);
   if (serve->parsed()) {
     serve_req.leader_elect = !no_leader_elect;
     return basalt::RunServe(serve_req);

@@ -143,6 +143,11 @@ Result<Json> RunSchedule(const ScheduleRequest& request) {
     };
   }
   CycleRunner runner(state, *conf, plugins, actions, options);
+  if (!request.now.empty()) {
+    auto now = ParseTimestamp(request.now);
+    if (!now.ok()) return now.status().WithContext("--now");
+    runner.set_now(*now);
+  }
   Status init = runner.Init();
   if (!init.ok()) return init.WithContext(request.conf_source);
   runner.SyncControllers();

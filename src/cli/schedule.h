@@ -35,6 +35,10 @@ struct ScheduleRequest {
   // (`--check-invariants`); the first violation ends the run with an
   // Internal status (no output: the decisions cannot be trusted).
   bool check_invariants = false;
+  // `--now`: the session clock of the first cycle, RFC 3339 ("2024-05-01T10:00:00Z");
+  // each later cycle is one second on. Empty: the newest creation time in the
+  // input (docs/schedule.md). Time-based plugins (sla, rescheduling) read it.
+  std::string now;
   // Tests only: registers more plugins or actions next to the built-in ones.
   std::function<void(PluginRegistry&, ActionRegistry&)> register_extra;
 };

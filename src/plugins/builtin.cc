@@ -19,6 +19,8 @@ void RegisterBuiltinPlugins(PluginRegistry& r) {
       {"capacity-card", NewCapacityCardPlugin},
       {"nodegroup", NewNodeGroupPlugin},
       {"task-topology", NewTaskTopologyPlugin},
+      {"sla", NewSlaPlugin},
+      {"rescheduling", NewReschedulingPluginFactory()},
   };
   for (const auto& [name, factory] : kBuiltins) {
     Status st = r.Register(name, factory);

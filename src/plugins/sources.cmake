@@ -7,11 +7,14 @@ basalt_library(plugins SOURCES
   src/plugins/conformance.cc
   src/plugins/drf.cc
   src/plugins/gang.cc
+  src/plugins/go_duration.cc
   src/plugins/nodegroup.cc
   src/plugins/nodeorder.cc
   src/plugins/overcommit.cc
   src/plugins/predicates.cc
   src/plugins/priority.cc
   src/plugins/proportion.cc
+  src/plugins/rescheduling.cc
+  src/plugins/sla.cc
   src/plugins/task_topology.cc
   DEPS basalt_framework)
