@@ -606,6 +606,7 @@ Status DecodePodSpec(const YAML::Node& spec, const std::string& path, PodSpec* o
   Resource req = Max(sum + overhead + sidecars, peak_init);
   req.Set(ResourceNames::kPods, 1);
   out->request = req;
+  DecodeCpuPinningInputs(spec, out);
   if (Present(spec["priority"])) {
     BASALT_RETURN_IF_ERROR(ReadInt(spec, "priority", path, &out->priority));
     out->has_priority = true;
@@ -1073,6 +1074,13 @@ Status DecodeDocument(const YAML::Node& doc, const std::string& file, const std:
     o.meta.source = source;
     st = DecodeMeta(doc, true, &o.meta);
     if (st.ok()) out->owners.push_back(std::move(o));
+  } else if (kind == "Numatopology") {
+    BASALT_RETURN_IF_ERROR(expect_group({"nodeinfo.volcano.sh/v1alpha1"}));
+    Numatopology topo;
+    topo.meta.source = source;
+    st = DecodeMeta(doc, false, &topo.meta);
+    if (st.ok()) st = DecodeNumatopologySpec(doc["spec"], "spec", &topo);
+    if (st.ok()) out->numatopologies.push_back(std::move(topo));
   } else if (kind == "Namespace" && api_version == "v1") {
     ObjectMeta meta;
     meta.source = source;
@@ -1083,7 +1091,7 @@ Status DecodeDocument(const YAML::Node& doc, const std::string& file, const std:
         context + ": kind: unsupported kind \"" + kind + "\" with apiVersion \"" + api_version +
         "\" (supported: v1 Node, Pod, Namespace; scheduling.k8s.io/v1 PriorityClass; "
         "scheduling.volcano.sh/v1beta1 Queue, PodGroup; batch.volcano.sh/v1alpha1 Job; "
-        "bus.volcano.sh/v1alpha1 Command; "
+        "bus.volcano.sh/v1alpha1 Command; nodeinfo.volcano.sh/v1alpha1 Numatopology; "
         "apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job, CronJob)");
   }
   return st.WithContext(context);

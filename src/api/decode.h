@@ -34,6 +34,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/numatopology.h"
 #include "api/objects.h"
 #include "api/status.h"
 
@@ -55,6 +56,8 @@ struct ClusterObjects {
   std::vector<Command> commands;
   // Namespace name -> annotations (for scheduling.volcano.sh/queue-name).
   std::vector<ObjectMeta> namespaces;
+  // nodeinfo.volcano.sh Numatopology objects, one per node (numa-aware).
+  std::vector<Numatopology> numatopologies;
 };
 
 // Decodes one document. `source` ("file:line") prefixes every message verbatim and

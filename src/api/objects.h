@@ -88,6 +88,11 @@ struct PodSpec {
   std::vector<HostPort> host_ports;
   std::optional<std::string> preemption_policy;  // PreemptLowerPriority / Never
   int scheduling_gates = 0;
+  // CPU pinning inputs (numa-aware; filled by api/numatopology.h's
+  // DecodeCpuPinningInputs): Guaranteed QoS class, and each app container's
+  // CPU request in milli-CPU, in container order.
+  bool qos_guaranteed = false;
+  std::vector<int64_t> container_milli_cpu;
 };
 
 struct Pod {

@@ -10,6 +10,7 @@ basalt_library(plugins SOURCES
   src/plugins/go_duration.cc
   src/plugins/nodegroup.cc
   src/plugins/nodeorder.cc
+  src/plugins/numa_aware.cc
   src/plugins/overcommit.cc
   src/plugins/predicates.cc
   src/plugins/priority.cc

@@ -38,6 +38,9 @@ Status ClusterState::AddAll(ClusterObjects objects) {
     }
   }
   for (auto& c : objects.commands) BASALT_RETURN_IF_ERROR(InsertUnique(commands_, "Command", std::move(c)));
+  for (auto& t : objects.numatopologies) {
+    BASALT_RETURN_IF_ERROR(InsertUnique(numatopologies_, "Numatopology", std::move(t)));
+  }
   for (auto& ns : objects.namespaces) namespaces_[ns.name] = std::move(ns);
   if (!queues_.count("default")) {
     Queue q;
@@ -72,6 +75,11 @@ void ClusterState::UpsertOwner(OwnerObject o) {
 void ClusterState::UpsertCommand(Command c) {
   std::string k = c.meta.Key();
   commands_[k] = std::move(c);
+  ++generation_;
+}
+void ClusterState::UpsertNumatopology(Numatopology t) {
+  std::string k = t.meta.Key();
+  numatopologies_[k] = std::move(t);
   ++generation_;
 }
 

@@ -38,6 +38,7 @@ class ClusterState {
   void UpsertPriorityClass(PriorityClass pc);
   void UpsertOwner(OwnerObject owner);
   void UpsertCommand(Command command);
+  void UpsertNumatopology(Numatopology topo);
   // Deletes; returns false when absent.
   bool DeletePod(const std::string& key);
   bool DeletePodGroup(const std::string& key);
@@ -60,6 +61,8 @@ class ClusterState {
   const std::map<std::string, ObjectMeta>& namespaces() const { return namespaces_; }
   // bus.volcano.sh Commands not yet consumed by a controller, by "ns/name".
   const std::map<std::string, Command>& commands() const { return commands_; }
+  // Numatopology objects by name (the node's name).
+  const std::map<std::string, Numatopology>& numatopologies() const { return numatopologies_; }
   std::map<std::string, Pod>& mutable_pods() { return pods_; }
   std::map<std::string, PodGroup>& mutable_podgroups() { return podgroups_; }
   std::map<std::string, VcJob>& mutable_jobs() { return jobs_; }
@@ -78,6 +81,7 @@ class ClusterState {
   std::map<std::string, OwnerObject> owners_;  // "ns/Kind/name"
   std::map<std::string, ObjectMeta> namespaces_;
   std::map<std::string, Command> commands_;
+  std::map<std::string, Numatopology> numatopologies_;
   uint64_t generation_ = 0;
 };
 
