@@ -19,6 +19,7 @@ void RegisterBuiltinPlugins(PluginRegistry& r) {
       {"capacity-card", NewCapacityCardPlugin},
       {"nodegroup", NewNodeGroupPlugin},
       {"task-topology", NewTaskTopologyPlugin},
+      {"deviceshare", NewDeviceSharePlugin},
       {"numa-aware", NewNumaAwarePlugin},
       {"sla", NewSlaPlugin},
       {"rescheduling", NewReschedulingPluginFactory()},

@@ -21,6 +21,7 @@ Result<std::unique_ptr<Plugin>> NewCapacityPlugin(const Arguments& args);
 Result<std::unique_ptr<Plugin>> NewCapacityCardPlugin(const Arguments& args);
 Result<std::unique_ptr<Plugin>> NewNodeGroupPlugin(const Arguments& args);
 Result<std::unique_ptr<Plugin>> NewTaskTopologyPlugin(const Arguments& args);
+Result<std::unique_ptr<Plugin>> NewDeviceSharePlugin(const Arguments& args);
 Result<std::unique_ptr<Plugin>> NewNumaAwarePlugin(const Arguments& args);
 Result<std::unique_ptr<Plugin>> NewSlaPlugin(const Arguments& args);
 // The factory remembers when the strategies last ran, across the sessions of

@@ -5,8 +5,10 @@ basalt_library(plugins SOURCES
   src/plugins/capacity_card.cc
   src/plugins/card_discovery.cc
   src/plugins/conformance.cc
+  src/plugins/deviceshare.cc
   src/plugins/drf.cc
   src/plugins/gang.cc
+  src/plugins/gpu_devices.cc
   src/plugins/go_duration.cc
   src/plugins/nodegroup.cc
   src/plugins/nodeorder.cc
