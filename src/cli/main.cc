@@ -6,6 +6,9 @@
 #include <sstream>
 
 #include "cli/bench.h"
+#include "cli/completion.h"
+#include "cli/job_cmd.h"
+#include "cli/queue_cmd.h"
 #include "cli/schedule.h"
 #include "cli/serve.h"
 #include "cli/simulate.h"
@@ -131,12 +134,19 @@ int main(int argc, char** argv) {
   bench->add_flag("--reference", bench_req.reference, "Use the reference node selection instead of the fast one");
   bench->footer("Example:\n  basalt bench --profile alloc-1k --runs 5");
 
+  // vcctl's job and queue commands, and completion (added last: it walks the tree).
+  basalt::CliOutcome vc_outcome;
+  basalt::AddJobCommands(app, &vc_outcome);
+  basalt::AddQueueCommands(app, &vc_outcome);
+  basalt::AddCompletionCommand(app, &vc_outcome);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
     return code == 0 ? 0 : kExitBadInput;
   }
+  if (vc_outcome.ran) return vc_outcome.exit_code;
   if (schedule->parsed()) return RunScheduleCommand(conf, clusters, cycles, scores, check_invariants, now);
   if (serve->parsed()) {
     serve_req.leader_elect = !no_leader_elect;
