@@ -80,12 +80,16 @@ int main(int argc, char** argv) {
   std::vector<std::string> validate_paths;
   CLI::App* validate = app.add_subcommand(
       "validate", "Check manifests as Volcano's admission webhooks would; every problem, one per line");
-  validate->add_option("paths", validate_paths, "Manifest file or folder (*.yaml, *.yml, *.json); several allowed")
-      ->required();
+  std::string validate_conf;
+  validate->add_option("paths", validate_paths, "Manifest file or folder (*.yaml, *.yml, *.json); several allowed");
+  validate->add_option("--conf", validate_conf,
+                       "Scheduler configuration to check too (plugin names, switches, arguments)");
   validate->footer(
       "Prints `file:line: Kind ns/name: field: message` per problem, or `ok: N objects valid`.\n"
+      "With --conf, configuration problems name the entry (`tiers[1].plugins[0]: plugin ...`).\n"
       "Exit code 0 when valid, 2 on a decode error or any problem.\n\n"
-      "Example:\n  basalt validate examples/gang-training/cluster");
+      "Examples:\n  basalt validate examples/gang-training/cluster\n"
+      "  basalt validate --conf examples/gang-training/scheduler.conf");
 
   basalt::SimulateRequest sim;
   uint64_t sim_seed = 0;
@@ -152,7 +156,7 @@ int main(int argc, char** argv) {
     serve_req.leader_elect = !no_leader_elect;
     return basalt::RunServe(serve_req);
   }
-  if (validate->parsed()) return basalt::RunValidate(validate_paths);
+  if (validate->parsed()) return basalt::RunValidate(validate_paths, validate_conf);
   if (bench->parsed()) return basalt::RunBench(bench_req);
   if (simulate->parsed()) {
     if (seed_opt->count() > 0) sim.seed = sim_seed;

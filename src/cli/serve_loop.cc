@@ -245,6 +245,18 @@ void ServeLoop::ApplyBinds(const std::vector<BindDecision>& binds, const std::ma
   auto work = [&] {
     for (size_t i = next++; i < jobs.size(); i = next++) {
       auto [ns, name] = SplitKey(jobs[i].bind->pod);
+      // The cards a device plugin reads (deviceshare) go onto the pod before
+      // the bind, as Volcano patches them; a failed patch skips the bind and
+      // the next cycle decides again.
+      if (!jobs[i].bind->annotations.empty()) {
+        auto patched = client_->Patch("/api/v1/namespaces/" + ns + "/pods/" + name,
+                                      Json{{"metadata", {{"annotations", jobs[i].bind->annotations}}}},
+                                      "application/strategic-merge-patch+json");
+        if (!patched.ok()) {
+          jobs[i].result.emplace(patched.error());
+          continue;
+        }
+      }
       jobs[i].result.emplace(client_->Bind(ns, name, jobs[i].bind->node, jobs[i].uid));
     }
   };

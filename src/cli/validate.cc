@@ -1,9 +1,14 @@
 #include "cli/validate.h"
 
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "admission/admission.h"
 #include "api/decode.h"
+#include "framework/action.h"
+#include "framework/config.h"
+#include "plugins/builtin.h"
 
 namespace basalt {
 namespace {
@@ -15,12 +20,65 @@ size_t CountObjects(const ClusterObjects& o) {
          o.podgroups.size() + o.jobs.size() + o.owners.size() + o.namespaces.size();
 }
 
+// The configuration's problems, one line each ("" when it cannot be read: then
+// `*unreadable` says why).
+std::vector<std::string> ConfProblems(const std::string& path, std::string* unreadable) {
+  std::ifstream in(path);
+  if (!in) {
+    *unreadable = path + ": cannot read the scheduler configuration";
+    return {};
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  PluginRegistry plugins;
+  RegisterBuiltinPlugins(plugins);
+  ActionRegistry actions;
+  RegisterBuiltinActions(actions);
+  auto conf = ParseSchedulerConfig(text.str(), path, plugins.Names(), actions.Names());
+  if (!conf.ok()) return {conf.status().message()};
+  // Every plugin is built once, as `basalt schedule` does before its first
+  // cycle, so each argument error surfaces with the entry it belongs to.
+  std::vector<std::string> problems;
+  for (size_t t = 0; t < conf->tiers.size(); ++t) {
+    const auto& entries = conf->tiers[t].plugins;
+    for (size_t i = 0; i < entries.size(); ++i) {
+      auto plugin = plugins.Create(entries[i].name, entries[i].arguments);
+      if (!plugin.ok()) {
+        problems.push_back(path + ": tiers[" + std::to_string(t) + "].plugins[" + std::to_string(i) +
+                           "]: " + plugin.status().message());
+      }
+    }
+  }
+  return problems;
+}
+
 }  // namespace
 
 int RunValidate(const std::vector<std::string>& paths, std::ostream& out, std::ostream& err) {
-  if (paths.empty()) {
+  return RunValidate(paths, "", out, err);
+}
+
+int RunValidate(const std::vector<std::string>& paths, const std::string& conf_path, std::ostream& out,
+                std::ostream& err) {
+  if (paths.empty() && conf_path.empty()) {
     err << "basalt: validate: no file or folder given\n";
     return kExitBadInput;
+  }
+  if (!conf_path.empty()) {
+    std::string unreadable;
+    std::vector<std::string> problems = ConfProblems(conf_path, &unreadable);
+    if (!unreadable.empty()) {
+      err << "basalt: " << unreadable << "\n";
+      return kExitBadInput;
+    }
+    for (const std::string& p : problems) out << p << "\n";
+    if (!problems.empty()) {
+      err << "basalt: " << problems.size() << (problems.size() == 1 ? " problem" : " problems")
+          << " found in the scheduler configuration\n";
+      return kExitBadInput;
+    }
+    out << "ok: scheduler configuration " << conf_path << " valid\n";
+    if (paths.empty()) return 0;
   }
   // Every path is loaded, so one run reports the decode error of each file
   // given; admission needs the whole set, so it only runs when all decoded.
@@ -47,8 +105,8 @@ int RunValidate(const std::vector<std::string>& paths, std::ostream& out, std::o
   return 0;
 }
 
-int RunValidate(const std::vector<std::string>& paths) {
-  return RunValidate(paths, std::cout, std::cerr);
+int RunValidate(const std::vector<std::string>& paths, const std::string& conf_path) {
+  return RunValidate(paths, conf_path, std::cout, std::cerr);
 }
 
 }  // namespace basalt

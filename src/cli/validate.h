@@ -8,6 +8,13 @@
 // Exit codes: 0 when every object is valid ("ok: N objects valid" on stdout);
 // 2 when a file cannot be read or decoded (the decoder's message on stderr) or
 // when any admission problem is found (the problems on stdout, a count on stderr).
+//
+// With `--conf FILE`, the scheduler configuration is checked as `basalt
+// schedule` checks it before its first cycle (names, switches, and every
+// plugin's arguments), each problem with its field path:
+//
+//   sched.conf: tiers[1].plugins[0]: plugin deviceshare: arguments.deviceshare.VGPUEnable:
+//   expected true or false, got "maybe"
 #pragma once
 
 #include <ostream>
@@ -21,7 +28,12 @@ namespace basalt {
 // errors and the problem count). Returns the process exit code.
 int RunValidate(const std::vector<std::string>& paths, std::ostream& out, std::ostream& err);
 
+// The same with a scheduler configuration file to check ("" = none; then
+// `paths` must not be empty).
+int RunValidate(const std::vector<std::string>& paths, const std::string& conf_path, std::ostream& out,
+                std::ostream& err);
+
 // The same, on std::cout and std::cerr.
-int RunValidate(const std::vector<std::string>& paths);
+int RunValidate(const std::vector<std::string>& paths, const std::string& conf_path = "");
 
 }  // namespace basalt
