@@ -10,6 +10,8 @@ set(BASALT_TEST_SOURCES
   tests/fairness_test.cc
   tests/fuzz_regress_test.cc
   tests/invariants_test.cc
+  tests/job_plugins_test.cc
+  tests/jobflow_test.cc
   tests/kube_fake_apiserver.cc
   tests/kube_fake_server.cc
   tests/kube_lease_test.cc

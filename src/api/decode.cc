@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "api/job_plugin_args.h"
 #include "api/quantity.h"
 
 namespace basalt {
@@ -868,6 +869,23 @@ Status DecodePolicies(const YAML::Node& n, const std::string& path, std::vector<
   return Status::Ok();
 }
 
+// Container names and spec.hostname/subdomain of a task template (job plugins).
+Status DecodeTemplateNames(const YAML::Node& spec, const std::string& path, JobTask* t) {
+  if (!Present(spec)) return Status::Ok();
+  BASALT_RETURN_IF_ERROR(ReadString(spec, "hostname", path, &t->hostname));
+  BASALT_RETURN_IF_ERROR(ReadString(spec, "subdomain", path, &t->subdomain));
+  for (auto [key, out] : {std::pair{"containers", &t->container_names}, {"initContainers", &t->init_container_names}}) {
+    YAML::Node list = spec[key];
+    if (!Present(list) || !list.IsSequence()) continue;  // shape checked by DecodePodSpec
+    for (size_t i = 0; i < list.size(); ++i) {
+      std::string name;
+      if (list[i].IsMap()) BASALT_RETURN_IF_ERROR(ReadString(list[i], "name", Index(Join(path, key), i), &name));
+      out->push_back(name);
+    }
+  }
+  return Status::Ok();
+}
+
 Status DecodeVcJob(const YAML::Node& doc, VcJob* job) {
   BASALT_RETURN_IF_ERROR(DecodeMeta(doc, true, &job->meta));
   YAML::Node spec = doc["spec"];
@@ -888,6 +906,19 @@ Status DecodeVcJob(const YAML::Node& doc, VcJob* job) {
     int32_t ttl = 0;
     BASALT_RETURN_IF_ERROR(ReadInt(spec, "ttlSecondsAfterFinished", "spec", &ttl, 0, INT32_MAX));
     job->ttl_seconds_after_finished = ttl;
+  }
+  YAML::Node plugins = spec["plugins"];
+  BASALT_RETURN_IF_ERROR(ExpectMap(plugins, "spec.plugins"));
+  if (Present(plugins)) {
+    for (const auto& kv : plugins) {
+      BASALT_ASSIGN_OR_RETURN(std::string name, KeyText(kv.first, "spec.plugins"));
+      std::vector<std::string> args;
+      if (Present(kv.second)) {
+        BASALT_ASSIGN_OR_RETURN(args, ReadStringList(kv.second, "spec.plugins." + name));
+      }
+      job->plugins[name] = std::move(args);
+    }
+    BASALT_RETURN_IF_ERROR(CheckJobPlugins(job->plugins));
   }
   YAML::Node tasks = spec["tasks"];
   BASALT_RETURN_IF_ERROR(ExpectList(tasks, "spec.tasks"));
@@ -917,6 +948,7 @@ Status DecodeVcJob(const YAML::Node& doc, VcJob* job) {
           ReadStringMap(tm["annotations"], Join(tpath, "metadata.annotations"), &t.template_meta.annotations));
     }
     BASALT_RETURN_IF_ERROR(DecodePodSpec(tmpl["spec"], Join(tpath, "spec"), &t.template_spec));
+    BASALT_RETURN_IF_ERROR(DecodeTemplateNames(tmpl["spec"], Join(tpath, "spec"), &t));
     job->tasks.push_back(std::move(t));
   }
   YAML::Node st = doc["status"];
@@ -1062,6 +1094,17 @@ Status DecodeDocument(const YAML::Node& doc, const std::string& file, const std:
     job.meta.source = source;
     st = DecodeVcJob(doc, &job);
     if (st.ok()) out->jobs.push_back(std::move(job));
+  } else if (kind == "JobTemplate" && api_version == "flow.volcano.sh/v1alpha1") {
+    VcJob tmpl;  // a vcjob spec under another kind
+    tmpl.meta.source = source;
+    st = DecodeVcJob(doc, &tmpl);
+    if (st.ok()) out->job_templates.push_back(std::move(tmpl));
+  } else if (kind == "JobFlow" && api_version == "flow.volcano.sh/v1alpha1") {
+    JobFlow flow;
+    flow.meta.source = source;
+    st = DecodeMeta(doc, true, &flow.meta);
+    if (st.ok()) st = DecodeJobFlowSpec(doc, &flow);
+    if (st.ok()) out->job_flows.push_back(std::move(flow));
   } else if (kind == "Command" && api_version == "bus.volcano.sh/v1alpha1") {
     Command c;
     c.meta.source = source;
@@ -1091,7 +1134,7 @@ Status DecodeDocument(const YAML::Node& doc, const std::string& file, const std:
         context + ": kind: unsupported kind \"" + kind + "\" with apiVersion \"" + api_version +
         "\" (supported: v1 Node, Pod, Namespace; scheduling.k8s.io/v1 PriorityClass; "
         "scheduling.volcano.sh/v1beta1 Queue, PodGroup; batch.volcano.sh/v1alpha1 Job; "
-        "bus.volcano.sh/v1alpha1 Command; nodeinfo.volcano.sh/v1alpha1 Numatopology; "
+        "bus.volcano.sh/v1alpha1 Command; flow.volcano.sh/v1alpha1 JobTemplate, JobFlow; nodeinfo.volcano.sh/v1alpha1 Numatopology; "
         "apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job, CronJob)");
   }
   return st.WithContext(context);

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "api/numatopology.h"
+#include "api/jobflow.h"
 #include "api/objects.h"
 #include "api/status.h"
 
@@ -54,6 +55,9 @@ struct ClusterObjects {
   std::vector<VcJob> jobs;
   std::vector<OwnerObject> owners;
   std::vector<Command> commands;
+  // flow.volcano.sh/v1alpha1: JobTemplates (vcjob specs) and JobFlows.
+  std::vector<VcJob> job_templates;
+  std::vector<JobFlow> job_flows;
   // Namespace name -> annotations (for scheduling.volcano.sh/queue-name).
   std::vector<ObjectMeta> namespaces;
   // nodeinfo.volcano.sh Numatopology objects, one per node (numa-aware).

@@ -176,6 +176,12 @@ struct JobTask {
   // The pod template: metadata (labels/annotations) and the decoded spec.
   ObjectMeta template_meta;
   PodSpec template_spec;
+  // What the job plugins (controllers/job_plugins.h) need from the template:
+  // container names (env and mounts go to each) and spec.hostname/subdomain.
+  std::vector<std::string> container_names;
+  std::vector<std::string> init_container_names;
+  std::string hostname;
+  std::string subdomain;
 };
 
 struct VcJob {
@@ -191,6 +197,9 @@ struct VcJob {
   // Seconds after the job finished (Completed, Failed, Terminated) before it is
   // deleted with its pods; unset = never.
   std::optional<int32_t> ttl_seconds_after_finished;
+  // spec.plugins: job plugin name (ssh, svc, env) -> its arguments, checked by
+  // the decoder (api/job_plugin_args.h).
+  std::map<std::string, std::vector<std::string>> plugins;
   // Status.
   std::string phase = "Pending";
   int32_t retry_count = 0;

@@ -29,6 +29,8 @@
 #include <vector>
 
 #include "controllers/job_controller.h"
+#include "controllers/job_plugins.h"
+#include "controllers/jobflow_controller.h"
 #include "controllers/podgroup_controller.h"
 #include "controllers/queue_controller.h"
 #include "framework/action.h"
@@ -95,6 +97,12 @@ class CycleRunner {
   // Marks a bound pod deleting (it disappears at the next world step).
   void MarkDeleting(Pod& pod);
 
+  // The objects and pod additions of the vcjob plugins (ssh, svc, env).
+  const JobPluginController& job_plugins() const { return job_plugins_; }
+  // Whether a Running pod is counting down its finish-after-steps: a world
+  // step changes it even when nothing else moves (the simulator's idle skip).
+  bool has_running_timers() const { return !running_steps_.empty(); }
+
   // Simulated time in seconds.
   int64_t now() const { return now_; }
   void set_now(int64_t now) { now_ = now; }
@@ -116,6 +124,8 @@ class CycleRunner {
   SessionOptions options_;
   std::vector<std::unique_ptr<Action>> actions_;
   JobController jobs_;
+  JobFlowController jobflows_;
+  JobPluginController job_plugins_;
   PodGroupController podgroups_;
   QueueController queues_;
   int64_t cycle_ = 0;

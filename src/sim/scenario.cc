@@ -369,7 +369,7 @@ Status ParseRoot(const Reader& r, const YAML::Node& root, const std::string& bas
   BASALT_RETURN_IF_ERROR(r.KnownKeys(root, "",
                                      {"name", "description", "seed", "duration", "period", "metrics_interval",
                                       "scheduler", "priority_classes", "queues", "nodes", "workloads",
-                                      "node_events", "card_label"}));
+                                      "node_events", "card_label", "manifests"}));
   if (root["name"]) SIM_READ(s->name, r.String(root["name"], "name"));
   if (root["seed"]) {
     int64_t seed = 0;
@@ -381,6 +381,14 @@ Status ParseRoot(const Reader& r, const YAML::Node& root, const std::string& bas
   if (root["period"]) SIM_READ(s->period, r.Duration(root["period"], "period", 1));
   if (root["metrics_interval"]) SIM_READ(s->metrics_interval, r.Duration(root["metrics_interval"], "metrics_interval", 1));
   if (root["card_label"]) SIM_READ(s->card_label, r.String(root["card_label"], "card_label"));
+  if (const YAML::Node m = root["manifests"]) {
+    if (!m.IsSequence()) return r.Error(m, "manifests", "must be a list of manifest files or folders");
+    for (size_t i = 0; i < m.size(); ++i) {
+      std::string path;
+      SIM_READ(path, r.String(m[i], Idx("manifests", i)));
+      s->manifests.push_back(!path.empty() && path[0] != '/' ? base + path : path);
+    }
+  }
   if (!root["scheduler"]) return r.Error(root, "scheduler", "required: the Volcano scheduler configuration, verbatim");
   SIM_READ(s->scheduler_conf, r.String(root["scheduler"], "scheduler"));
   if (const YAML::Node pcs = root["priority_classes"]) {

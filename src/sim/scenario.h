@@ -137,6 +137,9 @@ struct Scenario {
   std::vector<InferenceWorkload> inference;
   std::vector<TraceWorkload> traces;
   std::vector<NodeEvent> node_events;
+  // Manifest files or folders (vcjobs, JobTemplates, JobFlows, ...) loaded as
+  // `basalt schedule --cluster` loads them; relative to the scenario file.
+  std::vector<std::string> manifests;
   // The label naming a node's card model (and the pods' node selector key).
   std::string card_label = "nvidia.com/gpu.product";
 };

@@ -72,6 +72,10 @@ Status Simulator::Init() {
   }
 
   ClusterObjects objects;
+  for (const std::string& path : s.manifests) {
+    Status loaded = LoadPath(path, &objects);
+    if (!loaded.ok()) return loaded.WithContext(file + ": manifests");
+  }
   for (const PriorityClass& pc : s.priority_classes) {
     priority_values_[pc.meta.name] = pc.value;
     objects.priority_classes.push_back(pc);
@@ -616,7 +620,7 @@ Status Simulator::Run() {
       metrics_.AddCycle(false);
       AfterWorldStep(true);
       changed_last_ = had_events || cycle->state_changed || step.changed() || dirty_ || state_.generation() != generation ||
-                      JobsFingerprint() != jobs_before;
+                      JobsFingerprint() != jobs_before || runner_->has_running_timers();
       dirty_ = false;
     } else {
       metrics_.AddCycle(true);

@@ -38,6 +38,9 @@ Status ClusterState::AddAll(ClusterObjects objects) {
     }
   }
   for (auto& c : objects.commands) BASALT_RETURN_IF_ERROR(InsertUnique(commands_, "Command", std::move(c)));
+  BASALT_RETURN_IF_ERROR(CheckJobFlowTemplates(objects.job_flows, objects.job_templates));
+  for (auto& t : objects.job_templates) BASALT_RETURN_IF_ERROR(InsertUnique(job_templates_, "JobTemplate", std::move(t)));
+  for (auto& f : objects.job_flows) BASALT_RETURN_IF_ERROR(InsertUnique(job_flows_, "JobFlow", std::move(f)));
   for (auto& t : objects.numatopologies) {
     BASALT_RETURN_IF_ERROR(InsertUnique(numatopologies_, "Numatopology", std::move(t)));
   }

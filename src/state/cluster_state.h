@@ -66,6 +66,11 @@ class ClusterState {
   std::map<std::string, Pod>& mutable_pods() { return pods_; }
   std::map<std::string, PodGroup>& mutable_podgroups() { return podgroups_; }
   std::map<std::string, VcJob>& mutable_jobs() { return jobs_; }
+  // flow.volcano.sh JobTemplates (as vcjob specs) and JobFlows, by "ns/name";
+  // the JobFlow controller writes the flows' status.
+  const std::map<std::string, VcJob>& job_templates() const { return job_templates_; }
+  std::map<std::string, JobFlow>& mutable_job_flows() { return job_flows_; }
+  const std::map<std::string, JobFlow>& job_flows() const { return job_flows_; }
   std::map<std::string, Queue>& mutable_queues() { return queues_; }
 
   // Monotonic counter bumped by every mutation (lets caches notice change).
@@ -81,6 +86,8 @@ class ClusterState {
   std::map<std::string, OwnerObject> owners_;  // "ns/Kind/name"
   std::map<std::string, ObjectMeta> namespaces_;
   std::map<std::string, Command> commands_;
+  std::map<std::string, VcJob> job_templates_;
+  std::map<std::string, JobFlow> job_flows_;
   std::map<std::string, Numatopology> numatopologies_;
   uint64_t generation_ = 0;
 };

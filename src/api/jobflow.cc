@@ -1,0 +1,190 @@
+#include "api/jobflow.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <functional>
+#include <map>
+#include <set>
+
+namespace basalt {
+namespace {
+
+bool Present(const YAML::Node& n) { return n.IsDefined() && !n.IsNull(); }
+
+Status Bad(const std::string& field, const std::string& problem) {
+  return Status::InvalidArgument(field + ": " + problem);
+}
+
+Status ExpectMap(const YAML::Node& n, const std::string& field) {
+  if (Present(n) && !n.IsMap()) return Bad(field, "expected an object");
+  return Status::Ok();
+}
+
+Status ExpectList(const YAML::Node& n, const std::string& field) {
+  if (Present(n) && !n.IsSequence()) return Bad(field, "expected a list");
+  return Status::Ok();
+}
+
+Status ReadString(const YAML::Node& parent, const char* key, const std::string& path, std::string* out) {
+  const YAML::Node n = parent[key];
+  if (!Present(n)) return Status::Ok();
+  if (!n.IsScalar()) return Bad(path + "." + key, "expected a string");
+  *out = n.Scalar();
+  return Status::Ok();
+}
+
+Status ReadPort(const YAML::Node& parent, const std::string& path, int32_t* out) {
+  const YAML::Node n = parent["port"];
+  if (!Present(n)) return Status::Ok();
+  const std::string field = path + ".port";
+  if (!n.IsScalar()) return Bad(field, "expected an integer");
+  const std::string& s = n.Scalar();
+  int64_t v = 0;
+  if (s.empty() || s.size() > 6) return Bad(field, "expected a port number (1-65535), got \"" + s + "\"");
+  for (char c : s) {
+    if (c < '0' || c > '9') return Bad(field, "expected a port number (1-65535), got \"" + s + "\"");
+    v = v * 10 + (c - '0');
+  }
+  if (v < 1 || v > 65535) return Bad(field, "expected a port number (1-65535), got \"" + s + "\"");
+  *out = static_cast<int32_t>(v);
+  return Status::Ok();
+}
+
+std::string Index(const std::string& path, size_t i) { return path + "[" + std::to_string(i) + "]"; }
+
+Status DecodeProbe(const YAML::Node& n, const std::string& path, FlowProbe* probe) {
+  BASALT_RETURN_IF_ERROR(ExpectMap(n, path));
+  for (const auto& kv : n) {
+    const std::string key = kv.first.Scalar();
+    if (key != "httpGetList" && key != "tcpSocketList" && key != "taskStatusList") {
+      return Bad(path + "." + key, "unknown field (want httpGetList, tcpSocketList or taskStatusList)");
+    }
+  }
+  const YAML::Node http = n["httpGetList"], tcp = n["tcpSocketList"], task = n["taskStatusList"];
+  BASALT_RETURN_IF_ERROR(ExpectList(http, path + ".httpGetList"));
+  BASALT_RETURN_IF_ERROR(ExpectList(tcp, path + ".tcpSocketList"));
+  BASALT_RETURN_IF_ERROR(ExpectList(task, path + ".taskStatusList"));
+  for (size_t i = 0; Present(http) && i < http.size(); ++i) {
+    const std::string ip = Index(path + ".httpGetList", i);
+    BASALT_RETURN_IF_ERROR(ExpectMap(http[i], ip));
+    FlowProbe::HttpGet h;
+    BASALT_RETURN_IF_ERROR(ReadString(http[i], "taskName", ip, &h.task_name));
+    BASALT_RETURN_IF_ERROR(ReadString(http[i], "path", ip, &h.path));
+    BASALT_RETURN_IF_ERROR(ReadPort(http[i], ip, &h.port));
+    probe->http_get_list.push_back(std::move(h));
+  }
+  for (size_t i = 0; Present(tcp) && i < tcp.size(); ++i) {
+    const std::string ip = Index(path + ".tcpSocketList", i);
+    BASALT_RETURN_IF_ERROR(ExpectMap(tcp[i], ip));
+    FlowProbe::TcpSocket t;
+    BASALT_RETURN_IF_ERROR(ReadString(tcp[i], "taskName", ip, &t.task_name));
+    BASALT_RETURN_IF_ERROR(ReadPort(tcp[i], ip, &t.port));
+    probe->tcp_socket_list.push_back(std::move(t));
+  }
+  for (size_t i = 0; Present(task) && i < task.size(); ++i) {
+    const std::string ip = Index(path + ".taskStatusList", i);
+    BASALT_RETURN_IF_ERROR(ExpectMap(task[i], ip));
+    FlowProbe::TaskStatus t;
+    BASALT_RETURN_IF_ERROR(ReadString(task[i], "taskName", ip, &t.task_name));
+    BASALT_RETURN_IF_ERROR(ReadString(task[i], "phase", ip, &t.phase));
+    probe->task_status_list.push_back(std::move(t));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status DecodeJobFlowSpec(const YAML::Node& doc, JobFlow* flow) {
+  const YAML::Node spec = doc["spec"];
+  if (!Present(spec)) return Bad("spec", "missing");
+  BASALT_RETURN_IF_ERROR(ExpectMap(spec, "spec"));
+  BASALT_RETURN_IF_ERROR(ReadString(spec, "jobRetainPolicy", "spec", &flow->job_retain_policy));
+  if (flow->job_retain_policy.empty()) flow->job_retain_policy = "retain";
+  if (flow->job_retain_policy != "retain" && flow->job_retain_policy != "delete") {
+    return Bad("spec.jobRetainPolicy", "must be retain or delete, got \"" + flow->job_retain_policy + "\"");
+  }
+  const YAML::Node flows = spec["flows"];
+  BASALT_RETURN_IF_ERROR(ExpectList(flows, "spec.flows"));
+  if (!Present(flows) || flows.size() == 0) return Bad("spec.flows", "missing (a JobFlow needs at least one flow)");
+  std::map<std::string, size_t> index_of;
+  for (size_t i = 0; i < flows.size(); ++i) {
+    const std::string ip = Index("spec.flows", i);
+    BASALT_RETURN_IF_ERROR(ExpectMap(flows[i], ip));
+    Flow f;
+    BASALT_RETURN_IF_ERROR(ReadString(flows[i], "name", ip, &f.name));
+    if (f.name.empty()) return Bad(ip + ".name", "missing");
+    if (!index_of.emplace(f.name, i).second) {
+      return Bad(ip + ".name", "flow \"" + f.name + "\" appears twice (first at spec.flows[" +
+                                   std::to_string(index_of[f.name]) + "])");
+    }
+    const YAML::Node dep = flows[i]["dependsOn"];
+    const std::string dp = ip + ".dependsOn";
+    BASALT_RETURN_IF_ERROR(ExpectMap(dep, dp));
+    if (Present(dep)) {
+      const YAML::Node targets = dep["targets"];
+      BASALT_RETURN_IF_ERROR(ExpectList(targets, dp + ".targets"));
+      for (size_t j = 0; Present(targets) && j < targets.size(); ++j) {
+        if (!targets[j].IsScalar() || targets[j].Scalar().empty()) {
+          return Bad(Index(dp + ".targets", j), "expected a flow name");
+        }
+        f.targets.push_back(targets[j].Scalar());
+      }
+      if (Present(dep["probe"])) {
+        f.has_probe = true;
+        BASALT_RETURN_IF_ERROR(DecodeProbe(dep["probe"], dp + ".probe", &f.probe));
+      }
+    }
+    flow->flows.push_back(std::move(f));
+  }
+  // Targets exist and the dependencies form a DAG (Volcano's admission refuses
+  // a cycle: no job of it could ever be created).
+  for (size_t i = 0; i < flow->flows.size(); ++i) {
+    const Flow& f = flow->flows[i];
+    for (size_t j = 0; j < f.targets.size(); ++j) {
+      if (!index_of.count(f.targets[j])) {
+        return Bad(Index(Index("spec.flows", i) + ".dependsOn.targets", j),
+                   "unknown flow \"" + f.targets[j] + "\" (not in spec.flows)");
+      }
+      if (f.targets[j] == f.name) {
+        return Bad(Index(Index("spec.flows", i) + ".dependsOn.targets", j), "a flow cannot depend on itself");
+      }
+    }
+  }
+  std::vector<int> color(flow->flows.size(), 0);  // 0 unvisited, 1 on the stack, 2 done
+  std::function<std::string(size_t)> visit = [&](size_t i) -> std::string {
+    color[i] = 1;
+    for (const std::string& t : flow->flows[i].targets) {
+      const size_t j = index_of[t];
+      if (color[j] == 1) return flow->flows[i].name + " -> " + t;
+      if (color[j] == 0) {
+        std::string cycle = visit(j);
+        if (!cycle.empty()) return flow->flows[i].name + " -> " + cycle;
+      }
+    }
+    color[i] = 2;
+    return "";
+  };
+  for (size_t i = 0; i < flow->flows.size(); ++i) {
+    if (color[i] != 0) continue;
+    std::string cycle = visit(i);
+    if (!cycle.empty()) return Bad("spec.flows", "dependency cycle: " + cycle);
+  }
+  return Status::Ok();
+}
+
+Status CheckJobFlowTemplates(const std::vector<JobFlow>& flows, const std::vector<VcJob>& templates) {
+  std::set<std::string> known;
+  for (const VcJob& t : templates) known.insert(t.meta.Key());
+  for (const JobFlow& jf : flows) {
+    for (size_t i = 0; i < jf.flows.size(); ++i) {
+      const std::string key = jf.meta.namespace_ + "/" + jf.flows[i].name;
+      if (!known.count(key)) {
+        return Status::InvalidArgument(jf.meta.source + ": JobFlow " + jf.meta.Key() + ": spec.flows[" +
+                                       std::to_string(i) + "].name: no JobTemplate " + key + " in the input");
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace basalt
