@@ -7,6 +7,7 @@ set(BASALT_TEST_SOURCES
   tests/config_test.cc
   tests/controllers_test.cc
   tests/decode_test.cc
+  tests/explain_test.cc
   tests/fairness_test.cc
   tests/fuzz_regress_test.cc
   tests/invariants_test.cc

@@ -7,6 +7,7 @@
 
 #include "cli/bench.h"
 #include "cli/completion.h"
+#include "cli/explain.h"
 #include "cli/job_cmd.h"
 #include "cli/queue_cmd.h"
 #include "cli/schedule.h"
@@ -138,6 +139,9 @@ int main(int argc, char** argv) {
   bench->add_flag("--reference", bench_req.reference, "Use the reference node selection instead of the fast one");
   bench->footer("Example:\n  basalt bench --profile alloc-1k --runs 5");
 
+  basalt::ExplainRequest explain_req;
+  CLI::App* explain = basalt::AddExplainCommand(app, &explain_req);
+
   // vcctl's job and queue commands, and completion (added last: it walks the tree).
   basalt::CliOutcome vc_outcome;
   basalt::AddJobCommands(app, &vc_outcome);
@@ -158,6 +162,7 @@ int main(int argc, char** argv) {
   }
   if (validate->parsed()) return basalt::RunValidate(validate_paths, validate_conf);
   if (bench->parsed()) return basalt::RunBench(bench_req);
+  if (explain->parsed()) return basalt::RunExplainCommand(explain_req);
   if (simulate->parsed()) {
     if (seed_opt->count() > 0) sim.seed = sim_seed;
     return basalt::RunSimulate(sim);
