@@ -42,15 +42,15 @@ spec: {schedulerName: volcano, containers: [{name: c, resources: {requests: {cpu
 )";
 
 // Runs `fn` as an action in a check-enabled session; returns the violation ("" if none).
-std::string RunChecked(const std::string& cluster, std::function<void(Session&)> fn) {
+std::string RunChecked(const std::string& cluster, std::function<void(Session&)> fn,
+                       const std::string& conf_text = "actions: \"allocate\"\ntiers:\n- plugins:\n  - name: gang\n") {
   ClusterObjects objects;
   EXPECT_OK(DecodeText(cluster, "test.yaml", &objects));
   ClusterState state;
   EXPECT_OK(state.AddAll(std::move(objects)));
   PluginRegistry plugins;
   RegisterBuiltinPlugins(plugins);
-  auto conf = ParseSchedulerConfig("actions: \"allocate\"\ntiers:\n- plugins:\n  - name: gang\n", "t.conf",
-                                   plugins.Names(), {});
+  auto conf = ParseSchedulerConfig(conf_text, "t.conf", plugins.Names(), {});
   EXPECT_OK(conf);
   SessionOptions options;
   options.check_invariants = true;
@@ -121,6 +121,99 @@ TEST(InvariantsTest, ZeroScalarLeftByBookkeepingIsNotAViolation) {
               allocated.Discard();
             }),
             "");
+}
+
+// ---- check 9: capacity-card's per-model card accounting ----
+
+constexpr char kCardConf[] = R"(actions: "allocate"
+tiers:
+- plugins:
+  - name: gang
+  - name: capacity-card
+)";
+
+// One H200 node (8 cards), queue q1 with 4 H200s, a 2-card pod pending and a
+// 1-card pod of the same queue already running.
+constexpr char kCardCluster[] = R"(apiVersion: v1
+kind: Node
+metadata: {name: h1, labels: {nvidia.com/gpu.product: NVIDIA-H200}}
+status: {allocatable: {cpu: "16", memory: 64Gi, pods: "110", nvidia.com/gpu: "8"}}
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata: {name: q1, annotations: {volcano.sh/card.quota: '{"NVIDIA-H200": 4}'}}
+spec: {weight: 1, capability: {cpu: "16", memory: 64Gi}}
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: pg, namespace: default}
+spec: {minMember: 1, queue: q1}
+status: {phase: Inqueue}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: train, namespace: default, annotations: {scheduling.k8s.io/group-name: pg, volcano.sh/card.name: NVIDIA-H200}}
+spec: {schedulerName: volcano, containers: [{name: c, resources: {requests: {cpu: "1", nvidia.com/gpu: "2"}}}]}
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: old, namespace: default}
+spec: {minMember: 1, queue: q1}
+status: {phase: Running}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: serve, namespace: default, annotations: {scheduling.k8s.io/group-name: old, volcano.sh/card.name: NVIDIA-H200}}
+spec: {schedulerName: volcano, nodeName: h1, containers: [{name: c, resources: {requests: {cpu: "1", nvidia.com/gpu: "1"}}}]}
+status: {phase: Running}
+)";
+
+TaskInfo& TaskNamed(Session& ssn, const std::string& key) {
+  for (TaskInfo& t : ssn.tasks()) {
+    if (t.key == key) return t;
+  }
+  ADD_FAILURE() << "no task " << key;
+  return ssn.tasks()[0];
+}
+
+// Placements and rollbacks through the session keep the plugin's count equal
+// to the recount (the running pod's card is counted from session open).
+TEST(InvariantsTest, CardAccountingFollowsPlacements) {
+  EXPECT_EQ(RunChecked(kCardCluster,
+                       [](Session& ssn) {
+                         Statement discarded(ssn);
+                         discarded.Allocate(TaskNamed(ssn, "default/train"), ssn.nodes()[0]);
+                         discarded.Discard();
+                         Statement evicted(ssn);
+                         evicted.Evict(TaskNamed(ssn, "default/serve"), "reclaim", "test");
+                         evicted.Discard();
+                         ssn.Allocate(TaskNamed(ssn, "default/train"), ssn.nodes()[0]);
+                       },
+                       kCardConf),
+            "");
+}
+
+// Failing on purpose: an allocate event for a pod that was never placed
+// corrupts the queue's H200 count (3 cards counted, 1 used), and the check
+// names the plugin, the queue, the model and both numbers.
+TEST(InvariantsTest, CorruptedCardCountIsReported) {
+  std::string v = RunChecked(kCardCluster, [](Session& ssn) { ssn.FireAllocate(TaskNamed(ssn, "default/train")); },
+                             kCardConf);
+  EXPECT_EQ(v,
+            "cycle 1, after action scripted: capacity-card: queue q1 card NVIDIA-H200 accounted 3000m "
+            "(milli-cards), its placed pods use 1000m");
+}
+
+// The other way round: a pod placed without its event is used but not counted.
+TEST(InvariantsTest, UncountedCardPlacementIsReported) {
+  std::string v = RunChecked(kCardCluster,
+                             [](Session& ssn) {
+                               ssn.PlaceTask(TaskNamed(ssn, "default/train"), ssn.nodes()[0], TaskStatus::kPipelined);
+                             },
+                             kCardConf);
+  EXPECT_NE(v.find("queue q1 card NVIDIA-H200 accounted 1000m (milli-cards), its placed pods use 3000m"),
+            std::string::npos)
+      << v;
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
-#include <algorithm>
 #include "random_cluster.h"
 
+#include <algorithm>
 #include <random>
 #include <sstream>
 
@@ -26,6 +26,67 @@ class Gen {
   std::mt19937_64 rng_;
 };
 
+// Card models of card worlds: two whole-card products, and the MIG slice an
+// H200 node may also offer (a model of its own).
+const std::vector<std::string> kProducts = {"NVIDIA-H200", "NVIDIA-A100"};
+const std::vector<std::string> kCardModels = {"NVIDIA-H200", "NVIDIA-A100", "NVIDIA-H200/mig-1g.18gb-mixed"};
+
+// A queue's `volcano.sh/card.quota`: some models, 0 to 6 cards each.
+std::string CardQuota(Gen& g) {
+  std::string json;
+  for (const std::string& m : kCardModels) {
+    if (!g.Chance(60)) continue;
+    json += (json.empty() ? "" : ", ") + ("\"" + m + "\": " + std::to_string(g.Int(0, 6)));
+  }
+  return "{" + json + "}";
+}
+
+// What a job of a card world adds to its objects.
+struct CardJob {
+  std::string pod_annotations;    // "volcano.sh/card.name: ..." ("" = no cards)
+  std::string group_annotations;  // service type, card.request
+  std::string node_selector;      // the product, for single-model whole cards
+  std::string card_request;       // e.g. `nvidia.com/gpu: "2"`, added to the pod's requests
+};
+
+// Draws a job's service type and cards.
+CardJob DrawCardJob(Gen& g) {
+  CardJob c;
+  const int type = g.Int(1, 100);
+  if (type <= 40) {
+    c.group_annotations = "volcano.sh/service.type: training";
+  } else if (type <= 80) {
+    c.group_annotations = "volcano.sh/service.type: inference";
+  }
+  if (g.Chance(25)) return c;  // no cards: charged on cpu and memory only
+  std::string name, resource;
+  int count = 1;
+  switch (g.Int(0, 3)) {
+    case 0:
+    case 1:
+      name = g.Pick(kProducts);
+      resource = "nvidia.com/gpu";
+      count = g.Int(1, 2);
+      if (g.Chance(50)) c.node_selector = "nvidia.com/gpu.product: " + name;
+      break;
+    case 2:  // alternatives on one resource, preferred first
+      name = g.Chance(50) ? "NVIDIA-H200|NVIDIA-A100" : "NVIDIA-A100|NVIDIA-H200";
+      resource = "nvidia.com/gpu";
+      break;
+    default:
+      name = "NVIDIA-H200/mig-1g.18gb-mixed";
+      resource = "nvidia.com/mig-1g.18gb";
+      break;
+  }
+  c.pod_annotations = "volcano.sh/card.name: \"" + name + "\"";
+  if (g.Chance(30)) {
+    c.group_annotations += std::string(c.group_annotations.empty() ? "" : ", ") + "volcano.sh/card.request: '{\"" +
+                           name + "\": " + std::to_string(count) + "}'";
+  }
+  c.card_request = resource + ": \"" + std::to_string(count) + "\"";
+  return c;
+}
+
 std::string Cpu(Gen& g) { return g.Pick<std::string>({"100m", "250m", "500m", "1", "1500m", "2", "3", "4"}); }
 std::string Mem(Gen& g) { return g.Pick<std::string>({"128Mi", "512Mi", "1Gi", "2Gi", "4Gi"}); }
 
@@ -43,6 +104,10 @@ std::string Switches(Gen& g, const std::string& name) {
     maybe("enableReclaimable", 30);
     maybe("enabledAllocatable", 10);
     maybe("enablePreemptive", 10);
+  } else if (name == "capacity-card") {
+    maybe("enableReclaimable", 30);
+    maybe("enabledAllocatable", 10);
+    maybe("enableJobEnqueued", 10);
   } else if (name == "priority" || name == "drf") {
     maybe("enablePreemptable", 40);
   } else if (name == "conformance") {
@@ -52,7 +117,20 @@ std::string Switches(Gen& g, const std::string& name) {
   return s;
 }
 
-std::string Conf(Gen& g, bool capacity, bool hierarchy) {
+// capacity-card's arguments (docs/plugins/capacity-card.md), drawn at random.
+std::string CardArguments(Gen& g) {
+  std::ostringstream os;
+  os << "    arguments:\n";
+  os << "      overCommitFactor: " << g.Pick<std::string>({"1", "1.5", "2"}) << "\n";
+  os << "      cardUnlimitedCpuMemory: " << (g.Chance(50) ? "true" : "false") << "\n";
+  if (g.Chance(50)) os << "      nodeOrderWeight: " << g.Pick<std::string>({"0.5", "1", "3"}) << "\n";
+  if (g.Chance(60)) {
+    os << "      podOwnerReferenceToServiceType:\n        ReplicaSet: inference\n        Job: training\n";
+  }
+  return os.str();
+}
+
+std::string Conf(Gen& g, const std::string& queue_plugin, bool hierarchy) {
   std::vector<std::string> actions = {"enqueue", "allocate"};
   if (g.Chance(50)) actions.push_back("backfill");
   if (g.Chance(60)) actions.push_back("preempt");
@@ -60,7 +138,6 @@ std::string Conf(Gen& g, bool capacity, bool hierarchy) {
   if (g.Chance(10)) actions.erase(actions.begin());  // allocate admits every job itself
   std::string list;
   for (const auto& a : actions) list += (list.empty() ? "" : ", ") + a;
-  const std::string queue_plugin = capacity ? "capacity" : "proportion";
   std::vector<std::vector<std::string>> tiers;
   switch (g.Int(0, 3)) {
     case 0:  // Volcano's default shape.
@@ -90,6 +167,7 @@ std::string Conf(Gen& g, bool capacity, bool hierarchy) {
         sw = "    enableReclaimable: false\n";
       }
       if (p == "capacity" && hierarchy) sw += "    enableHierarchy: true\n";
+      if (p == "capacity-card") sw += CardArguments(g);
       os << sw;
     }
   }
@@ -109,9 +187,13 @@ World GenerateWorld(uint64_t seed, bool small) {
   World w;
   w.seed = seed;
   w.cycles = g.Int(1, small ? 3 : 4);
-  const bool capacity = g.Chance(40);
+  // The queue plugin: proportion, capacity (flat or hierarchical) or
+  // capacity-card, which is used instead of the other two, never with them.
+  const int mode = g.Int(1, 100);
+  const bool cards = mode > 75;
+  const bool capacity = !cards && mode <= 30;
   const bool hierarchy = capacity && g.Chance(35);
-  w.conf = Conf(g, capacity, hierarchy);
+  w.conf = Conf(g, cards ? "capacity-card" : capacity ? "capacity" : "proportion", hierarchy);
 
   const int nodes = g.Int(1, small ? 4 : 6);
   std::vector<std::string> node_names;
@@ -119,12 +201,22 @@ World GenerateWorld(uint64_t seed, bool small) {
     std::ostringstream os;
     std::string name = "n" + std::to_string(i);
     node_names.push_back(name);
+    // Card worlds: a GPU product label makes the node's GPUs (and MIG slices)
+    // card models (docs/plugins/capacity-card.md, "Card models").
+    const std::string product = cards && g.Chance(75) ? g.Pick(kProducts) : "";
     os << "apiVersion: v1\nkind: Node\nmetadata: {name: " << name << ", labels: {zone: "
-       << (g.Chance(50) ? "a" : "b") << "}}\n";
+       << (g.Chance(50) ? "a" : "b");
+    if (!product.empty()) os << ", nvidia.com/gpu.product: " << product;
+    os << "}}\n";
     if (g.Chance(20)) os << "spec: {taints: [{key: dedicated, value: x, effect: NoSchedule}]}\n";
     os << "status: {allocatable: {cpu: \"" << g.Int(1, 16) << "\", memory: " << g.Int(1, 32) << "Gi, pods: \""
        << g.Pick<int>({3, 10, 110}) << "\"";
-    if (g.Chance(30)) os << ", nvidia.com/gpu: \"" << g.Int(0, 8) << "\"";
+    if (!product.empty()) {
+      os << ", nvidia.com/gpu: \"" << g.Int(0, 8) << "\"";
+      if (product == "NVIDIA-H200" && g.Chance(40)) os << ", nvidia.com/mig-1g.18gb: \"" << g.Int(1, 7) << "\"";
+    } else if (g.Chance(30)) {
+      os << ", nvidia.com/gpu: \"" << g.Int(0, 8) << "\"";
+    }
     os << "}}\n";
     w.docs.push_back(os.str());
   }
@@ -141,14 +233,15 @@ World GenerateWorld(uint64_t seed, bool small) {
     std::ostringstream os;
     std::string name = "q" + std::to_string(i);
     queue_names.push_back(name);
-    os << "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: " << name << "}\nspec:\n"
-       << "  weight: " << g.Int(1, 5) << "\n";
+    os << "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: " << name;
+    if (cards && g.Chance(80)) os << ", annotations: {volcano.sh/card.quota: '" << CardQuota(g) << "'}";
+    os << "}\nspec:\n  weight: " << g.Int(1, 5) << "\n";
     if (g.Chance(30)) os << "  priority: " << g.Int(0, 3) << "\n";
     if (g.Chance(20)) os << "  reclaimable: false\n";
     // Only queues Volcano's admission accepts: guarantee <= deserved <= capability
     // (a guarantee above the capability lifts deserved past it, by design).
     int cap_cpu = 1 << 20, cap_mem = 1 << 20;
-    if (g.Chance(40)) {
+    if (g.Chance(cards ? 75 : 40)) {
       cap_cpu = g.Int(1, 24);
       cap_mem = g.Int(2, 64);
       os << "  capability: {cpu: \"" << cap_cpu << "\", memory: " << cap_mem << "Gi}\n";
@@ -177,25 +270,43 @@ World GenerateWorld(uint64_t seed, bool small) {
     const std::string pc = g.Chance(50) ? (g.Chance(50) ? "high" : "low") : "";
     std::string requests = "{cpu: \"" + cpu + "\", memory: " + mem + (gpu ? ", nvidia.com/gpu: \"1\"" : "") + "}";
     if (g.Chance(8)) requests = "{}";  // BestEffort: only backfill places it
+    // Card worlds: most jobs name their cards; a service type decides who
+    // reclaims from whom (inference from training).
+    CardJob card;
+    if (cards) card = DrawCardJob(g);
+    if (!card.card_request.empty()) {
+      requests = requests == "{}" ? "{" + card.card_request + "}"
+                                  : "{cpu: \"" + cpu + "\", memory: " + mem + ", " + card.card_request + "}";
+    }
     if (g.Chance(35)) {
       // A vcjob: the job controller makes the PodGroup and the pods.
       std::ostringstream os;
-      os << "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: " << job
-         << ", namespace: default}\nspec:\n  minAvailable: " << min << "\n  queue: " << queue << "\n";
+      os << "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: " << job << ", namespace: default";
+      // volcano.sh/* annotations of a vcjob travel to its PodGroup.
+      if (!card.group_annotations.empty()) os << ", annotations: {" << card.group_annotations << "}";
+      os << "}\nspec:\n  minAvailable: " << min << "\n  queue: " << queue << "\n";
       if (!pc.empty()) os << "  priorityClassName: " << pc << "\n";
       if (g.Chance(60)) {
         os << "  policies:\n  - event: PodEvicted\n    action: "
            << g.Pick<std::string>({"RestartJob", "AbortJob", "RestartTask"}) << "\n";
       }
-      os << "  tasks:\n  - name: w\n    replicas: " << tasks << "\n    template:\n      spec:\n"
-         << "        containers: [{name: c, resources: {requests: " << requests << "}}]\n";
+      os << "  tasks:\n  - name: w\n    replicas: " << tasks << "\n    template:\n";
+      if (!card.pod_annotations.empty()) os << "      metadata: {annotations: {" << card.pod_annotations << "}}\n";
+      os << "      spec:\n";
+      if (!card.node_selector.empty()) os << "        nodeSelector: {" << card.node_selector << "}\n";
+      os << "        containers: [{name: c, resources: {requests: " << requests << "}}]\n";
       w.docs.push_back(os.str());
       continue;
     }
     std::ostringstream pg;
     pg << "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: " << job
        << ", namespace: default";
-    if (g.Chance(30)) pg << ", annotations: {volcano.sh/preemptable: \"" << (g.Chance(70) ? "true" : "false") << "\"}";
+    std::string pg_annotations = card.group_annotations;
+    if (g.Chance(30)) {
+      pg_annotations += std::string(pg_annotations.empty() ? "" : ", ") + "volcano.sh/preemptable: \"" +
+                        (g.Chance(70) ? "true" : "false") + "\"";
+    }
+    if (!pg_annotations.empty()) pg << ", annotations: {" << pg_annotations << "}";
     pg << "}\nspec: {minMember: " << min << ", queue: " << queue;
     if (!pc.empty()) pg << ", priorityClassName: " << pc;
     pg << "}\n";
@@ -207,9 +318,11 @@ World GenerateWorld(uint64_t seed, bool small) {
       os << "apiVersion: v1\nkind: Pod\nmetadata:\n  name: " << job << "-t-" << t
          << "\n  namespace: default\n  annotations: {scheduling.k8s.io/group-name: " << job;
       if (g.Chance(30)) os << ", volcano.sh/preemptable: \"" << (g.Chance(70) ? "true" : "false") << "\"";
+      if (!card.pod_annotations.empty()) os << ", " << card.pod_annotations;
       os << "}\nspec:\n  schedulerName: volcano\n";
+      if (!card.node_selector.empty()) os << "  nodeSelector: {" << card.node_selector << "}\n";
       if (!pc.empty()) os << "  priorityClassName: " << pc << "\n";
-      if (g.Chance(15)) os << "  nodeSelector: {zone: " << (g.Chance(50) ? "a" : "b") << "}\n";
+      if (card.node_selector.empty() && g.Chance(15)) os << "  nodeSelector: {zone: " << (g.Chance(50) ? "a" : "b") << "}\n";
       if (g.Chance(15)) os << "  tolerations: [{key: dedicated, operator: Equal, value: x, effect: NoSchedule}]\n";
       const bool running = running_job && g.Chance(70);
       if (running) os << "  nodeName: " << g.Pick(node_names) << "\n";
@@ -260,6 +373,8 @@ RunOutcome RunWorld(const World& world) {
       break;
     }
     ++out.cycles_run;
+    out.binds += static_cast<int>(r->decisions.binds.size());
+    out.evictions += static_cast<int>(r->decisions.evictions.size());
     runner.WorldStep();
   }
   return out;
@@ -270,17 +385,67 @@ bool IsInvariantViolation(const RunOutcome& r) {
          r.violation.rfind("init:", 0) != 0;
 }
 
-World Shrink(const World& failing) {
-  if (!IsInvariantViolation(RunWorld(failing))) return failing;  // a load error: nothing to shrink
+namespace {
+
+// The value of the first `name: X` in a document, up to `,`, `}` or the line end.
+std::string NameOf(const std::string& doc) {
+  const size_t at = doc.find("name: ");
+  if (at == std::string::npos) return "";
+  const size_t from = at + 6;
+  const size_t to = doc.find_first_of(",}\n", from);
+  return doc.substr(from, to == std::string::npos ? std::string::npos : to - from);
+}
+
+// Indices of a PodGroup document and of every document naming it as its group.
+std::vector<std::vector<size_t>> JobUnits(const World& w) {
+  std::vector<std::vector<size_t>> units;
+  for (size_t i = 0; i < w.docs.size(); ++i) {
+    if (w.docs[i].find("kind: PodGroup\n") == std::string::npos) continue;
+    const std::string tag = "scheduling.k8s.io/group-name: " + NameOf(w.docs[i]);
+    std::vector<size_t> unit = {i};
+    for (size_t j = 0; j < w.docs.size(); ++j) {
+      const size_t at = w.docs[j].find(tag);
+      if (j == i || at == std::string::npos) continue;
+      const char next = at + tag.size() < w.docs[j].size() ? w.docs[j][at + tag.size()] : '\n';
+      if (next == ',' || next == '}' || next == '\n') unit.push_back(j);
+    }
+    if (unit.size() > 1) units.push_back(std::move(unit));
+  }
+  return units;
+}
+
+World Without(const World& w, std::vector<size_t> drop) {
+  World out = w;
+  std::sort(drop.rbegin(), drop.rend());
+  for (size_t i : drop) out.docs.erase(out.docs.begin() + static_cast<long>(i));
+  return out;
+}
+
+}  // namespace
+
+World Shrink(const World& failing, const WorldRunner& run) {
+  if (!IsInvariantViolation(run(failing))) return failing;  // a load error: nothing to shrink
   World w = failing;
+  // Keep a cut only if it still violates an invariant (not a load error).
+  auto still_fails = [&run](const World& candidate) { return IsInvariantViolation(run(candidate)); };
   bool progress = true;
   while (progress) {
     progress = false;
+    // Whole jobs first: one run removes a gang and all its pods.
+    for (bool dropped = true; dropped;) {
+      dropped = false;
+      for (const std::vector<size_t>& unit : JobUnits(w)) {
+        World smaller = Without(w, unit);
+        if (still_fails(smaller)) {
+          w = std::move(smaller);
+          progress = dropped = true;
+          break;  // indices moved: recompute the units
+        }
+      }
+    }
     for (size_t i = 0; i < w.docs.size();) {
-      World smaller = w;
-      smaller.docs.erase(smaller.docs.begin() + static_cast<long>(i));
-      // Keep the cut only if it still violates an invariant (not a load error).
-      if (IsInvariantViolation(RunWorld(smaller))) {
+      World smaller = Without(w, {i});
+      if (still_fails(smaller)) {
         w = std::move(smaller);
         progress = true;
       } else {
@@ -290,8 +455,9 @@ World Shrink(const World& failing) {
     while (w.cycles > 1) {
       World fewer = w;
       --fewer.cycles;
-      if (!IsInvariantViolation(RunWorld(fewer))) break;
+      if (!still_fails(fewer)) break;
       w = std::move(fewer);
+      progress = true;
     }
   }
   return w;
@@ -306,8 +472,10 @@ std::string ScenarioYaml(const World& world, const std::string& name, const std:
   };
   std::ostringstream os;
   os << "name: " << name << "\ndescription: >\n  Found by basalt_random_cycles (seed " << world.seed
-     << "), shrunk. The invariant check reported: " << violation << "\ntags: [regress, invariants]\nconf: |\n"
-     << indent(world.conf) << "cycles: " << world.cycles << "\ncluster: |\n" << indent(world.Manifests());
+     << "), shrunk. The invariant check reported: " << violation
+     << "\n  Passes once no invariant breaks; then add the expected decisions.\ntags: [regress, invariants]\nconf: |\n"
+     << indent(world.conf) << "cycles: " << world.cycles << "\ncheck_invariants: true\ncluster: |\n"
+     << indent(world.Manifests()) << "expect: {}\n";
   return os.str();
 }
 

@@ -5,7 +5,11 @@
 // deserved, guarantee, weight, priority, reclaimable; PodGroups with minMember,
 // vcjobs with PodEvicted policies; priorities, preemptable flags, running pods)
 // and a valid Volcano scheduler configuration (enqueue/allocate/backfill/
-// preempt/reclaim, proportion or capacity, varied tiers and switches). Each
+// preempt/reclaim, proportion, capacity or capacity-card, varied tiers,
+// switches and arguments). A quarter of the worlds are card worlds for
+// capacity-card: GPU nodes with product labels (H200, A100, H200 MIG slices),
+// queues with `volcano.sh/card.quota`, jobs with `card.name` (one model or
+// alternatives), `card.request` and an inference / training service type. Each
 // object is one YAML document, so a failing world shrinks by dropping
 // documents and is written out as a scenario file.
 //
@@ -15,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -36,6 +41,8 @@ struct RunOutcome {
   // Empty when every check passed; otherwise the first violation (or the
   // error that stopped the run: a generated world must always load).
   std::string violation;
+  int binds = 0;      // decisions over all cycles run
+  int evictions = 0;
   bool ok() const { return violation.empty(); }
 };
 
@@ -45,10 +52,22 @@ RunOutcome RunWorld(const World& world);
 // error, which means the generator itself is wrong).
 bool IsInvariantViolation(const RunOutcome& r);
 
-// Drops documents (then cycles) one at a time while `RunWorld` still fails.
-World Shrink(const World& failing);
+// Runs a world; `RunWorld` except in the shrinker's own tests, which inject
+// a fake violation.
+using WorldRunner = std::function<RunOutcome(const World&)>;
 
-// The scenario file (tests/scenarios format) reproducing `world`.
+// Shrinks a world whose run violates an invariant, keeping each cut only while
+// `run` still reports an invariant violation (a cut that makes the world fail
+// to load is undone): first whole jobs (a PodGroup with every pod naming it),
+// then single objects (nodes, queues, pods, vcjobs, priority classes) one at a
+// time, repeated until nothing more can go, then cycles. A world that does not
+// violate an invariant is returned as it is.
+World Shrink(const World& failing, const WorldRunner& run = RunWorld);
+
+// The scenario file (tests/scenarios format) reproducing `world`: run with
+// `check_invariants: true` and an empty `expect`, so it fails while the
+// invariant breaks and passes once the bug is fixed (then add the expected
+// decisions). The violation is quoted in the description.
 std::string ScenarioYaml(const World& world, const std::string& name, const std::string& violation);
 
 }  // namespace basalt::testing

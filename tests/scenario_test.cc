@@ -104,6 +104,7 @@ TEST_P(ScenarioTest, Matches) {
   req.cluster_source = GetParam() + ":cluster";
   req.cycles = doc["cycles"] ? doc["cycles"].as<int>() : 1;
   req.scores = doc["scores"] && doc["scores"].as<bool>();
+  if (doc["check_invariants"]) req.check_invariants = doc["check_invariants"].as<bool>();
   if (doc["now"]) req.now = doc["now"].Scalar();
 
   auto out = RunSchedule(req);

@@ -28,5 +28,6 @@ set(BASALT_TEST_SOURCES
   tests/scenario_test.cc
   tests/session_test.cc
   tests/sim_test.cc
+  tests/watch_line_test.cc
   tests/sla_rescheduling_test.cc
 )

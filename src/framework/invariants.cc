@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "framework/card_accounting.h"
 #include "framework/session.h"
 
 namespace basalt {
@@ -13,8 +14,9 @@ namespace {
 // Plugins known to register no Preemptable / Reclaimable function. Any other
 // plugin (including one added later) is assumed to vote, which can only turn a
 // conditional check off, never report a false violation.
-const std::set<std::string, std::less<>> kNoPreemptableFn = {"binpack", "capacity", "nodeorder", "overcommit",
-                                                             "predicates", "proportion"};
+const std::set<std::string, std::less<>> kNoPreemptableFn = {"binpack",    "capacity",   "capacity-card",
+                                                             "nodeorder",  "overcommit", "predicates",
+                                                             "proportion"};
 const std::set<std::string, std::less<>> kNoReclaimableFn = {"binpack", "nodeorder", "overcommit", "predicates",
                                                              "priority"};
 
@@ -220,6 +222,46 @@ Status CheckInvariants(const Session& ssn) {
       os << "pod " << e.pod << " evicted (" << e.action << ") but is "
          << (it == by_key.end() ? "unknown" : TaskStatusName(it->second->status));
       return Status::Internal(Fail(os));
+    }
+  }
+  // 9. Card-quota accounting.
+  return CheckCardAccounting(ssn);
+}
+
+Status CheckCardAccounting(const Session& ssn) {
+  for (const CardAccountingView* view : CardAccountingViews(ssn)) {
+    // The recount: every task a queue's quota counts (allocated statuses and
+    // Pipelined, as for QueueUsage), charged to the first of its models its
+    // node offers, else its preferred one.
+    std::vector<std::map<std::string, int64_t>> recount(ssn.queues().size());
+    for (const TaskInfo& t : ssn.tasks()) {
+      if (t.job == kNone || ssn.job(t.job).queue == kNone) continue;
+      if (!IsAllocatedStatus(t.status) && t.status != TaskStatus::kPipelined) continue;
+      CardDemand d = view->TaskCards(t);
+      if (d.models.empty()) continue;
+      std::string model = d.models.front();
+      for (const std::string& m : d.models) {
+        if (view->NodeOffers(t.node, m)) {
+          model = m;
+          break;
+        }
+      }
+      recount[ssn.job(t.job).queue][model] += d.milli;
+    }
+    for (const QueueInfo& q : ssn.queues()) {
+      std::map<std::string, int64_t> charged = view->ChargedCards(q.id);
+      std::set<std::string> models;
+      for (const auto& [m, v] : charged) models.insert(m);
+      for (const auto& [m, v] : recount[q.id]) models.insert(m);
+      for (const std::string& m : models) {
+        const int64_t have = charged.count(m) ? charged.at(m) : 0;
+        const int64_t want = recount[q.id].count(m) ? recount[q.id].at(m) : 0;
+        if (have == want) continue;
+        std::ostringstream os;
+        os << view->AccountName() << ": queue " << q.name << " card " << m << " accounted " << have
+           << "m (milli-cards), its placed pods use " << want << "m";
+        return Status::Internal(os.str());
+      }
     }
   }
   return Status::Ok();

@@ -28,8 +28,12 @@
 //     other voters, a tier without capacity may choose victims on its own).
 //  8. After preempt or reclaim, a job whose pods the action evicted still has
 //     minMember ready pods, when gang alone decides the corresponding vote.
+//  9. Card quotas: for every plugin publishing a CardAccountingView
+//     (capacity-card), each queue's per-model card use as the plugin counts
+//     it equals the recount over the queue's placed pods (allocated statuses
+//     and Pipelined), each charged to the first of its models its node offers.
 //
-// Session-wide checks (1-4) hold under any configuration; 5-8 are conditioned
+// Session-wide checks (1-4, 9) hold under any configuration; 5-8 are conditioned
 // on the configuration so that Volcano's own behaviour is never reported.
 #pragma once
 
@@ -78,9 +82,12 @@ class InvariantTracker {
   std::vector<Resource> before_queue_usage_;
 };
 
-// Session-wide invariants (1-4 above). Over-commit is measured against the
+// Session-wide invariants (1-4 above, and 9). Over-commit is measured against the
 // tracker's snapshot at open when the session has one, else against zero.
 Status CheckInvariants(const Session& ssn);
+
+// Check 9 alone (also part of CheckInvariants).
+Status CheckCardAccounting(const Session& ssn);
 
 // Per queue: the requests of its jobs' tasks in allocated statuses or
 // Pipelined, which is what proportion and capacity count as `allocated`.

@@ -25,11 +25,6 @@ const Json* Obj(const Json& j, const char* key) {
 
 Json Parse(const std::string& body) { return Json::parse(body, nullptr, /*allow_exceptions=*/false); }
 
-std::string ResourceVersionOf(const Json& obj) {
-  const Json* meta = Obj(obj, "metadata");
-  return meta ? Str(*meta, "resourceVersion") : "";
-}
-
 bool Retryable(int code) { return code == 0 || code == 429 || code >= 500; }
 
 
@@ -47,9 +42,6 @@ ApiError MakeError(int code, std::string message, std::string verb, std::string 
   e.path = std::move(path);
   return e;
 }
-
-// Watch lines larger than this are refused rather than buffered without bound.
-constexpr size_t kMaxWatchLine = 64u << 20;
 
 }  // namespace
 
@@ -311,25 +303,14 @@ ApiOr<WatchResult> Client::Watch(const std::string& path, const std::string& res
   limiter_.Acquire();
   auto on_headers = [&](int s, const std::map<std::string, std::string>&) { status = s; };
   auto handle_line = [&](std::string_view line) -> bool {
-    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
-    if (line.empty()) return true;
-    Json j = Json::parse(line.begin(), line.end(), nullptr, false);
-    std::string type = Str(j, "type");
-    const Json* obj = Obj(j, "object");
-    if (type.empty() || obj == nullptr) {
-      stream_error = MakeError(200, "malformed watch event: " + std::string(line.substr(0, 120)), "GET", path);
+    Result<std::optional<WatchEvent>> decoded = DecodeWatchLine(line);
+    if (!decoded.ok()) {
+      stream_error = MakeError(200, decoded.status().message(), "GET", path);
       return false;
     }
-    WatchEvent ev;
-    if (type == "ADDED") ev.type = WatchEventType::kAdded;
-    else if (type == "MODIFIED") ev.type = WatchEventType::kModified;
-    else if (type == "DELETED") ev.type = WatchEventType::kDeleted;
-    else if (type == "BOOKMARK") ev.type = WatchEventType::kBookmark;
-    else if (type == "ERROR") ev.type = WatchEventType::kError;
-    else {
-      stream_error = MakeError(200, "unknown watch event type \"" + type + "\"", "GET", path);
-      return false;
-    }
+    if (!decoded->has_value()) return true;  // a keep-alive blank line
+    WatchEvent& ev = **decoded;
+    const Json* obj = &ev.object;
     if (ev.type == WatchEventType::kError) {
       ApiError e = MakeError(200, "", "GET", path);
       FillErrorFromBody(obj->dump(), &e);
@@ -344,8 +325,6 @@ ApiOr<WatchResult> Client::Watch(const std::string& path, const std::string& res
       }
       return false;
     }
-    ev.resource_version = ResourceVersionOf(*obj);
-    ev.object = *obj;
     if (!ev.resource_version.empty()) result.last_resource_version = ev.resource_version;
     ++result.events;
     if (!on_event(ev)) {

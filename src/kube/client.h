@@ -45,6 +45,7 @@
 
 #include "api/status.h"
 #include "kube/http.h"
+#include "kube/watch_line.h"
 
 namespace basalt::kube {
 
@@ -155,13 +156,7 @@ struct ListResult {
   int relists = 0;  // restarts caused by an expired continue token
 };
 
-enum class WatchEventType { kAdded, kModified, kDeleted, kBookmark, kError };
-
-struct WatchEvent {
-  WatchEventType type;
-  Json object;
-  std::string resource_version;  // object.metadata.resourceVersion
-};
+// WatchEventType and WatchEvent: kube/watch_line.h (the line decoder).
 
 // Why a watch returned.
 enum class WatchEnd {

@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "api/card_annotations.h"
+#include "framework/card_accounting.h"
 #include "framework/session.h"
 #include "plugins/builtin.h"
 #include "plugins/card_discovery.h"
@@ -146,9 +147,10 @@ struct Options {
   std::map<std::string, ServiceType> owner_kind_service_type;
 };
 
-class CapacityCardPlugin : public Plugin {
+class CapacityCardPlugin : public Plugin, public CardAccountingView {
  public:
   explicit CapacityCardPlugin(Options opts) : opts_(std::move(opts)) {}
+  ~CapacityCardPlugin() override { WithdrawCardAccounting(this); }
 
   std::string_view Name() const override { return kPluginName; }
 
@@ -157,6 +159,30 @@ class CapacityCardPlugin : public Plugin {
     DiscoverCards(ssn);
     BuildQueues(ssn);
     Register(ssn);
+    PublishCardAccounting(&ssn, this);
+  }
+
+  // ---- read-only view for the invariant checker (framework/card_accounting.h) ----
+
+  std::string_view AccountName() const override { return kPluginName; }
+
+  std::map<std::string, int64_t> ChargedCards(QueueId q) const override {
+    return q >= 0 && q < static_cast<QueueId>(quotas_.size()) ? quotas_[q].allocated.cards : CardMap();
+  }
+
+  CardDemand TaskCards(const TaskInfo& t) const override {
+    const bool cached = static_cast<size_t>(t.id) < task_requests_.size() && task_requests_[t.id].has_value();
+    const TaskRequest r = cached ? *task_requests_[t.id] : ReadTaskRequest(t);
+    if (!r.error.empty()) return {};
+    return {r.models, r.card_milli};
+  }
+
+  bool NodeOffers(NodeId node, const std::string& model) const override {
+    if (node == kNone || static_cast<size_t>(node) >= node_cards_.size()) return false;
+    for (const NodeCard& c : node_cards_[node]) {
+      if (c.model == model) return true;
+    }
+    return false;
   }
 
  private:
@@ -172,14 +198,6 @@ class CapacityCardPlugin : public Plugin {
         card_resources_.insert(c.resource);
       }
     }
-  }
-
-  bool NodeOffers(NodeId node, const std::string& model) const {
-    if (node == kNone) return false;
-    for (const NodeCard& c : node_cards_[node]) {
-      if (c.model == model) return true;
-    }
-    return false;
   }
 
   // The Kubernetes resource of `model`, or "" when it cannot be told.
