@@ -313,7 +313,7 @@ std::string ExplainText(const ExplainReport& r) {
     o << " (request " << ResourceText(t.request) << ")\n";
     if (!t.failed_scheduling.empty()) o << "    FailedScheduling: " << t.failed_scheduling << "\n";
     if (!t.pre_predicate.empty()) o << "    every node: " << t.pre_predicate << "\n";
-    if (!t.queue_allocatable) o << "    the queue's quota refuses it (Allocatable)\n";
+    if (!t.queue_allocatable) o << "    the queue refuses to place it (Allocatable: quota or state)\n";
     for (const NodeGroupFit& g : t.node_groups) {
       o << "    " << Plural(g.nodes.size(), "node") << ": ";
       for (size_t i = 0; i < g.reasons.size(); ++i) o << (i ? "; " : "") << g.reasons[i];

@@ -411,7 +411,8 @@ class Prober {
         if (ssn.task(id).key == te.pod) t = &ssn.task(id);
       }
       if (!t || t->status != TaskStatus::kPending) continue;
-      te.queue_allocatable = ssn.Allocatable(queue, *t);
+      // Allocate only asks the queue about admitted PodGroups.
+      if (!job->IsPending()) te.queue_allocatable = ssn.Allocatable(queue, *t);
       PredicateStatus pre = ssn.PrePredicate(*t);
       if (!pre.ok()) {
         te.pre_predicate = pre.reasons.empty() ? "refused by a pre-predicate" : Join(pre.reasons, "; ");
@@ -478,7 +479,7 @@ class Prober {
                   ": it admits and places nothing; open it (basalt queue open " + q.name + ")");
     }
     if (report_.enqueue_considered && !report_.enqueue_admitted) {
-      bool queue_numbers = report_.enqueue_rejections.empty();
+      bool queue_numbers = report_.enqueue_rejections.empty() && q.state == "Open";
       for (const ExplainEvent& e : report_.enqueue_rejections) {
         h.push_back((e.plugin.empty() ? "enqueue" : e.plugin) + " refused admission: " + e.message);
         queue_numbers |= e.plugin == "proportion" || e.plugin == "capacity";
@@ -504,7 +505,7 @@ class Prober {
     }
     for (const TaskExplanation& t : report_.tasks) {
       if (t.status == "Pending" && !t.queue_allocatable) {
-        h.push_back(t.pod + ": the queue's quota (Allocatable) refuses it; see the events");
+        h.push_back(t.pod + ": queue " + q.name + " refuses to place it (its Allocatable vote: quota or state); see the events");
       }
     }
     if (!report_.session_victims.empty()) {
