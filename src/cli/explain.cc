@@ -348,7 +348,7 @@ CLI::App* AddExplainCommand(CLI::App& app, ExplainRequest* request) {
   cmd->add_option("--conf", request->conf_path, "Volcano scheduler configuration file (default: Volcano's default)");
   cmd->add_option("--cluster", request->cluster_paths, "Manifest file or folder (*.yaml, *.yml, *.json); repeatable");
   cmd->add_option("--kubeconfig", request->kubeconfig,
-                  "Without --cluster: the live cluster of this kubeconfig (default: $KUBECONFIG, else in-cluster)");
+                  "Without --cluster: the live cluster of this kubeconfig (default: $KUBECONFIG, ~/.kube/config, in-cluster)");
   cmd->add_option("--context", request->context, "kubeconfig context (default: current-context)");
   cmd->add_option("--cycles", request->cycles, "Explain the N-th session (the world moves between cycles)")
       ->check(CLI::Range(1, 1000000))

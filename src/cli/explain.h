@@ -36,7 +36,7 @@ struct ExplainRequest {
   std::vector<std::string> cluster_paths;
   std::string cluster_text;  // tests: manifests instead of files
   // Without manifests: the live cluster, listed once through this kubeconfig
-  // (empty: $KUBECONFIG, else the in-cluster service account).
+  // (empty: $KUBECONFIG, else ~/.kube/config, else the in-cluster service account).
   std::string kubeconfig;
   std::string context;
   int cycles = 1;            // explain the N-th session

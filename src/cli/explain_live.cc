@@ -1,6 +1,7 @@
 #include "cli/explain_live.h"
 
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <set>
 
@@ -18,6 +19,14 @@ Status LoadLiveState(const std::string& kubeconfig, const std::string& context, 
     if (const char* env = std::getenv("KUBECONFIG"); env != nullptr && *env != 0) {
       path = env;
       path = path.substr(0, path.find(':'));
+    }
+  }
+  if (path.empty()) {
+    // vcctl's next place to look (docs/cli.md).
+    if (const char* home = std::getenv("HOME"); home != nullptr && *home != 0) {
+      std::error_code ec;
+      const std::string candidate = std::string(home) + "/.kube/config";
+      if (std::filesystem::exists(candidate, ec)) path = candidate;
     }
   }
   auto config = path.empty() ? kube::InClusterConfig() : kube::LoadKubeconfig(path, context);

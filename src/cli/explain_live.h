@@ -12,7 +12,8 @@ namespace basalt {
 
 // Lists Nodes, Pods, PriorityClasses, Queues, PodGroups, vcjobs, Commands,
 // Deployments and ReplicaSets into `state`. `kubeconfig` empty: $KUBECONFIG
-// (its first file), else the in-cluster service account. A kind the server
+// (its first file), else ~/.kube/config, else the in-cluster service account
+// (vcctl's order). A kind the server
 // does not serve (404, e.g. Volcano's CRDs not installed) has no objects. Errors
 // name the kubeconfig or the failing request; an object the decoder refuses
 // is an error naming it (explain must not reason on a partial cluster).
