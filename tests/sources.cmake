@@ -9,6 +9,7 @@ set(BASALT_TEST_SOURCES
   tests/decode_test.cc
   tests/explain_test.cc
   tests/fairness_test.cc
+  tests/fgd_test.cc
   tests/fuzz_regress_test.cc
   tests/invariants_test.cc
   tests/job_plugins_test.cc

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli/bench.h"
+#include "cli/fgd.h"
 #include "cli/completion.h"
 #include "cli/explain.h"
 #include "cli/job_cmd.h"
@@ -148,6 +149,24 @@ int main(int argc, char** argv) {
   basalt::AddQueueCommands(app, &vc_outcome);
   basalt::AddCompletionCommand(app, &vc_outcome);
 
+  basalt::FgdRequest fgd_req;
+  CLI::App* fgd = app.add_subcommand(
+      "fgd", "The FGD paper's fragmentation experiment on the Alibaba openb trace; one JSON object (docs/fgd.md)");
+  fgd->add_option("--trace", fgd_req.trace_dir, "Trace folder (csv/, derived/)")->required();
+  fgd->add_option("--pods", fgd_req.pods, "Pod list: a path, or a name under TRACE/csv")->capture_default_str();
+  fgd->add_option("--nodes", fgd_req.nodes, "Node list (default: TRACE/csv/openb_node_list_gpu_node.csv)");
+  fgd->add_option("--policies", fgd_req.policies, "Comma-separated policies")->capture_default_str();
+  fgd->add_option("--seeds", fgd_req.seeds, "Number of seeds")->check(CLI::Range(1, 1000))->capture_default_str();
+  fgd->add_option("--first-seed", fgd_req.first_seed, "First seed (the paper's are 42..51)")->capture_default_str();
+  fgd->add_option("--tune", fgd_req.tune, "Inflate the workload to this multiple of GPU capacity")
+      ->check(CLI::Range(1.0, 3.0))
+      ->capture_default_str();
+  fgd->add_option("--jobs", fgd_req.jobs, "Runs in parallel")->check(CLI::Range(1, 256))->capture_default_str();
+  fgd->add_option("--out", fgd_req.out_dir, "Also write OUT/result.json and OUT/curves.csv");
+  fgd->footer(
+      "Example:\n  basalt fgd --trace /work/shared/traces/alibaba-openb-gpu-v2023 \\\n"
+      "      --pods openb_pod_list_default --policies FGD,BestFit --seeds 10");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -162,6 +181,7 @@ int main(int argc, char** argv) {
   }
   if (validate->parsed()) return basalt::RunValidate(validate_paths, validate_conf);
   if (bench->parsed()) return basalt::RunBench(bench_req);
+  if (fgd->parsed()) return basalt::RunFgd(fgd_req);
   if (explain->parsed()) return basalt::RunExplainCommand(explain_req);
   if (simulate->parsed()) {
     if (seed_opt->count() > 0) sim.seed = sim_seed;

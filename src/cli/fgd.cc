@@ -1,0 +1,112 @@
+#include "cli/fgd.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "sim/fgd/experiment.h"
+
+namespace basalt {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kExitBadInput = 2;
+constexpr int kExitOutput = 1;
+
+// `pods` as given when it names a file, else DIR/csv/<pods>[.csv].
+std::string ResolvePods(const std::string& dir, const std::string& pods) {
+  if (fs::is_regular_file(pods)) return pods;
+  for (const auto& candidate : {fs::path(dir) / "csv" / pods, fs::path(dir) / "csv" / (pods + ".csv")}) {
+    if (fs::is_regular_file(candidate)) return candidate.string();
+  }
+  return pods;
+}
+
+std::vector<std::string> SplitList(const std::string& list) {
+  std::vector<std::string> out;
+  std::istringstream in(list);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+Status WriteOutputs(const std::string& dir, const fgd::ExperimentResult& result) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Status::Unavailable(dir + ": cannot create folder: " + ec.message());
+  {
+    std::ofstream out(fs::path(dir) / "result.json");
+    out << result.summary.dump(2) << "\n";
+    if (!out) return Status::Unavailable(dir + "/result.json: cannot write");
+  }
+  std::ofstream csv(fs::path(dir) / "curves.csv");
+  csv << "policy,seed,arrived_pct,unallocated_pct,fragment_pct\n";
+  char line[160];
+  for (const auto& run : result.runs) {
+    for (size_t k = 0; k < run.unallocated_pct.size(); ++k) {
+      std::snprintf(line, sizeof line, ",%llu,%zu,%.4f,%.4f\n", static_cast<unsigned long long>(run.seed), k,
+                    run.unallocated_pct[k], run.fragment_pct[k]);
+      csv << run.policy << line;
+    }
+  }
+  if (!csv) return Status::Unavailable(dir + "/curves.csv: cannot write");
+  return Status::Ok();
+}
+
+}  // namespace
+
+int RunFgd(const FgdRequest& request) {
+  if (!fs::is_directory(request.trace_dir)) {
+    std::cerr << "basalt: " << request.trace_dir << ": --trace is not a folder\n";
+    return kExitBadInput;
+  }
+  const std::string nodes = request.nodes.empty()
+                                ? (fs::path(request.trace_dir) / "csv" / "openb_node_list_gpu_node.csv").string()
+                                : request.nodes;
+  const std::string pods = ResolvePods(request.trace_dir, request.pods);
+  auto trace = fgd::LoadTrace(nodes, pods);
+  if (!trace.ok()) {
+    std::cerr << "basalt: " << trace.status().message() << "\n";
+    return kExitBadInput;
+  }
+  fgd::ExperimentConfig config;
+  config.workload = fs::path(pods).stem().string();
+  config.policies = SplitList(request.policies);
+  if (config.policies.empty()) {
+    std::cerr << "basalt: --policies: empty list\n";
+    return kExitBadInput;
+  }
+  for (int i = 0; i < request.seeds; ++i) config.seeds.push_back(request.first_seed + static_cast<uint64_t>(i));
+  config.tune = request.tune;
+  config.jobs = request.jobs;
+  auto result = fgd::RunExperiment(*trace, config);
+  if (!result.ok()) {
+    std::cerr << "basalt: " << result.status().message() << "\n";
+    return kExitBadInput;
+  }
+  const auto summary_csv = fs::path(request.trace_dir) / "derived" / "fgd_unallocated_gpu_summary.csv";
+  auto published = fgd::LoadPublished(summary_csv.string(), config.workload);
+  if (!published.ok()) {
+    std::cerr << "basalt: " << published.status().message() << "\n";
+    return kExitBadInput;
+  }
+  fgd::CompareWithPublished(result->summary, *published);
+  if (!request.out_dir.empty()) {
+    Status st = WriteOutputs(request.out_dir, *result);
+    if (!st.ok()) {
+      std::cerr << "basalt: " << st.message() << "\n";
+      return kExitOutput;
+    }
+  }
+  std::cout << result->summary.dump(2) << "\n";
+  return 0;
+}
+
+}  // namespace basalt
