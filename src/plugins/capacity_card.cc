@@ -515,11 +515,14 @@ class CapacityCardPlugin : public Plugin, public CardAccountingView {
         cap += Scale(Get(a.cap_cards, m), f);
       }
       // Inqueue entries count against every check that shares a model with them.
-      for (const auto& [queued_models, v] : a.inqueue_cards) {
+      // (A named entry, not a structured binding: clang 14, which builds the
+      // fuzz targets, cannot capture a binding in a lambda.)
+      for (const CardRequestEntry& queued : a.inqueue_cards) {
+        const std::vector<std::string>& queued_models = queued.first;
         const bool shares = std::any_of(models.begin(), models.end(), [&queued_models](const std::string& m) {
           return std::find(queued_models.begin(), queued_models.end(), m) != queued_models.end();
         });
-        if (shares) used += v;
+        if (shares) used += queued.second;
       }
       if (used + n > cap) {
         RecordCardShortage(pg, a, JoinModels(models), n, used + n, cap);
