@@ -7,10 +7,12 @@ set(BASALT_TEST_SOURCES
   tests/config_test.cc
   tests/controllers_test.cc
   tests/decode_test.cc
+  tests/deviceshare_serve_test.cc
   tests/explain_test.cc
   tests/fairness_test.cc
   tests/fgd_test.cc
   tests/fuzz_regress_test.cc
+  tests/gpu_devices_test.cc
   tests/invariants_test.cc
   tests/job_plugins_test.cc
   tests/jobflow_test.cc
