@@ -23,6 +23,7 @@ set(BASALT_TEST_SOURCES
   tests/kube_test.cc
   tests/node_selection_test.cc
   tests/nodeorder_binpack_test.cc
+  tests/numatopology_test.cc
   tests/predicates_test.cc
   tests/quantity_test.cc
   tests/random_cluster.cc
