@@ -558,6 +558,21 @@ void FakeApiServer::WriteLocked(const Route& r, const FakeRequest& req, FakeResp
     if (!body.is_object()) return out.Respond(400, StatusBody(400, "BadRequest", "invalid body").dump());
     if (!r.ns.empty()) body["metadata"]["namespace"] = r.ns;
     std::string name = Str(body["metadata"], "name");
+    if (name.empty() && !Str(body["metadata"], "generateName").empty()) {
+      // As the API server: generateName plus five characters (here a counter,
+      // so tests can predict nothing but the prefix and still get unique names).
+      static const char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+      int64_t n = ++uid_seq_;
+      std::string suffix;
+      for (int i = 0; i < 5; ++i, n /= 27) suffix += kAlphabet[n % 27];
+      name = Str(body["metadata"], "generateName") + suffix;
+      body["metadata"]["name"] = name;
+    }
+    if (name.empty()) {
+      return out.Respond(422, StatusBody(422, "Invalid", res.kind + ".metadata.name: Required value: name or "
+                                                                    "generateName is required")
+                                  .dump());
+    }
     if (res.group == "events.k8s.io") {
       for (const char* field : {"eventTime", "reportingController", "reportingInstance", "action"}) {
         if (Str(body, field).empty()) {

@@ -3,6 +3,7 @@ set(BASALT_TEST_SOURCES
   tests/admission_test.cc
   tests/capacity_card_test.cc
   tests/capacity_test.cc
+  tests/cli_jobs_test.cc
   tests/cli_test.cc
   tests/config_test.cc
   tests/controllers_test.cc

@@ -1,0 +1,522 @@
+// `basalt job ...`, `basalt queue ...` and `basalt completion` as a user runs
+// them: against a folder of manifests (--cluster) and against the loopback
+// API server (the live path), with the Command objects compared field by field
+// with the ones vcctl creates (pkg/cli/util CreateJobCommand/CreateQueueCommand).
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "api/decode.h"
+#include "cli/vc_store.h"
+#include "cli/vc_yaml.h"
+#include "kube_fake_apiserver.h"
+#include "testing.h"
+
+namespace basalt {
+namespace {
+
+namespace fs = std::filesystem;
+using ::basalt::testing::Basalt;
+using ::basalt::testing::RunResult;
+using Json = nlohmann::json;
+
+class Folder {
+ public:
+  Folder() {
+    path_ = fs::temp_directory_path() / ("basalt-cli-jobs-" + std::to_string(::getpid()) + "-" + std::to_string(n_++));
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~Folder() { fs::remove_all(path_); }
+  void Write(const std::string& name, const std::string& text) const { std::ofstream(path_ / name) << text; }
+  std::string Read(const std::string& name) const {
+    std::ifstream in(path_ / name);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  bool Has(const std::string& name) const { return fs::exists(path_ / name); }
+  std::string path() const { return path_.string(); }
+  // `basalt ARGS --cluster DIR`
+  RunResult Run(const std::string& args) const { return Basalt(args + " --cluster " + path()); }
+
+ private:
+  static inline int n_ = 0;
+  fs::path path_;
+};
+
+const char* kQueues = R"(apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata: {name: research, uid: 5d6e7f80-0000-4000-8000-000000000001}
+spec: {weight: 4}
+status: {state: Open, inqueue: 1, pending: 2, running: 3}
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata: {name: frozen}
+spec: {weight: 1}
+status: {state: Closed}
+)";
+
+const char* kTrainJob = R"(apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata:
+  name: train
+  namespace: default
+  uid: 0f1e2d3c-0000-4000-8000-00000000abcd
+  creationTimestamp: "2026-11-20T08:00:00Z"
+  labels: {volcano.sh/job-type: Training}
+spec:
+  minAvailable: 2
+  queue: research
+  schedulerName: volcano
+  tasks:
+  - name: worker
+    replicas: 3
+    template:
+      spec:
+        containers:
+        - name: w
+          image: busybox
+          resources: {requests: {cpu: "1"}}
+status:
+  state: {phase: Running}
+  minAvailable: 2
+  running: 2
+  pending: 1
+  retryCount: 1
+)";
+
+Json ReadYaml(const std::string& text) {
+  auto j = ParseYamlDocument(text, "test");
+  EXPECT_TRUE(j.ok()) << j.status().message();
+  return j.ok() ? *j : Json();
+}
+
+// The Command vcctl posts for `action` on a target: generateName
+// "<name>-<action lower>-", an ownerReference that is also the target.
+void ExpectVcctlCommand(const Json& cmd, const std::string& action, const std::string& target_api,
+                        const std::string& target_kind, const std::string& target_name, const std::string& target_uid,
+                        const std::string& ns) {
+  std::string lower = action;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  Json ref = {{"apiVersion", target_api}, {"kind", target_kind},        {"name", target_name},
+              {"uid", target_uid},        {"controller", true},         {"blockOwnerDeletion", true}};
+  EXPECT_EQ(cmd["apiVersion"], "bus.volcano.sh/v1alpha1");
+  EXPECT_EQ(cmd["kind"], "Command");
+  EXPECT_EQ(cmd["action"], action);
+  EXPECT_EQ(cmd["target"], ref);
+  EXPECT_EQ(cmd["metadata"]["ownerReferences"], Json::array({ref}));
+  EXPECT_EQ(cmd["metadata"]["generateName"], target_name + "-" + lower + "-");
+  EXPECT_EQ(cmd["metadata"]["namespace"], ns);
+  std::string name = cmd["metadata"]["name"].get<std::string>();
+  ASSERT_EQ(name.size(), target_name.size() + lower.size() + 2 + 5) << name;
+  EXPECT_EQ(name.rfind(target_name + "-" + lower + "-", 0), 0u) << name;
+  // Only these fields (the server may add its own metadata).
+  for (auto it = cmd.begin(); it != cmd.end(); ++it) {
+    EXPECT_TRUE(it.key() == "apiVersion" || it.key() == "kind" || it.key() == "metadata" || it.key() == "action" ||
+                it.key() == "target")
+        << it.key();
+  }
+}
+
+// ---------------- the folder back end ----------------
+
+// `queue create` writes a new manifest the decoder reads; `queue list` prints
+// vcctl's table (25-wide name, 8-wide counters).
+TEST(CliJobsFolderTest, QueueCreateAndList) {
+  Folder d;
+  d.Write("queues.yaml", kQueues);
+  RunResult r = d.Run("queue create batch --weight 2");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out, "create queue batch successfully\n");
+  ASSERT_TRUE(d.Has("queue-batch.yaml"));
+  Json q = ReadYaml(d.Read("queue-batch.yaml"));
+  EXPECT_EQ(q["spec"]["weight"], 2);
+  EXPECT_EQ(q["status"]["state"], "Open");
+  EXPECT_EQ(q["apiVersion"], "scheduling.volcano.sh/v1beta1");
+
+  RunResult list = d.Run("queue list");
+  ASSERT_EQ(list.exit_code, 0) << list.out;
+  EXPECT_EQ(list.out,
+            "Name                     Weight  State   Inqueue Pending Running Unknown Completed\n"
+            "batch                    2       Open    0       0       0       0       0       \n"
+            "frozen                   1       Closed  0       0       0       0       0       \n"
+            "research                 4       Open    1       2       3       0       0       \n");
+  RunResult get = d.Run("queue get research -o json");
+  ASSERT_EQ(get.exit_code, 0) << get.out;
+  EXPECT_EQ(Json::parse(get.out)["metadata"]["name"], "research");
+  // Creating it twice is refused; so is a bad weight (webhook and flag checks).
+  RunResult again = d.Run("queue create batch");
+  EXPECT_EQ(again.exit_code, 2) << again.out;
+  EXPECT_NE(again.out.find("Queue batch: metadata.name: duplicate Queue \"batch\""), std::string::npos) << again.out;
+  EXPECT_EQ(d.Run("queue create w --weight 0").exit_code, 2);
+}
+
+// `job run` builds vcctl's one-task job; `job list` prints vcctl's columns.
+TEST(CliJobsFolderTest, JobRunListViewDelete) {
+  Folder d;
+  d.Write("queues.yaml", kQueues);
+  d.Write("train.yaml", kTrainJob);
+  RunResult run = d.Run("job run --name sleep --queue research --replicas 2 --min 2 -R cpu=500m,memory=1Gi");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_EQ(run.out, "run job sleep successfully\n");
+  Json job = ReadYaml(d.Read("job-default-sleep.yaml"));
+  EXPECT_EQ(job["spec"]["minAvailable"], 2);
+  EXPECT_EQ(job["spec"]["queue"], "research");
+  EXPECT_EQ(job["spec"]["schedulerName"], "volcano");
+  EXPECT_EQ(job["spec"]["tasks"][0]["replicas"], 2);
+  EXPECT_EQ(job["spec"]["tasks"][0]["template"]["metadata"]["labels"]["job.volcano.sh"], "sleep");
+  EXPECT_EQ(job["spec"]["tasks"][0]["template"]["spec"]["restartPolicy"], "Never");
+  Json c = job["spec"]["tasks"][0]["template"]["spec"]["containers"][0];
+  EXPECT_EQ(c["resources"]["requests"], (Json{{"cpu", "500m"}, {"memory", "1Gi"}}));
+  EXPECT_EQ(c["resources"]["limits"], (Json{{"cpu", "1000m"}, {"memory", "100Mi"}}));
+  EXPECT_EQ(c["image"], "busybox");
+  ClusterObjects objs;  // the scheduler reads what was written
+  ASSERT_TRUE(LoadPath(d.path(), &objs).ok());
+  EXPECT_EQ(objs.jobs.size(), 2u);
+
+  RunResult list = d.Run("job list");
+  ASSERT_EQ(list.exit_code, 0) << list.out;
+  EXPECT_EQ(list.out,
+            "Name    Creation       Phase       JobType     Replicas    Min   Pending   Running   Succeeded   "
+            "Failed    Unknown     RetryCount\n"
+            "sleep   <unknown>                  Batch       2           0     0         0         0           "
+            "0         0           0         \n"
+            "train   2026-11-20     Running     Training    3           2     1         2         0           "
+            "0         0           1         \n");
+  RunResult all = d.Run("job list -A --queue research --selector tra");
+  ASSERT_EQ(all.exit_code, 0) << all.out;
+  EXPECT_EQ(all.out.substr(0, 17), "Namespace   Name ");
+  EXPECT_EQ(all.out.find("sleep"), std::string::npos) << all.out;
+  EXPECT_NE(all.out.find("default     train"), std::string::npos) << all.out;
+  RunResult none = d.Run("job list -n other");
+  EXPECT_EQ(none.out, "No resources found\n");
+  RunResult yaml = d.Run("job list -o yaml");
+  ASSERT_EQ(yaml.exit_code, 0) << yaml.out;
+  Json items = ReadYaml(yaml.out)["items"];
+  ASSERT_EQ(items.size(), 2u);
+  EXPECT_EQ(items[1]["status"]["retryCount"], 1);
+  EXPECT_EQ(items[1]["metadata"]["creationTimestamp"], "2026-11-20T08:00:00Z");  // quoted: stays a string
+
+  RunResult view = d.Run("job view train --now 2026-11-22T08:00:00Z");
+  ASSERT_EQ(view.exit_code, 0) << view.out;
+  EXPECT_NE(view.out.find("Creation Timestamp:\t2026-11-20T08:00:00Z (age 2d)\n"), std::string::npos) << view.out;
+  EXPECT_NE(view.out.find("  Queue:             \tresearch\n"), std::string::npos) << view.out;
+  EXPECT_NE(view.out.find("  Running:      \t2\n"), std::string::npos) << view.out;
+  EXPECT_NE(view.out.find("    Phase:\tRunning\n"), std::string::npos) << view.out;
+
+  RunResult del = d.Run("job delete sleep");
+  ASSERT_EQ(del.exit_code, 0) << del.out;
+  EXPECT_FALSE(d.Has("job-default-sleep.yaml"));
+  EXPECT_EQ(d.Run("job view sleep").exit_code, 2);
+}
+
+// delete cuts exactly the object's document out of a multi-document file.
+TEST(CliJobsFolderTest, DeleteRemovesOnlyTheDocument) {
+  Folder d;
+  d.Write("all.yaml", std::string(kQueues) + "---\n" + kTrainJob);
+  ASSERT_EQ(d.Run("job delete train").exit_code, 0);
+  EXPECT_EQ(d.Read("all.yaml"), std::string(kQueues));
+  ASSERT_EQ(d.Run("queue delete frozen").exit_code, 0);
+  ClusterObjects objs;
+  ASSERT_TRUE(LoadPath(d.path(), &objs).ok());
+  ASSERT_EQ(objs.queues.size(), 1u);
+  EXPECT_EQ(objs.queues[0].meta.name, "research");
+  // Volcano's webhook: only a Closed queue may go, and never `default`.
+  RunResult open = d.Run("queue delete research");
+  EXPECT_EQ(open.exit_code, 2) << open.out;
+  EXPECT_NE(open.out.find("only queue with state `Closed` can be deleted, queue `research` state is `Open`"),
+            std::string::npos)
+      << open.out;
+  EXPECT_EQ(d.Run("queue delete default").exit_code, 2);
+}
+
+// suspend/resume write vcctl's Command; the name comes from the seed, so the
+// same seed gives the same file and the scheduler's decoder reads it back.
+TEST(CliJobsFolderTest, SuspendResumeWriteVcctlCommands) {
+  Folder d;
+  d.Write("queues.yaml", kQueues);
+  d.Write("train.yaml", kTrainJob);
+  RunResult s = d.Run("job suspend train --seed 7");
+  ASSERT_EQ(s.exit_code, 0) << s.out;
+  const std::string suspend_name = "train-abortjob-" + GeneratedSuffix(7, "train-abortjob-", 0);
+  EXPECT_EQ(s.out, "suspend job default/train: Command default/" + suspend_name + " (AbortJob) created\n");
+  const std::string file = "command-default-" + suspend_name + ".yaml";
+  ASSERT_TRUE(d.Has(file)) << s.out;
+  Json cmd = ReadYaml(d.Read(file));
+  ExpectVcctlCommand(cmd, "AbortJob", "batch.volcano.sh/v1alpha1", "Job", "train",
+                     "0f1e2d3c-0000-4000-8000-00000000abcd", "default");
+  EXPECT_EQ(cmd["metadata"]["name"], suspend_name);
+
+  RunResult r = d.Run("job resume -N train --seed 7");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::string resume_name = "train-resumejob-" + GeneratedSuffix(7, "train-resumejob-", 0);
+  Json resume = ReadYaml(d.Read("command-default-" + resume_name + ".yaml"));
+  ExpectVcctlCommand(resume, "ResumeJob", "batch.volcano.sh/v1alpha1", "Job", "train",
+                     "0f1e2d3c-0000-4000-8000-00000000abcd", "default");
+  // A second suspend with the same seed does not collide: the next candidate.
+  ASSERT_EQ(d.Run("job suspend train --seed 7").exit_code, 0);
+  EXPECT_TRUE(d.Has("command-default-train-abortjob-" + GeneratedSuffix(7, "train-abortjob-", 1) + ".yaml"));
+
+  ClusterObjects objs;
+  ASSERT_TRUE(LoadPath(d.path(), &objs).ok());
+  ASSERT_EQ(objs.commands.size(), 3u);
+  for (const Command& c : objs.commands) {
+    EXPECT_EQ(c.target.kind, "Job");
+    EXPECT_EQ(c.target.name, "train");
+  }
+  // The job controller acts on them: the suspended job ends Aborted.
+  Folder once;
+  once.Write("queues.yaml", kQueues);
+  once.Write("train.yaml", kTrainJob);
+  ASSERT_EQ(once.Run("job suspend train").exit_code, 0);
+  RunResult sched = Basalt("schedule --cluster " + once.path());
+  ASSERT_EQ(sched.exit_code, 0) << sched.out;
+  Json out = Json::parse(sched.out);
+  ASSERT_EQ(out["final"]["jobs"].size(), 1u) << sched.out;
+  EXPECT_EQ(out["final"]["jobs"][0]["phase"], "Aborted") << sched.out;
+}
+
+// open/close write vcctl's queue Command: cluster-scoped target, the Command in
+// vcctl's default namespace.
+TEST(CliJobsFolderTest, OpenCloseWriteVcctlCommands) {
+  Folder d;
+  d.Write("queues.yaml", kQueues);
+  ASSERT_EQ(d.Run("queue close research --seed 1").exit_code, 0);
+  const std::string name = "research-closequeue-" + GeneratedSuffix(1, "research-closequeue-", 0);
+  Json cmd = ReadYaml(d.Read("command-default-" + name + ".yaml"));
+  ExpectVcctlCommand(cmd, "CloseQueue", "scheduling.volcano.sh/v1beta1", "Queue", "research",
+                     "5d6e7f80-0000-4000-8000-000000000001", "default");
+  ASSERT_EQ(d.Run("queue open -n frozen --seed 1").exit_code, 0);
+  Json open = ReadYaml(d.Read("command-default-frozen-openqueue-" + GeneratedSuffix(1, "frozen-openqueue-", 0) +
+                              ".yaml"));
+  ExpectVcctlCommand(open, "OpenQueue", "scheduling.volcano.sh/v1beta1", "Queue", "frozen", "", "default");
+  // The queue controller acts on them.
+  RunResult sched = Basalt("schedule --cluster " + d.path());
+  ASSERT_EQ(sched.exit_code, 0) << sched.out;
+  Json queues = Json::parse(sched.out)["final"]["queues"];
+  std::map<std::string, std::string> state;
+  for (const Json& q : queues) state[q["name"]] = q["state"];
+  EXPECT_EQ(state["research"], "Closed");
+  EXPECT_EQ(state["frozen"], "Open");
+}
+
+// What the user can fix exits 2 with a message naming the object, flag or file.
+TEST(CliJobsFolderTest, ErrorsExitTwo) {
+  Folder d;
+  d.Write("queues.yaml", kQueues);
+  struct Case {
+    std::string args, message;
+  };
+  const std::vector<Case> cases = {
+      {"job suspend nope", "Job default/nope not found in folder " + d.path()},
+      {"job view nope -n ns1", "Job ns1/nope not found"},
+      {"job delete nope", "Job default/nope not found"},
+      {"queue open nope", "Queue nope not found"},
+      {"job suspend", "job name (JOB or --name) is mandatory"},
+      {"job run --name x -R cpu", "--requests: invalid argument syntax \"cpu\", expected <resource>=<value>"},
+      {"job run --name x -L memory=lots", "--limits: memory"},
+      {"job run", "--name: job name cannot be left blank"},
+      {"job run --name x --queue frozen", "can only submit job to queue with state `Open`, queue `frozen`"},
+      {"job run --name x --queue missing", "unable to find job queue"},
+      {"job run --name x --min 3 --replicas 2", "spec.minAvailable"},
+      {"job list -o table", "--output: unknown format \"table\""},
+      {"job run -f /nonexistent/job.yaml", "/nonexistent/job.yaml: --filename: cannot read file"},
+      {"queue create q --state Half", "--state: want Open or Closed"},
+  };
+  for (const Case& c : cases) {
+    RunResult r = d.Run(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.out;
+    EXPECT_NE(r.out.find(c.message), std::string::npos) << c.args << "\n" << r.out;
+  }
+  RunResult fish = Basalt("completion fish");
+  EXPECT_EQ(fish.exit_code, 2);
+  EXPECT_NE(fish.out.find("unknown shell \"fish\""), std::string::npos) << fish.out;
+  // Flags CLI11 rejects, a missing folder and a bad manifest in the folder.
+  EXPECT_EQ(Basalt("job list --cluster " + d.path() + " --bogus").exit_code, 2);
+  RunResult missing = Basalt("job list --cluster /nonexistent/folder");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.out.find("/nonexistent/folder: --cluster: no such folder"), std::string::npos) << missing.out;
+  d.Write("bad.yaml", "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: b}\nspec: {minAvailable: x}\n");
+  RunResult bad = d.Run("job list");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.out.find(d.path() + "/bad.yaml:1: Job "), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("spec.minAvailable"), std::string::npos) << bad.out;
+}
+
+// `job run -f` submits a manifest file (name and namespace from the file).
+TEST(CliJobsFolderTest, RunFromFile) {
+  Folder d;
+  d.Write("queues.yaml", kQueues);
+  Folder src;
+  src.Write("train.yaml", kTrainJob);
+  RunResult r = Basalt("job run -f " + src.path() + "/train.yaml --cluster " + d.path());
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  Json job = ReadYaml(d.Read("job-default-train.yaml"));
+  EXPECT_EQ(job["spec"]["tasks"][0]["name"], "worker");
+  RunResult clash = Basalt("job run -f " + src.path() + "/train.yaml -n other --cluster " + d.path());
+  EXPECT_EQ(clash.exit_code, 2);
+  EXPECT_NE(clash.out.find("differs from --namespace \"other\""), std::string::npos) << clash.out;
+}
+
+// ---------------- the live path (loopback API server) ----------------
+
+class CliJobsLiveTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(fake_.Start());
+    fake_.RequireToken("cli-token");
+    kubeconfig_ = dir_.path() + "/kubeconfig";
+    std::ofstream(kubeconfig_) << "current-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\n"
+                                  "clusters: [{name: k, cluster: {server: '"
+                               << fake_.url() << "'}}]\nusers: [{name: u, user: {token: cli-token}}]\n";
+    fake_.Put(ReadYaml(kTrainJob));
+    Json queues = ReadYaml(std::string(kQueues).substr(0, std::string(kQueues).find("---")));
+    fake_.Put(queues);
+  }
+  void TearDown() override { fake_.Stop(); }
+  RunResult Run(const std::string& args) { return Basalt(args + " --kubeconfig " + kubeconfig_); }
+
+  Folder dir_;
+  std::string kubeconfig_;
+  testing::FakeApiServer fake_;
+};
+
+// suspend/resume POST vcctl's Command (generateName; the server names it).
+TEST_F(CliJobsLiveTest, SuspendResumePostVcctlCommands) {
+  auto job = fake_.Get("Job", "default", "train");
+  ASSERT_TRUE(job.has_value());
+  const std::string uid = (*job)["metadata"]["uid"];
+  RunResult s = Run("job suspend train");
+  ASSERT_EQ(s.exit_code, 0) << s.out;
+  std::vector<Json> cmds = fake_.List("Command");
+  ASSERT_EQ(cmds.size(), 1u);
+  Json cmd = cmds[0];
+  EXPECT_FALSE(cmd["metadata"]["uid"].get<std::string>().empty());  // stored by the server
+  for (const char* server_field : {"uid", "resourceVersion", "creationTimestamp", "generation"}) {
+    cmd["metadata"].erase(server_field);
+  }
+  ExpectVcctlCommand(cmd, "AbortJob", "batch.volcano.sh/v1alpha1", "Job", "train", uid, "default");
+  EXPECT_NE(s.out.find("Command default/" + cmd["metadata"]["name"].get<std::string>() + " (AbortJob) created"),
+            std::string::npos)
+      << s.out;
+  ASSERT_EQ(Run("job resume train").exit_code, 0);
+  cmds = fake_.List("Command");
+  ASSERT_EQ(cmds.size(), 2u);
+  int resumes = 0;
+  for (const Json& c : cmds) resumes += c["action"] == "ResumeJob";
+  EXPECT_EQ(resumes, 1);
+}
+
+TEST_F(CliJobsLiveTest, OpenClosePostVcctlCommands) {
+  const std::string uid = (*fake_.Get("Queue", "", "research"))["metadata"]["uid"];
+  ASSERT_EQ(Run("queue close research").exit_code, 0);
+  std::vector<Json> cmds = fake_.List("Command");
+  ASSERT_EQ(cmds.size(), 1u);
+  Json cmd = cmds[0];
+  for (const char* f : {"uid", "resourceVersion", "creationTimestamp", "generation"}) cmd["metadata"].erase(f);
+  ExpectVcctlCommand(cmd, "CloseQueue", "scheduling.volcano.sh/v1beta1", "Queue", "research", uid, "default");
+  RunResult missing = Run("queue open nope");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.out.find("Queue nope not found in server " + fake_.url()), std::string::npos) << missing.out;
+}
+
+TEST_F(CliJobsLiveTest, RunListViewDelete) {
+  RunResult run = Run("job run --name sleep --replicas 2 --min 1");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  auto stored = fake_.Get("Job", "default", "sleep");
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_EQ((*stored)["spec"]["tasks"][0]["replicas"], 2);
+  EXPECT_EQ(Run("job run --name sleep").exit_code, 2);  // already exists
+
+  RunResult list = Run("job list");
+  ASSERT_EQ(list.exit_code, 0) << list.out;
+  EXPECT_EQ(list.out.substr(0, list.out.find('\n')),
+            "Name    Creation       Phase       JobType     Replicas    Min   Pending   Running   Succeeded   "
+            "Failed    Unknown     RetryCount");
+  EXPECT_NE(list.out.find("\nsleep   2026-11-2"), std::string::npos) << list.out;  // the server's time
+  EXPECT_NE(list.out.find("\ntrain   2026-11-20     Running     Training    3"), std::string::npos) << list.out;
+  RunResult json = Run("job view sleep -o json");
+  ASSERT_EQ(json.exit_code, 0) << json.out;
+  EXPECT_EQ(Json::parse(json.out)["metadata"]["name"], "sleep");
+  RunResult queues = Run("queue list");
+  ASSERT_EQ(queues.exit_code, 0) << queues.out;
+  EXPECT_NE(queues.out.find("\nresearch                 4       Open    1       2       3"), std::string::npos)
+      << queues.out;
+
+  ASSERT_EQ(Run("job delete sleep").exit_code, 0);
+  EXPECT_FALSE(fake_.Get("Job", "default", "sleep").has_value());
+  RunResult gone = Run("job delete sleep");
+  EXPECT_EQ(gone.exit_code, 2);
+  EXPECT_NE(gone.out.find("Job default/sleep not found"), std::string::npos) << gone.out;
+}
+
+// A server that refuses the token: exit 1 with the server's words; a bad
+// kubeconfig: exit 2 naming the file.
+TEST_F(CliJobsLiveTest, AuthAndKubeconfigErrors) {
+  std::string wrong = dir_.path() + "/wrong";
+  std::ofstream(wrong) << "current-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\n"
+                          "clusters: [{name: k, cluster: {server: '"
+                       << fake_.url() << "'}}]\nusers: [{name: u, user: {token: nope}}]\n";
+  RunResult denied = Basalt("job list --kubeconfig " + wrong);
+  EXPECT_NE(denied.exit_code, 0);
+  EXPECT_NE(denied.out.find("401"), std::string::npos) << denied.out;
+  RunResult bad = Basalt("queue list --kubeconfig /nonexistent/kubeconfig");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.out.find("/nonexistent/kubeconfig"), std::string::npos) << bad.out;
+}
+
+// ---------------- help and completion ----------------
+
+// Every job/queue/completion command's --help shows examples.
+TEST(CliJobsHelpTest, EveryCommandHasExamples) {
+  for (const char* cmd : {"job", "job run", "job list", "job view", "job suspend", "job resume", "job delete", "queue",
+                          "queue create", "queue list", "queue get", "queue open", "queue close", "queue delete",
+                          "completion"}) {
+    RunResult r = Basalt(std::string(cmd) + " --help");
+    EXPECT_EQ(r.exit_code, 0) << cmd;
+    EXPECT_NE(r.out.find("Example"), std::string::npos) << cmd << "\n" << r.out;
+  }
+}
+
+// The scripts come from the command tree: every command and flag is offered,
+// hidden flags are not, and bash accepts the script.
+TEST(CliJobsCompletionTest, BashAndZshFromTheTree) {
+  RunResult bash = Basalt("completion bash");
+  ASSERT_EQ(bash.exit_code, 0) << bash.out;
+  EXPECT_NE(bash.out.find("\"basalt job list\") words=\""), std::string::npos);
+  EXPECT_NE(bash.out.find("--all-namespaces"), std::string::npos);
+  EXPECT_NE(bash.out.find("\"basalt queue\") words=\"create list get open close delete"), std::string::npos)
+      << bash.out;
+  EXPECT_NE(bash.out.find("\"basalt schedule:--conf\") COMPREPLY=($(compgen -f"), std::string::npos);
+  EXPECT_NE(bash.out.find("\"basalt job list:--output\") COMPREPLY=($(compgen -W \"json yaml\""), std::string::npos);
+  EXPECT_EQ(bash.out.find("\"basalt job list:--now\""), std::string::npos);  // hidden
+  Folder d;
+  d.Write("basalt.bash", bash.out);
+  // The script is valid bash and completes `basalt job l` to `list`.
+  std::string probe = d.path() + "/probe.sh";
+  std::ofstream(probe) << "source " << d.path() << "/basalt.bash\n"
+                       << "COMP_WORDS=(basalt job l); COMP_CWORD=2; _basalt; echo \"${COMPREPLY[*]}\"\n"
+                       << "COMP_WORDS=(basalt queue get -o ''); COMP_CWORD=4; _basalt; echo \"${COMPREPLY[*]}\"\n";
+  FILE* p = popen(("bash " + probe + " 2>&1").c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[256];
+  while (fgets(buf, sizeof buf, p)) out += buf;
+  EXPECT_EQ(pclose(p), 0) << out;
+  EXPECT_EQ(out, "list\njson yaml\n");
+
+  RunResult zsh = Basalt("completion zsh");
+  ASSERT_EQ(zsh.exit_code, 0) << zsh.out;
+  EXPECT_EQ(zsh.out.rfind("#compdef basalt\n", 0), 0u);
+  EXPECT_NE(zsh.out.find("(\"basalt job\") candidates=(run list view suspend resume delete"), std::string::npos)
+      << zsh.out;
+}
+
+}  // namespace
+}  // namespace basalt
