@@ -47,7 +47,7 @@ class AllocateAction : public Action {
     auto queue_less = [&ssn](QueueId a, QueueId b) { return ssn.QueueOrderLess(ssn.queue(a), ssn.queue(b)); };
     auto job_less = [&ssn](JobId a, JobId b) { return ssn.JobOrderLess(ssn.job(a), ssn.job(b)); };
     auto queues = MakePickList<QueueId>(queue_less);
-    std::map<QueueId, PickList<JobId, decltype(job_less)>> jobs_of;
+    std::map<QueueId, HeapList<JobId, decltype(job_less)>> jobs_of;
     for (JobInfo& job : ssn.jobs()) {
       if (job.IsPending()) {
         if (has_enqueue) continue;
@@ -64,7 +64,7 @@ class AllocateAction : public Action {
       auto it = jobs_of.find(job.queue);
       if (it == jobs_of.end()) {
         queues.Push(job.queue);
-        it = jobs_of.emplace(job.queue, MakePickList<JobId>(job_less)).first;
+        it = jobs_of.emplace(job.queue, MakeHeapList<JobId>(job_less)).first;
       }
       it->second.Push(job.id);
     }

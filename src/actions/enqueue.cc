@@ -21,12 +21,12 @@ class EnqueueAction : public Action {
     auto queue_less = [&ssn](QueueId a, QueueId b) { return ssn.QueueOrderLess(ssn.queue(a), ssn.queue(b)); };
     auto job_less = [&ssn](JobId a, JobId b) { return ssn.JobOrderLess(ssn.job(a), ssn.job(b)); };
     auto queues = MakePickList<QueueId>(queue_less);
-    std::map<QueueId, PickList<JobId, decltype(job_less)>> pending;
+    std::map<QueueId, HeapList<JobId, decltype(job_less)>> pending;
     for (JobInfo& job : ssn.jobs()) {
       auto it = pending.find(job.queue);
       if (it == pending.end()) {
         queues.Push(job.queue);
-        it = pending.emplace(job.queue, MakePickList<JobId>(job_less)).first;
+        it = pending.emplace(job.queue, MakeHeapList<JobId>(job_less)).first;
       }
       if (job.IsPending()) it->second.Push(job.id);
     }
