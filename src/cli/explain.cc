@@ -11,6 +11,7 @@
 #include "api/decode.h"
 #include "cli/explain_live.h"
 #include "cli/explain_probe.h"
+#include "cli/schedule.h"
 #include "plugins/builtin.h"
 #include "sim/cycle_runner.h"
 
@@ -87,20 +88,6 @@ Result<std::string> ReadConf(const ExplainRequest& req, std::string* source) {
     return Status::InvalidArgument(req.conf_path + ": empty scheduler configuration");
   }
   return ss.str();
-}
-
-Json ResourceJson(const Resource& r) {
-  Json j = Json::object();
-  j["cpu"] = FormatDimension(ResourceNames::kCpu, r.milli_cpu());
-  j["memory"] = FormatDimension(ResourceNames::kMemory, r.memory());
-  std::vector<std::pair<std::string, std::string>> scalars;
-  for (const auto& [id, v] : r.scalars()) {
-    if (id == ResourceNames::kPods || v == 0) continue;
-    scalars.emplace_back(ResourceNames::Name(id), FormatDimension(id, v));
-  }
-  std::sort(scalars.begin(), scalars.end());
-  for (const auto& [name, value] : scalars) j[name] = value;
-  return j;
 }
 
 Json OptionalResource(const std::optional<Resource>& r) { return r ? ResourceJson(*r) : Json(nullptr); }

@@ -14,21 +14,8 @@
 namespace basalt {
 
 Status LoadLiveState(const std::string& kubeconfig, const std::string& context, ClusterState* state) {
-  std::string path = kubeconfig;
-  if (path.empty()) {
-    if (const char* env = std::getenv("KUBECONFIG"); env != nullptr && *env != 0) {
-      path = env;
-      path = path.substr(0, path.find(':'));
-    }
-  }
-  if (path.empty()) {
-    // vcctl's next place to look (docs/cli.md).
-    if (const char* home = std::getenv("HOME"); home != nullptr && *home != 0) {
-      std::error_code ec;
-      const std::string candidate = std::string(home) + "/.kube/config";
-      if (std::filesystem::exists(candidate, ec)) path = candidate;
-    }
-  }
+  // vcctl's loading rules (docs/cli.md).
+  const std::string path = kube::KubeconfigPathAsVcctl(kubeconfig);
   auto config = path.empty() ? kube::InClusterConfig() : kube::LoadKubeconfig(path, context);
   if (!config.ok()) return config.status();
   kube::ClientOptions opt;

@@ -15,19 +15,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-Json ResourceJson(const Resource& r) {
-  Json j = Json::object();
-  j["cpu"] = FormatDimension(ResourceNames::kCpu, r.milli_cpu());
-  j["memory"] = FormatDimension(ResourceNames::kMemory, r.memory());
-  std::vector<std::pair<std::string, std::string>> scalars;
-  for (const auto& [id, v] : r.scalars()) {
-    if (id == ResourceNames::kPods || v == 0) continue;
-    scalars.emplace_back(ResourceNames::Name(id), FormatDimension(id, v));
-  }
-  std::sort(scalars.begin(), scalars.end());
-  for (const auto& [name, value] : scalars) j[name] = value;
-  return j;
-}
 
 Json CycleJson(const CycleResult& c, bool scores) {
   const Decisions& d = c.decisions;
@@ -108,6 +95,20 @@ Json FinalJson(const ClusterState& state) {
 }
 
 }  // namespace
+
+nlohmann::ordered_json ResourceJson(const Resource& r) {
+  Json j = Json::object();
+  j["cpu"] = FormatDimension(ResourceNames::kCpu, r.milli_cpu());
+  j["memory"] = FormatDimension(ResourceNames::kMemory, r.memory());
+  std::vector<std::pair<std::string, std::string>> scalars;
+  for (const auto& [id, v] : r.scalars()) {
+    if (id == ResourceNames::kPods || v == 0) continue;
+    scalars.emplace_back(ResourceNames::Name(id), FormatDimension(id, v));
+  }
+  std::sort(scalars.begin(), scalars.end());
+  for (const auto& [name, value] : scalars) j[name] = value;
+  return j;
+}
 
 Result<Json> RunSchedule(const ScheduleRequest& request) {
   if (request.cycles < 1) return Status::InvalidArgument("--cycles: must be at least 1");

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "api/resource.h"
 #include "api/status.h"
 
 namespace basalt {
@@ -47,6 +48,10 @@ struct ScheduleRequest {
 // error naming file, object and field (exit code 2), or, with
 // `check_invariants`, an invariant violation (code kInternal, exit code 3).
 Result<nlohmann::ordered_json> RunSchedule(const ScheduleRequest& request);
+
+// A resource list as the output writes it: cpu and memory always, then the
+// other non-zero dimensions by name (`pods` left out), in Kubernetes units.
+nlohmann::ordered_json ResourceJson(const Resource& r);
 
 // The process exit code for the result of RunSchedule.
 int ScheduleExitCode(const Status& status);

@@ -284,20 +284,7 @@ class ApiStore : public VcStore {
 // vcctl's loading rules: --kubeconfig, else the first file of $KUBECONFIG,
 // else ~/.kube/config when present, else the in-cluster service account.
 Result<kube::KubeConfig> ResolveKubeconfig(const StoreOptions& o) {
-  std::string path = o.kubeconfig;
-  if (path.empty()) {
-    if (const char* env = std::getenv("KUBECONFIG"); env != nullptr && *env != 0) {
-      path = env;
-      path = path.substr(0, path.find(':'));
-    }
-  }
-  if (path.empty()) {
-    if (const char* home = std::getenv("HOME"); home != nullptr && *home != 0) {
-      std::error_code ec;
-      std::string candidate = std::string(home) + "/.kube/config";
-      if (fs::exists(candidate, ec)) path = candidate;
-    }
-  }
+  const std::string path = kube::KubeconfigPathAsVcctl(o.kubeconfig);
   if (path.empty()) {
     auto in_cluster = kube::InClusterConfig();
     if (!in_cluster.ok()) {

@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -242,6 +243,20 @@ Result<KubeConfig> InClusterConfig(const InClusterEnv& env) {
   auto ns = ReadFile(env.namespace_path, "in-cluster: namespace");
   if (ns.ok()) cfg.namespace_ = Trim(*ns);
   return cfg;
+}
+
+std::string KubeconfigPathAsVcctl(const std::string& flag_path) {
+  if (!flag_path.empty()) return flag_path;
+  if (const char* env = std::getenv("KUBECONFIG"); env != nullptr && *env != 0) {
+    const std::string list = env;
+    return list.substr(0, list.find(':'));
+  }
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != 0) {
+    std::error_code ec;
+    const std::string candidate = std::string(home) + "/.kube/config";
+    if (std::filesystem::exists(candidate, ec)) return candidate;
+  }
+  return "";
 }
 
 }  // namespace basalt::kube

@@ -46,6 +46,11 @@ struct InClusterEnv {
 };
 Result<KubeConfig> InClusterConfig(const InClusterEnv& env = {});
 
+// The kubeconfig file vcctl would use: `flag_path` (--kubeconfig) when given,
+// else the first file of $KUBECONFIG, else ~/.kube/config when it exists; ""
+// when none applies (the caller then falls back to InClusterConfig).
+std::string KubeconfigPathAsVcctl(const std::string& flag_path);
+
 // Standard base64 (RFC 4648, padding optional, whitespace ignored).
 Result<std::string> Base64Decode(const std::string& text);
 

@@ -59,6 +59,7 @@
 #include "api/numatopology.h"
 #include "framework/session.h"
 #include "plugins/builtin.h"
+#include "plugins/unknown_arguments.h"
 
 namespace basalt {
 namespace {
@@ -236,20 +237,6 @@ int NumaCount(const NodeTopology& node, const std::vector<int32_t>& cpus) {
   return std::popcount(mask);
 }
 
-// An unknown argument is ignored, as Volcano does, with one warning per key
-// and process (the plugin is built every cycle).
-void WarnUnknownArguments(const Arguments& args) {
-  static std::mutex mu;
-  static std::set<std::string> warned;
-  std::lock_guard<std::mutex> lock(mu);
-  for (const auto& [key, value] : args.values()) {
-    const std::string top = key.substr(0, std::min(key.find_first_of(".["), key.size()));
-    if (top == kWeightArgument || !warned.insert(top).second) continue;
-    std::cerr << "basalt: warning: " << args.owner() << ": arguments." << top
-              << ": unknown argument, ignored (known: " << kWeightArgument << ")\n";
-  }
-}
-
 class NumaAwarePlugin : public Plugin {
  public:
   explicit NumaAwarePlugin(int64_t weight) : weight_(weight) {}
@@ -418,7 +405,7 @@ class NumaAwarePlugin : public Plugin {
 }  // namespace
 
 Result<std::unique_ptr<Plugin>> NewNumaAwarePlugin(const Arguments& args) {
-  WarnUnknownArguments(args);
+  WarnUnknownArguments(args, kWeightArgument);
   int64_t weight = 1;
   BASALT_RETURN_IF_ERROR(args.GetInt(kWeightArgument, &weight));
   return std::unique_ptr<Plugin>(new NumaAwarePlugin(weight));

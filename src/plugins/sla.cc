@@ -36,6 +36,7 @@
 #include "api/saturating.h"
 #include "framework/session.h"
 #include "plugins/builtin.h"
+#include "plugins/unknown_arguments.h"
 #include "plugins/go_duration.h"
 
 namespace basalt {
@@ -50,20 +51,6 @@ Result<int64_t> ParseWaitingTime(const std::string& text, const std::string& wha
   BASALT_ASSIGN_OR_RETURN(int64_t nanos, ParseGoDuration(text, what));
   if (nanos <= 0) return Status::InvalidArgument(what + ": waiting time \"" + text + "\" must be positive");
   return nanos;
-}
-
-// An unknown argument is ignored, as Volcano does, with one warning per key
-// and process (the plugin is built every cycle).
-void WarnUnknownArguments(const Arguments& args) {
-  static std::mutex mu;
-  static std::set<std::string> warned;
-  std::lock_guard<std::mutex> lock(mu);
-  for (const auto& [key, value] : args.values()) {
-    const std::string top = key.substr(0, std::min(key.find_first_of(".["), key.size()));
-    if (top == kArgument || !warned.insert(top).second) continue;
-    std::cerr << "basalt: warning: " << args.owner() << ": arguments." << top
-              << ": unknown argument, ignored (known: " << kArgument << ")\n";
-  }
 }
 
 class SlaPlugin : public Plugin {
@@ -140,7 +127,7 @@ Result<std::unique_ptr<Plugin>> NewSlaPlugin(const Arguments& args) {
     BASALT_ASSIGN_OR_RETURN(int64_t nanos, ParseWaitingTime(text, args.owner() + ": arguments." + kArgument));
     global = nanos;
   }
-  WarnUnknownArguments(args);
+  WarnUnknownArguments(args, kArgument);
   return std::unique_ptr<Plugin>(new SlaPlugin(global));
 }
 
