@@ -164,7 +164,7 @@ int main(int argc, char** argv) {
   fgd->add_option("--jobs", fgd_req.jobs, "Runs in parallel")->check(CLI::Range(1, 256))->capture_default_str();
   fgd->add_option("--out", fgd_req.out_dir, "Also write OUT/result.json and OUT/curves.csv");
   fgd->footer(
-      "Example:\n  basalt fgd --trace /work/shared/traces/alibaba-openb-gpu-v2023 \\\n"
+      "Example:\n  basalt fgd --trace ../shared/traces/alibaba-openb-gpu-v2023 \\\n"
       "      --pods openb_pod_list_default --policies FGD,BestFit --seeds 10");
 
   try {
