@@ -11,19 +11,16 @@
 #include <set>
 #include <sstream>
 
+#include "api/decode_fields.h"
 #include "api/job_plugin_args.h"
 #include "api/quantity.h"
 
 namespace basalt {
 namespace {
 
-Status FieldError(const std::string& field, const std::string& problem) {
-  return Status::InvalidArgument(field + ": " + problem);
-}
-
-std::string Join(const std::string& parent, const std::string& key) {
-  return parent.empty() ? key : parent + "." + key;
-}
+using decode_fields::FieldError;
+using decode_fields::Join;
+using decode_fields::Present;
 
 std::string Index(const std::string& parent, size_t i) { return parent + "[" + std::to_string(i) + "]"; }
 
@@ -48,8 +45,6 @@ Status ExpectList(const YAML::Node& n, const std::string& field) {
   if (n && !n.IsNull() && !n.IsSequence()) return FieldError(field, "expected a list, got " + KindOf(n));
   return Status::Ok();
 }
-bool Present(const YAML::Node& n) { return n && !n.IsNull(); }
-
 // The text of a mapping key. `CheckYamlTree` already refuses non-scalar keys;
 // this keeps `DecodeObject` / `DecodeResourceList` safe when called directly.
 Result<std::string> KeyText(const YAML::Node& key, const std::string& field) {

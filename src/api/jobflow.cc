@@ -6,29 +6,28 @@
 #include <map>
 #include <set>
 
+#include "api/decode_fields.h"
+
 namespace basalt {
 namespace {
 
-bool Present(const YAML::Node& n) { return n.IsDefined() && !n.IsNull(); }
-
-Status Bad(const std::string& field, const std::string& problem) {
-  return Status::InvalidArgument(field + ": " + problem);
-}
+using decode_fields::FieldError;
+using decode_fields::Present;
 
 Status ExpectMap(const YAML::Node& n, const std::string& field) {
-  if (Present(n) && !n.IsMap()) return Bad(field, "expected an object");
+  if (Present(n) && !n.IsMap()) return FieldError(field, "expected an object");
   return Status::Ok();
 }
 
 Status ExpectList(const YAML::Node& n, const std::string& field) {
-  if (Present(n) && !n.IsSequence()) return Bad(field, "expected a list");
+  if (Present(n) && !n.IsSequence()) return FieldError(field, "expected a list");
   return Status::Ok();
 }
 
 Status ReadString(const YAML::Node& parent, const char* key, const std::string& path, std::string* out) {
   const YAML::Node n = parent[key];
   if (!Present(n)) return Status::Ok();
-  if (!n.IsScalar()) return Bad(path + "." + key, "expected a string");
+  if (!n.IsScalar()) return FieldError(path + "." + key, "expected a string");
   *out = n.Scalar();
   return Status::Ok();
 }
@@ -37,15 +36,15 @@ Status ReadPort(const YAML::Node& parent, const std::string& path, int32_t* out)
   const YAML::Node n = parent["port"];
   if (!Present(n)) return Status::Ok();
   const std::string field = path + ".port";
-  if (!n.IsScalar()) return Bad(field, "expected an integer");
+  if (!n.IsScalar()) return FieldError(field, "expected an integer");
   const std::string& s = n.Scalar();
   int64_t v = 0;
-  if (s.empty() || s.size() > 6) return Bad(field, "expected a port number (1-65535), got \"" + s + "\"");
+  if (s.empty() || s.size() > 6) return FieldError(field, "expected a port number (1-65535), got \"" + s + "\"");
   for (char c : s) {
-    if (c < '0' || c > '9') return Bad(field, "expected a port number (1-65535), got \"" + s + "\"");
+    if (c < '0' || c > '9') return FieldError(field, "expected a port number (1-65535), got \"" + s + "\"");
     v = v * 10 + (c - '0');
   }
-  if (v < 1 || v > 65535) return Bad(field, "expected a port number (1-65535), got \"" + s + "\"");
+  if (v < 1 || v > 65535) return FieldError(field, "expected a port number (1-65535), got \"" + s + "\"");
   *out = static_cast<int32_t>(v);
   return Status::Ok();
 }
@@ -57,7 +56,7 @@ Status DecodeProbe(const YAML::Node& n, const std::string& path, FlowProbe* prob
   for (const auto& kv : n) {
     const std::string key = kv.first.Scalar();
     if (key != "httpGetList" && key != "tcpSocketList" && key != "taskStatusList") {
-      return Bad(path + "." + key, "unknown field (want httpGetList, tcpSocketList or taskStatusList)");
+      return FieldError(path + "." + key, "unknown field (want httpGetList, tcpSocketList or taskStatusList)");
     }
   }
   const YAML::Node http = n["httpGetList"], tcp = n["tcpSocketList"], task = n["taskStatusList"];
@@ -96,25 +95,25 @@ Status DecodeProbe(const YAML::Node& n, const std::string& path, FlowProbe* prob
 
 Status DecodeJobFlowSpec(const YAML::Node& doc, JobFlow* flow) {
   const YAML::Node spec = doc["spec"];
-  if (!Present(spec)) return Bad("spec", "missing");
+  if (!Present(spec)) return FieldError("spec", "missing");
   BASALT_RETURN_IF_ERROR(ExpectMap(spec, "spec"));
   BASALT_RETURN_IF_ERROR(ReadString(spec, "jobRetainPolicy", "spec", &flow->job_retain_policy));
   if (flow->job_retain_policy.empty()) flow->job_retain_policy = "retain";
   if (flow->job_retain_policy != "retain" && flow->job_retain_policy != "delete") {
-    return Bad("spec.jobRetainPolicy", "must be retain or delete, got \"" + flow->job_retain_policy + "\"");
+    return FieldError("spec.jobRetainPolicy", "must be retain or delete, got \"" + flow->job_retain_policy + "\"");
   }
   const YAML::Node flows = spec["flows"];
   BASALT_RETURN_IF_ERROR(ExpectList(flows, "spec.flows"));
-  if (!Present(flows) || flows.size() == 0) return Bad("spec.flows", "missing (a JobFlow needs at least one flow)");
+  if (!Present(flows) || flows.size() == 0) return FieldError("spec.flows", "missing (a JobFlow needs at least one flow)");
   std::map<std::string, size_t> index_of;
   for (size_t i = 0; i < flows.size(); ++i) {
     const std::string ip = Index("spec.flows", i);
     BASALT_RETURN_IF_ERROR(ExpectMap(flows[i], ip));
     Flow f;
     BASALT_RETURN_IF_ERROR(ReadString(flows[i], "name", ip, &f.name));
-    if (f.name.empty()) return Bad(ip + ".name", "missing");
+    if (f.name.empty()) return FieldError(ip + ".name", "missing");
     if (!index_of.emplace(f.name, i).second) {
-      return Bad(ip + ".name", "flow \"" + f.name + "\" appears twice (first at spec.flows[" +
+      return FieldError(ip + ".name", "flow \"" + f.name + "\" appears twice (first at spec.flows[" +
                                    std::to_string(index_of[f.name]) + "])");
     }
     const YAML::Node dep = flows[i]["dependsOn"];
@@ -125,7 +124,7 @@ Status DecodeJobFlowSpec(const YAML::Node& doc, JobFlow* flow) {
       BASALT_RETURN_IF_ERROR(ExpectList(targets, dp + ".targets"));
       for (size_t j = 0; Present(targets) && j < targets.size(); ++j) {
         if (!targets[j].IsScalar() || targets[j].Scalar().empty()) {
-          return Bad(Index(dp + ".targets", j), "expected a flow name");
+          return FieldError(Index(dp + ".targets", j), "expected a flow name");
         }
         f.targets.push_back(targets[j].Scalar());
       }
@@ -142,11 +141,11 @@ Status DecodeJobFlowSpec(const YAML::Node& doc, JobFlow* flow) {
     const Flow& f = flow->flows[i];
     for (size_t j = 0; j < f.targets.size(); ++j) {
       if (!index_of.count(f.targets[j])) {
-        return Bad(Index(Index("spec.flows", i) + ".dependsOn.targets", j),
+        return FieldError(Index(Index("spec.flows", i) + ".dependsOn.targets", j),
                    "unknown flow \"" + f.targets[j] + "\" (not in spec.flows)");
       }
       if (f.targets[j] == f.name) {
-        return Bad(Index(Index("spec.flows", i) + ".dependsOn.targets", j), "a flow cannot depend on itself");
+        return FieldError(Index(Index("spec.flows", i) + ".dependsOn.targets", j), "a flow cannot depend on itself");
       }
     }
   }
@@ -167,7 +166,7 @@ Status DecodeJobFlowSpec(const YAML::Node& doc, JobFlow* flow) {
   for (size_t i = 0; i < flow->flows.size(); ++i) {
     if (color[i] != 0) continue;
     std::string cycle = visit(i);
-    if (!cycle.empty()) return Bad("spec.flows", "dependency cycle: " + cycle);
+    if (!cycle.empty()) return FieldError("spec.flows", "dependency cycle: " + cycle);
   }
   return Status::Ok();
 }

@@ -5,20 +5,15 @@
 #include <algorithm>
 #include <set>
 
+#include "api/decode_fields.h"
 #include "api/quantity.h"
 
 namespace basalt {
 namespace {
 
-Status FieldError(const std::string& field, const std::string& problem) {
-  return Status::InvalidArgument(field + ": " + problem);
-}
-
-std::string Join(const std::string& parent, const std::string& key) {
-  return parent.empty() ? key : parent + "." + key;
-}
-
-bool Present(const YAML::Node& n) { return n && !n.IsNull(); }
+using decode_fields::FieldError;
+using decode_fields::Join;
+using decode_fields::Present;
 
 std::string KindOf(const YAML::Node& n) {
   switch (n.Type()) {
