@@ -222,9 +222,11 @@ std::vector<std::string> SyncJobObjects(ClusterState& state, VcJob& job) {
     for (int i = 0; i < task.replicas; ++i) {
       const std::string key = job.meta.namespace_ + "/" + PodName(job, task, i);
       if (Pod* existing = state.FindPod(key)) {
-        existing->meta.annotations.emplace(kGroupName, JobController::PodGroupName(job));  // adopt
-        existing->meta.annotations.emplace(kJobName, job.meta.name);
-        existing->meta.annotations.emplace(kTaskSpec, task.name);
+        // Adopt (try_emplace: an already adopted pod builds no strings).
+        auto& ann = existing->meta.annotations;
+        if (ann.find(kGroupName) == ann.end()) ann.try_emplace(kGroupName, JobController::PodGroupName(job));
+        ann.try_emplace(kJobName, job.meta.name);
+        ann.try_emplace(kTaskSpec, task.name);
         continue;
       }
       state.UpsertPod(MakePod(job, task, i, queue));

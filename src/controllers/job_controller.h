@@ -118,15 +118,17 @@ class JobController {
 // Shared by job_controller.cc and job_policies.cc.
 namespace job_internal {
 
-inline constexpr const char* kGroupName = "scheduling.k8s.io/group-name";
-inline constexpr const char* kTaskSpec = "volcano.sh/task-spec";
-inline constexpr const char* kTaskIndex = "volcano.sh/task-index";
-inline constexpr const char* kJobName = "volcano.sh/job-name";
-inline constexpr const char* kJobNamespace = "volcano.sh/job-namespace";
-inline constexpr const char* kQueueName = "volcano.sh/queue-name";
-inline constexpr const char* kJobVersion = "volcano.sh/job-version";
-inline constexpr const char* kTemplateUid = "volcano.sh/template-uid";
-inline constexpr const char* kRetryCount = "volcano.sh/job-retry-count";
+// std::string, not const char*: the annotation maps look them up by
+// std::string, and a literal would build a temporary key on every lookup.
+inline const std::string kGroupName = "scheduling.k8s.io/group-name";
+inline const std::string kTaskSpec = "volcano.sh/task-spec";
+inline const std::string kTaskIndex = "volcano.sh/task-index";
+inline const std::string kJobName = "volcano.sh/job-name";
+inline const std::string kJobNamespace = "volcano.sh/job-namespace";
+inline const std::string kQueueName = "volcano.sh/queue-name";
+inline const std::string kJobVersion = "volcano.sh/job-version";
+inline const std::string kTemplateUid = "volcano.sh/template-uid";
+inline const std::string kRetryCount = "volcano.sh/job-retry-count";
 
 // Completed, Terminated, Failed (and Aborted): nothing is re-created.
 bool IsFinal(const std::string& phase);

@@ -3,7 +3,7 @@
 namespace basalt {
 namespace {
 
-constexpr const char* kGroupName = "scheduling.k8s.io/group-name";
+const std::string kGroupName = "scheduling.k8s.io/group-name";  // a std::string: no temporary per lookup
 
 Resource WithoutPods(Resource r) {
   r.Erase(ResourceNames::kPods);

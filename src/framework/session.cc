@@ -136,9 +136,17 @@ bool ParseBoolLenient(const std::string& v, bool* out) {
 }
 
 const std::string* FindKey(const std::map<std::string, std::string>& m, const std::string& key) {
+  if (m.empty()) return nullptr;
   auto it = m.find(key);
   return it == m.end() ? nullptr : &it->second;
 }
+
+// The metadata keys the snapshot reads, built once: looking a literal up in a
+// std::map<std::string, ...> would build a temporary string per pod.
+const std::string& GroupNameKey() { static const std::string k = "scheduling.k8s.io/group-name"; return k; }
+const std::string& PreemptableKey() { static const std::string k = "volcano.sh/preemptable"; return k; }
+const std::string& TaskPriorityKey() { static const std::string k = "volcano.sh/task-priority"; return k; }
+const std::string& TaskSpecKey() { static const std::string k = "volcano.sh/task-spec"; return k; }
 
 // Per-card vGPU quantities (memory, memory percentage, cores of each card).
 // The deviceshare plugin accounts them card by card; node fit and queue shares
@@ -210,6 +218,10 @@ Status Session::BuildSnapshot() {
   for (const auto& [name, pc] : state_.priority_classes()) {
     if (pc.global_default) default_priority = pc.value;
   }
+  nodes_.reserve(state_.nodes().size());
+  queues_.reserve(state_.queues().size());
+  jobs_.reserve(state_.podgroups().size());
+  tasks_.reserve(state_.pods().size());
   for (const auto& [name, n] : state_.nodes()) {
     NodeInfo info;
     info.id = static_cast<NodeId>(nodes_.size());
@@ -219,7 +231,7 @@ Status Session::BuildSnapshot() {
     DropPerCardResources(&info.allocatable);
     info.idle_ = info.allocatable;
     total_resource_ += info.allocatable;
-    node_index_.emplace(name, info.id);
+    node_index_.emplace_hint(node_index_.end(), name, info.id);  // the store iterates in name order
     nodes_.push_back(std::move(info));
   }
   for (const auto& [name, q] : state_.queues()) {
@@ -233,7 +245,7 @@ Status Session::BuildSnapshot() {
     info.state = q.state;
     info.parent = q.parent;
     info.creation = q.meta.creation_timestamp;
-    queue_index_.emplace(name, info.id);
+    queue_index_.emplace_hint(queue_index_.end(), name, info.id);
     queues_.push_back(std::move(info));
   }
   // Hash indexes for the per-pod lookups (keys borrowed from the store).
@@ -243,7 +255,22 @@ Status Session::BuildSnapshot() {
   for (const NodeInfo& n : nodes_) node_by_name.emplace(n.name, n.id);
   job_index.reserve(state_.podgroups().size());
   std::string group_key;
-  std::map<std::string, int32_t> classes;
+  // Pods of one group are neighbours in key order and share a spec and a
+  // priority class, so each lookup first checks the previous pod's answer.
+  std::string last_group_key;
+  JobId last_group_job = kNone;
+  std::unordered_map<std::string, int32_t> classes;
+  std::string last_signature;
+  int32_t last_class = kNone;
+  const std::string* last_class_name = nullptr;
+  std::optional<int32_t> last_class_value;
+  auto class_value = [&](const std::string& name) {
+    if (!last_class_name || *last_class_name != name) {
+      last_class_name = &name;
+      last_class_value = PriorityClassValue(name);
+    }
+    return last_class_value;
+  };
   for (const auto& [key, pg] : state_.podgroups()) {
     std::string qname = pg.queue.empty() ? options_.default_queue : pg.queue;
     auto q = queue_index_.find(qname);
@@ -262,8 +289,8 @@ Status Session::BuildSnapshot() {
     job.min_resources = pg.min_resources;
     job.phase = pg.phase;
     job.creation = pg.meta.creation_timestamp;
-    const std::string* pre = FindKey(pg.meta.annotations, "volcano.sh/preemptable");
-    if (!pre) pre = FindKey(pg.meta.labels, "volcano.sh/preemptable");
+    const std::string* pre = FindKey(pg.meta.annotations, PreemptableKey());
+    if (!pre) pre = FindKey(pg.meta.labels, PreemptableKey());
     if (pre) ParseBoolLenient(*pre, &job.preemptable);
     job_index.emplace(key, job.id);
     jobs_.push_back(std::move(job));
@@ -287,10 +314,14 @@ Status Session::BuildSnapshot() {
       status = TaskStatus::kUnknown;
     }
     JobId job = kNone;
-    if (const std::string* g = FindKey(pod.meta.annotations, "scheduling.k8s.io/group-name")) {
+    if (const std::string* g = FindKey(pod.meta.annotations, GroupNameKey())) {
       group_key.assign(pod.meta.namespace_).append("/").append(*g);
-      auto it = job_index.find(group_key);
-      if (it != job_index.end()) job = it->second;
+      if (group_key != last_group_key || last_group_job == kNone) {
+        auto it = job_index.find(group_key);
+        last_group_job = it != job_index.end() ? it->second : kNone;
+        last_group_key = group_key;
+      }
+      job = last_group_job;
     }
     const bool on_node = !pod.spec.node_name.empty() && IsOnNodeStatus(status);
     // A pending pod that is not ours, or ours without a group, takes no part.
@@ -308,29 +339,34 @@ Status Session::BuildSnapshot() {
     t.creation = pod.meta.creation_timestamp;
     t.name_index = NameIndex(pod.meta.name);
     // Only pending tasks look for nodes; the others need no class.
-    t.equivalence_class =
-        status == TaskStatus::kPending
-            ? classes.emplace(SpecSignature(pod), static_cast<int32_t>(classes.size())).first->second
-            : kNone;
+    t.equivalence_class = kNone;
+    if (status == TaskStatus::kPending) {
+      std::string signature = SpecSignature(pod);
+      if (last_class == kNone || signature != last_signature) {
+        last_class = classes.emplace(signature, static_cast<int32_t>(classes.size())).first->second;
+        last_signature = std::move(signature);
+      }
+      t.equivalence_class = last_class;
+    }
     t.nominated_node = pod.nominated_node_name;
     // Priority as the Priority admission plugin would have set it.
     if (pod.spec.has_priority) {
       t.priority = pod.spec.priority;
-    } else if (auto v = PriorityClassValue(pod.spec.priority_class_name); v && !pod.spec.priority_class_name.empty()) {
+    } else if (auto v = class_value(pod.spec.priority_class_name); v && !pod.spec.priority_class_name.empty()) {
       t.priority = *v;
     } else {
       t.priority = default_priority;
     }
-    if (const std::string* tp = FindKey(pod.meta.annotations, "volcano.sh/task-priority")) {
+    if (const std::string* tp = FindKey(pod.meta.annotations, TaskPriorityKey())) {
       char* end = nullptr;
       long v = std::strtol(tp->c_str(), &end, 10);
       if (!tp->empty() && *end == '\0') t.priority = static_cast<int32_t>(v);
     }
-    const std::string* pre = FindKey(pod.meta.annotations, "volcano.sh/preemptable");
-    if (!pre) pre = FindKey(pod.meta.labels, "volcano.sh/preemptable");
+    const std::string* pre = FindKey(pod.meta.annotations, PreemptableKey());
+    if (!pre) pre = FindKey(pod.meta.labels, PreemptableKey());
     if (pre && !ParseBoolLenient(*pre, &t.preemptable)) t.preemptable = false;
-    const std::string* role = FindKey(pod.meta.annotations, "volcano.sh/task-spec");
-    if (!role) role = FindKey(pod.meta.labels, "volcano.sh/task-spec");
+    const std::string* role = FindKey(pod.meta.annotations, TaskSpecKey());
+    if (!role) role = FindKey(pod.meta.labels, TaskSpecKey());
     if (role) t.role = *role;
     if (pod.spec.preemption_policy) {
       t.preempt_never = *pod.spec.preemption_policy == "Never";
@@ -355,6 +391,8 @@ Status Session::BuildSnapshot() {
       if (IsAllocatedStatus(task.status)) j.allocated += task.request;
     }
   }
+  // Caches keyed on node changes start from the snapshot, not from its making.
+  node_change_log_.clear();
   return Status::Ok();
 }
 

@@ -68,6 +68,9 @@ Status Simulator::Init() {
     for (const PluginOption& opt : tier.plugins) {
       auto p = plugins_.Create(opt.name, opt.arguments);
       if (!p.ok()) return p.status().WithContext(file + ": scheduler");
+      // These read the session clock: the same store can get a different
+      // answer a period later, so no cycle may be skipped.
+      if (opt.name == "sla" || opt.name == "rescheduling") clock_sensitive_ = true;
     }
   }
 
@@ -600,7 +603,7 @@ Status Simulator::Run() {
     }
     now_ = tick;
     runner_->set_now(tick);
-    if (dirty_ || changed_last_ || !options_.skip_idle_cycles) {
+    if (dirty_ || changed_last_ || !options_.skip_idle_cycles || clock_sensitive_) {
       // Objects the events created are this session's input, but the
       // controllers react to them only in the world step after it (a PodGroup
       // for a new pod, annotations the store's generation does not count), so
@@ -620,7 +623,19 @@ Status Simulator::Run() {
       metrics_.AddCycle(false);
       AfterWorldStep(true);
       changed_last_ = had_events || cycle->state_changed || step.changed() || dirty_ || state_.generation() != generation ||
-                      JobsFingerprint() != jobs_before || runner_->has_running_timers();
+                      JobsFingerprint() != jobs_before;
+      dirty_ = false;
+    } else if (runner_->has_running_timers()) {
+      // The session would see the last one's store and decide the same
+      // nothing, but running pods still count this step towards their end:
+      // the world step runs without it.
+      const uint64_t generation = state_.generation();
+      const uint64_t jobs_before = JobsFingerprint();
+      const WorldStepResult step = runner_->WorldStep();
+      for (const std::string& key : step.deleted) TouchDeploymentOf(key);
+      metrics_.AddCycle(true);
+      AfterWorldStep(true);
+      changed_last_ = step.changed() || dirty_ || state_.generation() != generation || JobsFingerprint() != jobs_before;
       dirty_ = false;
     } else {
       metrics_.AddCycle(true);

@@ -155,6 +155,7 @@ class Simulator {
   int64_t now_ = 0;
   bool dirty_ = true;          // an event was applied since the last cycle
   bool changed_last_ = true;   // the last cycle changed the store
+  bool clock_sensitive_ = false;  // a configured plugin reads the session clock (sla, rescheduling)
 
   std::map<std::string, int32_t> priority_values_;
   std::vector<int64_t> training_seq_;
