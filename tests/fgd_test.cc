@@ -15,6 +15,7 @@
 #include "sim/fgd/experiment.h"
 #include "sim/fgd/fragmentation.h"
 #include "sim/fgd/policy.h"
+#include "sim/fgd/report.h"
 #include "sim/fgd/trace.h"
 #include "testing.h"
 
@@ -197,6 +198,52 @@ TEST(FgdFragmentTest, MemoryCountsOnlyForMemoryAwareMeters) {
   EXPECT_DOUBLE_EQ(FragmentationMeter({s}, 1, /*count_memory=*/true).NodeFragment(short_of_memory), 2000.0);
 }
 
+TEST(FgdFragmentTest, UnitCountingMetersCountCardsThatCpuOrMemoryWouldStrand) {
+  const bool memory = true, units = true;
+  // Whole-GPU shape needing 8 cores; node with 4 idle cards and 16 cores.
+  std::vector<PodShape> whole = {Shape(1, 1000, 1.0, 8000)};
+  NodeState four_cards = Node(4, {}, 16000);
+  // The paper's measure: one unit fits, so no card is lost.
+  EXPECT_DOUBLE_EQ(FragmentationMeter(whole, 1).NodeFragment(four_cards), 0.0);
+  // Counting units: CPU for 2 units only, so 2 of the 4 cards are lost.
+  EXPECT_DOUBLE_EQ(FragmentationMeter(whole, 1, !memory, units).NodeFragment(four_cards), 2000.0);
+  // A 2-GPU shape on 3 idle cards: one unit, the third card is lost.
+  std::vector<PodShape> pairs = {Shape(2, 1000, 1.0, 1000)};
+  EXPECT_DOUBLE_EQ(FragmentationMeter(pairs, 1, !memory, units).NodeFragment(Node(3)), 1000.0);
+  EXPECT_DOUBLE_EQ(FragmentationMeter(pairs, 1).NodeFragment(Node(3)), 0.0);
+  // Sharing shape (0.5 GPU, 4 cores) on cards {1000, 700, 600, 200} with 8
+  // cores: 3 cards could host it, CPU allows 2 units, which take the two
+  // freest cards (1,700 milli); 800 of the 2,500 idle milli are lost.
+  std::vector<PodShape> half = {Shape(1, 500, 1.0, 4000)};
+  NodeState mixed = Node(4, {1000, 700, 600, 200}, 8000);
+  EXPECT_DOUBLE_EQ(FragmentationMeter(half, 1, !memory, units).NodeFragment(mixed), 800.0);
+  EXPECT_DOUBLE_EQ(FragmentationMeter(half, 1).NodeFragment(mixed), 200.0);
+  // Memory limits the units too when the meter counts it: 1 unit of 4 GiB.
+  half[0].memory_mib = 4096;
+  NodeState short_of_memory = Node(4, {1000, 700, 600, 200}, 64000, /*memory=*/6000);
+  EXPECT_DOUBLE_EQ(FragmentationMeter(half, 1, memory, units).NodeFragment(short_of_memory), 1500.0);
+  EXPECT_DOUBLE_EQ(FragmentationMeter(half, 1, !memory, units).NodeFragment(short_of_memory), 200.0);
+}
+
+TEST(FgdFragmentTest, TargetWorkloadCanWeighShapesByGpuDemand) {
+  std::vector<PodSpec> pods;
+  for (int k = 0; k < 3; ++k) pods.push_back(Pod(1, 500));  // 3 pods x 0.5 GPU
+  pods.push_back(Pod(2, 1000));                             // 1 pod x 2 GPUs
+  pods.push_back(Pod(0, 0));                                // no GPU
+  auto by_count = TargetWorkload(pods, 100.0);
+  auto by_demand = TargetWorkload(pods, 100.0, /*by_gpu_demand=*/true);
+  ASSERT_EQ(by_count.size(), 3u);
+  ASSERT_EQ(by_demand.size(), 3u);
+  EXPECT_DOUBLE_EQ(by_count[0].weight, 0.6);  // the sharing shape, most common
+  // By demand: 1,500 and 2,000 milli of 3,500; the CPU-only shape weighs 0.
+  EXPECT_DOUBLE_EQ(by_demand[0].weight, 1500.0 / 3500.0);
+  double cpu_only = -1;
+  for (const auto& s : by_demand) {
+    if (s.num_gpu == 0) cpu_only = s.weight;
+  }
+  EXPECT_DOUBLE_EQ(cpu_only, 0.0);
+}
+
 TEST(FgdFragmentTest, TargetWorkloadKeepsCommonShapesInStepsOfTen) {
   std::vector<PodSpec> pods;
   // 12 distinct shapes: shape i appears 100 - i times (1,134 pods).
@@ -306,7 +353,7 @@ TEST(FgdPolicyTest, FgdAndFgdMemAvoidLeavingUnusableSlivers) {
   // a 100 sliver no pod can use (F: 0 -> 100, score 47); on b it fills a card
   // exactly (F stays 0, score 50).
   Cluster c = TwoNodes({600, 0}, {500, 1000});
-  for (const char* name : {"FGD", "FGD-Mem"}) {
+  for (const char* name : {"FGD", "FGD-Mem", "FGD-Units"}) {
     auto policy = MakePolicy(name, rng, meter);
     ASSERT_OK(policy);
     EXPECT_EQ((*policy)->SelectNode(c, {0, 1}, Pod(1, 500)), 1u) << name;
@@ -314,6 +361,23 @@ TEST(FgdPolicyTest, FgdAndFgdMemAvoidLeavingUnusableSlivers) {
   // BestFit only sees that a would have less left (100 vs 1,000 milli).
   auto best_fit = MakeBestFitPolicy();
   EXPECT_EQ(best_fit->SelectNode(c, {0, 1}, Pod(1, 500)), 0u);
+}
+
+TEST(FgdPolicyTest, FgdUnitsKeepsCpuForTheCardsOfANode) {
+  // Every GPU pod asks one card and 8 cores. Node a: 2 cards, 16 cores; node
+  // b: 2 cards, 64 cores. A CPU-only pod of 8 cores leaves one unit's CPU on a,
+  // which the paper's measure (one unit still fits) does not see: FGD ties and
+  // takes a. FGD-Units sees a's second card stranded and takes b.
+  auto meter = Meter({Shape(1, 1000, 1.0, 8000)});
+  std::vector<NodeSpec> specs = {{"a", 16000, 262144, 2, 0}, {"b", 64000, 262144, 2, 0}};
+  Cluster c(specs);
+  Rng rng(1);
+  auto fgd = MakePolicy("FGD", rng, meter);
+  auto units = MakePolicy("FGD-Units", rng, meter);
+  ASSERT_OK(fgd);
+  ASSERT_OK(units);
+  EXPECT_EQ((*fgd)->SelectNode(c, {0, 1}, Pod(0, 0, 8000)), 0u);
+  EXPECT_EQ((*units)->SelectNode(c, {0, 1}, Pod(0, 0, 8000)), 1u);
 }
 
 TEST(FgdPolicyTest, RandomIsUniformAndReplaysItsSeed) {
@@ -467,6 +531,90 @@ TEST(FgdCliTest, SmallRunPrintsOneJsonObject) {
   EXPECT_EQ(j["policies"]["FGD"]["count"], 2);
   EXPECT_TRUE(j["policies"]["FGD"].contains("published"));
   EXPECT_TRUE(std::filesystem::exists(dir / "out" / "curves.csv"));
+  // The report: one series per policy run, and the published band of each.
+  std::ifstream html_in(dir / "out" / "report.html");
+  std::stringstream html;
+  html << html_in.rdbuf();
+  const std::string page = html.str();
+  const std::string open = "<script type=\"application/json\" id=\"fgd-data\">";
+  const size_t start = page.find(open);
+  ASSERT_NE(start, std::string::npos);
+  const size_t end = page.find("</script>", start);
+  auto data = nlohmann::json::parse(page.substr(start + open.size(), end - start - open.size()));
+  ASSERT_EQ(data["series"].size(), 2u);
+  ASSERT_EQ(data["published"].size(), 6u);
+  EXPECT_EQ(data["published"][5]["policy"], "FGD");
+  EXPECT_EQ(data["published"][5]["seeds"], 10);
+}
+
+// ---- the HTML report ----
+
+TEST(FgdReportTest, PublishedCurvesAreMeanAndSdOfTheAuthorsRuns) {
+  const auto path = std::filesystem::temp_directory_path() / "basalt_fgd_allo.csv";
+  std::ofstream(path) << "workload,sc_policy,tune,seed,total_gpus,79,80,81\n"
+                         "w,06-FGD,1.3,42,10,1,90,94\n"
+                         "w,06-FGD,1.3,43,10,1,92,96\n"
+                         "other,06-FGD,1.3,42,10,1,10,10\n"
+                         "w,03-GpuClustering,1.3,42,10,1,85,88\n";
+  auto curves = LoadPublishedCurves(path.string(), "w", 80, 81);
+  ASSERT_OK(curves);
+  ASSERT_EQ(curves->size(), 2u);
+  const auto& fgd = (*curves)[0];
+  EXPECT_EQ(fgd.policy, "FGD");
+  EXPECT_EQ(fgd.seeds, 2);
+  EXPECT_EQ(fgd.arrived_pct, (std::vector<int>{80, 81}));
+  // Unallocated = 100 - allocated: {10, 8} at 80%, {6, 4} at 81%.
+  EXPECT_DOUBLE_EQ(fgd.mean[0], 9.0);
+  EXPECT_DOUBLE_EQ(fgd.mean[1], 5.0);
+  EXPECT_NEAR(fgd.sd[0], std::sqrt(2.0), 1e-3);
+  EXPECT_EQ((*curves)[1].policy, "Clustering");
+  EXPECT_EQ((*curves)[1].sd[0], 0.0);
+  // No such file: no band; a bad number: the file, row and column.
+  auto none = LoadPublishedCurves("/nonexistent/allo.csv", "w", 80, 81);
+  ASSERT_OK(none);
+  EXPECT_TRUE(none->empty());
+  std::ofstream(path) << "workload,sc_policy,tune,seed,total_gpus,80\nw,06-FGD,1.3,42,10,9x\n";
+  auto bad = LoadPublishedCurves(path.string(), "w", 80, 80);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("basalt_fgd_allo.csv:row 2: column 80: \"9x\" is not a number"),
+            std::string::npos)
+      << bad.status().message();
+  auto no_column = LoadPublishedCurves(path.string(), "w", 80, 81);
+  ASSERT_FALSE(no_column.ok());
+  EXPECT_NE(no_column.status().message().find("no column for arrived load 81"), std::string::npos);
+}
+
+TEST(FgdReportTest, PageHoldsOneSeriesPerPolicyAndThePublishedBands) {
+  nlohmann::ordered_json summary;
+  summary["workload"] = "w";
+  for (const char* policy : {"FGD", "FGD-Units"}) {
+    auto& entry = summary["policies"][policy];
+    entry["mean"] = 4.5;
+    entry["sd"] = 0.1;
+    entry["count"] = 10;
+    entry["curve"] = {{{"arrived_pct", 80}, {"unallocated_mean", 20.0}, {"unallocated_sd", 0.1}},
+                      {{"arrived_pct", 81}, {"unallocated_mean", 19.0}, {"unallocated_sd", 0.2}}};
+  }
+  PublishedCurve band{"FGD", {80, 81}, {19.5, 18.5}, {0.3, 0.4}, 10};
+  const std::string page = RenderFgdReport(summary, {band}, "/* lib */ var s = '</script>';", "chart.js@test");
+  auto data = ReportData(summary, {band});
+  EXPECT_EQ(data["arrived_pct"], nlohmann::ordered_json::parse("[80, 81]"));
+  ASSERT_EQ(data["series"].size(), 2u);
+  EXPECT_EQ(data["series"][1]["policy"], "FGD-Units");
+  EXPECT_EQ(data["series"][1]["points"][1]["sd"], 0.2);
+  ASSERT_EQ(data["published"].size(), 1u);
+  EXPECT_EQ(data["published"][0]["points"][1]["mean"], 18.5);
+  EXPECT_NE(page.find(data.dump()), std::string::npos);
+  // The library is inlined, with "</" escaped so it cannot close its element.
+  EXPECT_NE(page.find("/* lib */ var s = '<\\/script>';"), std::string::npos);
+  EXPECT_EQ(page.find("src=\"http"), std::string::npos);
+  // One canvas per policy plus the overview.
+  EXPECT_NE(page.find("id=\"chart-1\""), std::string::npos);
+  EXPECT_NE(page.find("id=\"chart-all\""), std::string::npos);
+  // Without the library the page says so and keeps the table.
+  const std::string bare = RenderFgdReport(summary, {}, "", "missing");
+  EXPECT_NE(bare.find("charts library is missing"), std::string::npos);
+  EXPECT_NE(bare.find("<td>FGD-Units</td>"), std::string::npos);
 }
 
 }  // namespace

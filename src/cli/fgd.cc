@@ -6,7 +6,9 @@
 #include <iostream>
 #include <sstream>
 
+#include "sim/chart_asset.h"
 #include "sim/fgd/experiment.h"
+#include "sim/fgd/report.h"
 
 namespace basalt {
 namespace {
@@ -37,7 +39,8 @@ std::vector<std::string> SplitList(const std::string& list) {
   return out;
 }
 
-Status WriteOutputs(const std::string& dir, const fgd::ExperimentResult& result) {
+Status WriteOutputs(const std::string& dir, const fgd::ExperimentResult& result,
+                    const std::vector<fgd::PublishedCurve>& published) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return Status::Unavailable(dir + ": cannot create folder: " + ec.message());
@@ -57,6 +60,9 @@ Status WriteOutputs(const std::string& dir, const fgd::ExperimentResult& result)
     }
   }
   if (!csv) return Status::Unavailable(dir + "/curves.csv: cannot write");
+  std::ofstream html(fs::path(dir) / "report.html");
+  html << fgd::RenderFgdReport(result.summary, published, ChartLibrarySource(), ChartLibraryName());
+  if (!html) return Status::Unavailable(dir + "/report.html: cannot write");
   return Status::Ok();
 }
 
@@ -99,7 +105,14 @@ int RunFgd(const FgdRequest& request) {
   }
   fgd::CompareWithPublished(result->summary, *published);
   if (!request.out_dir.empty()) {
-    Status st = WriteOutputs(request.out_dir, *result);
+    // The authors' per-run curves, for the band the report draws beside ours.
+    const auto curves_csv = fs::path(request.trace_dir) / "fgd_expected_results" / "analysis_allo_discrete.csv";
+    auto curves = fgd::LoadPublishedCurves(curves_csv.string(), config.workload, config.curve_from, config.curve_to);
+    if (!curves.ok()) {
+      std::cerr << "basalt: " << curves.status().message() << "\n";
+      return kExitBadInput;
+    }
+    Status st = WriteOutputs(request.out_dir, *result, *curves);
     if (!st.ok()) {
       std::cerr << "basalt: " << st.message() << "\n";
       return kExitOutput;

@@ -1,6 +1,6 @@
 // The paper's baseline policies (Random, DotProd, GpuClustering, GpuPacking,
-// BestFit), the shared selection step and the policy factory. FGD and FGD-Mem
-// are in fgd_policies.cc.
+// BestFit), the shared selection step and the policy factory. FGD, FGD-Mem and
+// FGD-Units are in fgd_policies.cc.
 #include <algorithm>
 
 #include "sim/fgd/policy.h"
@@ -154,7 +154,7 @@ std::unique_ptr<Policy> MakeBestFitPolicy() { return std::make_unique<ScoreFunct
 
 const std::vector<std::string>& PolicyNames() {
   static const std::vector<std::string> kNames = {"Random",  "DotProd", "Clustering", "Packing",
-                                                  "BestFit", "FGD",     "FGD-Mem"};
+                                                  "BestFit", "FGD",     "FGD-Mem", "FGD-Units"};
   return kNames;
 }
 
@@ -166,6 +166,7 @@ Result<std::unique_ptr<Policy>> MakePolicy(std::string_view name, Rng& rng, cons
   if (name == "BestFit") return MakeBestFitPolicy();
   if (name == "FGD") return MakeFgdPolicy(meter);
   if (name == "FGD-Mem") return MakeFgdMemoryPolicy(meter);
+  if (name == "FGD-Units") return MakeFgdUnitsPolicy(meter);
   std::string known;
   for (const auto& n : PolicyNames()) known += (known.empty() ? "" : ", ") + n;
   return Status::InvalidArgument("unknown policy \"" + std::string(name) + "\" (known: " + known + ")");

@@ -1,6 +1,7 @@
-// Fragmentation gradient descent (FGD, the paper's policy) and FGD-Mem, our
-// variant of it. Both place a pod where the node's expected fragment F(n)
-// (fragmentation.h) grows least; FGD-Mem also counts memory in F.
+// Fragmentation gradient descent (FGD, the paper's policy) and our variants of
+// it, FGD-Mem and FGD-Units. All place a pod where the node's expected
+// fragment F(n) (fragmentation.h) grows least; FGD-Mem also counts memory in
+// F, FGD-Units counts the units of each shape a node can still host.
 #include <cmath>
 
 #include "sim/fgd/policy.h"
@@ -120,16 +121,31 @@ class FgdPolicy : public Policy {
 // paper's shapes are CPU x GPU only, yet memory is filtered on: a node whose
 // memory is nearly used up cannot host the common shapes any more, and its
 // idle cards are lost just like cards behind a CPU shortage. Each shape needs
-// the median memory of its pods. (The memory-aware meter is a base listed
+// the median memory of its pods. (The variants' own meter is a base listed
 // before FgdPolicy, so it exists before FgdPolicy binds to it.)
-struct MemoryAwareMeter {
+struct OwnMeter {
   FragmentationMeter meter;
 };
-class FgdMemoryPolicy : private MemoryAwareMeter, public FgdPolicy {
+class FgdMemoryPolicy : private OwnMeter, public FgdPolicy {
  public:
   explicit FgdMemoryPolicy(const FragmentationMeter& paper_meter)
-      : MemoryAwareMeter{FragmentationMeter(paper_meter.shapes(), paper_meter.model_count(), /*count_memory=*/true)},
-        FgdPolicy(MemoryAwareMeter::meter, "FGD-Mem") {}
+      : OwnMeter{FragmentationMeter(paper_meter.shapes(), paper_meter.model_count(), /*count_memory=*/true)},
+        FgdPolicy(OwnMeter::meter, "FGD-Mem") {}
+};
+
+// FGD-Units: FGD whose fragment counts, for each shape, only the cards that
+// the units the node can still host would take (fragmentation.h, "Unit-
+// counting meters"). The paper's measure calls a node with eight idle cards
+// and CPU for one more pod "fit" and counts none of its cards; after that pod
+// seven cards are stranded. Counting them steers CPU-heavy pods away from
+// nodes whose cards would be left without CPU (measured in docs/fgd.md).
+// Same score, quantisation and tie-breaking as FGD; only the meter differs.
+class FgdUnitsPolicy : private OwnMeter, public FgdPolicy {
+ public:
+  explicit FgdUnitsPolicy(const FragmentationMeter& paper_meter)
+      : OwnMeter{FragmentationMeter(paper_meter.shapes(), paper_meter.model_count(), /*count_memory=*/false,
+                                    /*count_units=*/true)},
+        FgdPolicy(OwnMeter::meter, "FGD-Units") {}
 };
 
 }  // namespace
@@ -141,6 +157,9 @@ int64_t FgdScore(const FragmentationMeter& meter, const NodeState& n, const PodS
 std::unique_ptr<Policy> MakeFgdPolicy(const FragmentationMeter& meter) { return std::make_unique<FgdPolicy>(meter); }
 std::unique_ptr<Policy> MakeFgdMemoryPolicy(const FragmentationMeter& meter) {
   return std::make_unique<FgdMemoryPolicy>(meter);
+}
+std::unique_ptr<Policy> MakeFgdUnitsPolicy(const FragmentationMeter& meter) {
+  return std::make_unique<FgdUnitsPolicy>(meter);
 }
 
 }  // namespace basalt::fgd

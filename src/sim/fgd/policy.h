@@ -53,7 +53,7 @@ uint64_t UniformBelow(Rng& rng, uint64_t n);
 // Policy names accepted by MakePolicy, in the paper's order, then ours.
 const std::vector<std::string>& PolicyNames();
 
-// `rng` must outlive the policy; `meter` too (FGD, FGD-Mem).
+// `rng` must outlive the policy; `meter` too (FGD, FGD-Mem, FGD-Units).
 Result<std::unique_ptr<Policy>> MakePolicy(std::string_view name, Rng& rng, const FragmentationMeter& meter);
 
 // Individual policies, for tests.
@@ -64,6 +64,7 @@ std::unique_ptr<Policy> MakeGpuPackingPolicy();
 std::unique_ptr<Policy> MakeBestFitPolicy();
 std::unique_ptr<Policy> MakeFgdPolicy(const FragmentationMeter& meter);
 std::unique_ptr<Policy> MakeFgdMemoryPolicy(const FragmentationMeter& meter);
+std::unique_ptr<Policy> MakeFgdUnitsPolicy(const FragmentationMeter& meter);
 
 // Scores the paper's simulator gives (exposed for unit tests).
 int64_t DotProductScore(const NodeState& n, const PodSpec& pod);
