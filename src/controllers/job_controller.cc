@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
 
 namespace basalt {
 namespace job_internal {
@@ -218,10 +219,24 @@ std::vector<std::string> SyncJobObjects(ClusterState& state, VcJob& job) {
   // Pods exist only once the scheduler admitted the PodGroup (enqueue gates vcjobs).
   if (pg->phase.empty() || pg->phase == "Pending") return created;
   const std::string queue = pg->queue;
+  // The pods named after the job, found in one pass over their range of the
+  // ordered pod map (this runs for every job in every world step).
+  const std::string prefix = job.meta.namespace_ + "/" + job.meta.name + "-";
+  std::vector<std::pair<const std::string*, Pod*>> named;
+  for (auto it = state.mutable_pods().lower_bound(prefix); it != state.mutable_pods().end(); ++it) {
+    if (it->first.compare(0, prefix.size(), prefix) != 0) break;
+    named.emplace_back(&it->first, &it->second);
+  }
+  auto find_named = [&named](const std::string& key) -> Pod* {
+    auto it = std::lower_bound(named.begin(), named.end(), key,
+                               [](const auto& entry, const std::string& k) { return *entry.first < k; });
+    return it != named.end() && *it->first == key ? it->second : nullptr;
+  };
+  std::string key;
   for (const auto& task : job.tasks) {
     for (int i = 0; i < task.replicas; ++i) {
-      const std::string key = job.meta.namespace_ + "/" + PodName(job, task, i);
-      if (Pod* existing = state.FindPod(key)) {
+      key.assign(prefix).append(task.name).append("-").append(std::to_string(i));
+      if (Pod* existing = find_named(key)) {
         // Adopt (try_emplace: an already adopted pod builds no strings).
         auto& ann = existing->meta.annotations;
         if (ann.find(kGroupName) == ann.end()) ann.try_emplace(kGroupName, JobController::PodGroupName(job));
@@ -233,20 +248,28 @@ std::vector<std::string> SyncJobObjects(ClusterState& state, VcJob& job) {
       created.push_back(key);
     }
   }
-  // Scale-down: pods beyond a task's replicas go.
-  for (const auto& key : JobPodKeys(state, job)) {
-    const Pod& pod = state.pods().at(key);
-    auto idx = pod.meta.annotations.find(kTaskIndex);
-    if (idx == pod.meta.annotations.end()) continue;
+  // Scale-down: pods beyond a task's replicas go. (The pods created above have
+  // indices below their task's replicas, so the list from before holds every
+  // candidate.)
+  std::vector<std::string> surplus;
+  for (const auto& [pod_key, pod] : named) {
+    const auto& ann = pod->meta.annotations;
+    auto jn = ann.find(kJobName);
+    if (jn == ann.end() || jn->second != job.meta.name) continue;
+    auto idx = ann.find(kTaskIndex);
+    if (idx == ann.end()) continue;
+    auto spec = ann.find(kTaskSpec);
+    const std::string_view pod_task = spec == ann.end() ? std::string_view() : std::string_view(spec->second);
     for (const auto& task : job.tasks) {
-      if (task.name == PodTask(pod) && idx->second != "" && idx->second.size() < 10 &&
+      if (task.name == pod_task && idx->second != "" && idx->second.size() < 10 &&
           std::all_of(idx->second.begin(), idx->second.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
           std::stoll(idx->second) >= task.replicas) {
-        state.DeletePod(key);
+        surplus.push_back(*pod_key);
         break;
       }
     }
   }
+  for (const std::string& k : surplus) state.DeletePod(k);
   return created;
 }
 
