@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <random>
 #include <sstream>
 
 #include "actions/builtin.h"
@@ -151,6 +152,56 @@ TEST(NodeSelectionEquivalence, BenchProfilesScaledDown) {
     EXPECT_FALSE(out[0].empty());
     EXPECT_EQ(out[0], out[1]) << p.name;
   }
+}
+
+// Preempt and reclaim under pressure: full clusters of running gangs with
+// random gang sizes and minMember (so gang keeps some victims and refuses
+// others), one to three queues, pending gangs of higher or equal priority in
+// the same or another queue, over several cycles. This exercises what the
+// fast path skips: nodes without running tasks, nodes that refused a
+// preemptor earlier in its job's turn, and starving jobs re-sorted after
+// evictions changed them.
+TEST(NodeSelectionEquivalence, RandomEvictionWorlds) {
+  std::mt19937_64 rng(8);
+  auto pick = [&rng](int lo, int hi) { return lo + static_cast<int>(rng() % static_cast<uint64_t>(hi - lo + 1)); };
+  int evicting = 0;
+  for (int world = 0; world < 120; ++world) {
+    bench::Profile p;
+    p.name = "eviction world " + std::to_string(world);
+    p.actions = pick(0, 3) == 0 ? "enqueue, allocate, reclaim, preempt" : "enqueue, allocate, preempt, reclaim";
+    p.cluster.nodes = pick(3, 24);
+    p.cluster.gpus_per_node = pick(2, 8);
+    p.cluster.node_cpu = std::to_string(4 * p.cluster.gpus_per_node);
+    p.cluster.node_memory = std::to_string(32 * p.cluster.gpus_per_node) + "Gi";
+    p.workload.seed = rng();
+    p.workload.queues = pick(1, 3);
+    p.workload.tasks_per_gang = pick(1, 8);
+    const int slots = p.cluster.nodes * p.cluster.gpus_per_node;
+    p.workload.running_pods = slots - pick(0, 2) * p.workload.tasks_per_gang;
+    p.workload.running_pods -= p.workload.running_pods % p.workload.tasks_per_gang;
+    p.workload.running_min_member = pick(1, p.workload.tasks_per_gang);
+    p.workload.pending_pods = p.workload.tasks_per_gang * pick(1, 3 * p.cluster.nodes);
+    p.workload.running_queue = pick(0, 1) ? "queue-0" : "";
+    p.workload.pending_queue = pick(0, 1) ? "queue-" + std::to_string(pick(0, p.workload.queues - 1)) : "";
+    p.workload.pending_priority_class = pick(0, 2) ? "high" : "";
+    if (pick(0, 3) == 0) p.workload.pod = bench::PodShape{"8", "64Gi", 2};
+    std::string out[2];
+    for (int reference = 0; reference < 2; ++reference) {
+      ClusterState state;
+      bench::Generate(p.cluster, p.workload, &state);
+      PluginRegistry plugins;
+      RegisterBuiltinPlugins(plugins);
+      ActionRegistry actions;
+      RegisterBuiltinActions(actions);
+      auto conf = ParseSchedulerConfig(bench::ConfText(p), p.name, plugins.Names(), actions.Names());
+      ASSERT_TRUE(conf.ok()) << conf.status().ToString();
+      out[reference] = RunCycles(state, *conf, 3, reference == 1).out;
+    }
+    EXPECT_EQ(out[0], out[1]) << p.name;
+    if (out[0].find("evict ") != std::string::npos) ++evicting;
+  }
+  // Most worlds must actually evict, or the comparison proves little.
+  EXPECT_GT(evicting, 60);
 }
 
 }  // namespace

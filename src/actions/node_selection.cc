@@ -245,6 +245,48 @@ const EvictionNodeIndex::Order* EvictionNodeIndex::Nodes(Session& ssn, const Tas
   return &e.order;
 }
 
+// ---- EvictionWatch ----
+
+EvictionWatch::EvictionWatch(std::vector<TaskStatus> statuses) {
+  for (TaskStatus s : statuses) mask_ |= 1u << static_cast<uint32_t>(s);
+}
+
+void EvictionWatch::Count(const Session& ssn, const NodeInfo& node) {
+  int32_t n = 0;
+  for (TaskId id : node.tasks) {
+    if (mask_ & (1u << static_cast<uint32_t>(ssn.task(id).status))) ++n;
+  }
+  holding_[node.id] = n;
+}
+
+void EvictionWatch::Refresh(const Session& ssn) {
+  const auto& log = ssn.node_change_log();
+  if (!started_) {
+    started_ = true;
+    holding_.assign(ssn.nodes().size(), 0);
+    node_changed_.assign(ssn.nodes().size(), 0);
+    job_changed_.assign(ssn.jobs().size(), 0);
+    for (const NodeInfo& node : ssn.nodes()) Count(ssn, node);
+    seen_ = log.size();  // the counts above include every entry so far
+    return;
+  }
+  for (; seen_ < log.size(); ++seen_) {
+    const NodeInfo& node = ssn.node(log[seen_]);
+    const size_t stamp = seen_ + 1;
+    node_changed_[node.id] = stamp;
+    // The task that changed is still on the node unless it was taken off
+    // (an unpipeline); callers that let tasks leave nodes must not rely on
+    // JobChanged across that.
+    for (TaskId id : node.tasks) {
+      JobId j = ssn.task(id).job;
+      if (j == kNone || job_changed_[j] == stamp) continue;
+      job_changed_[j] = stamp;
+      job_stamps_.push_back(j);
+    }
+    Count(ssn, node);
+  }
+}
+
 NodeInfo* BestNode(Session& ssn, const TaskInfo& task, const std::vector<NodeInfo*>& candidates) {
   BASALT_CHECK(!candidates.empty());
   if (candidates.size() == 1) return candidates[0];

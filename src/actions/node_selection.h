@@ -85,6 +85,35 @@ class EvictionNodeIndex {
   uint32_t epoch_ = 0;
 };
 
+// What preempt and reclaim need to pass over nodes without looking at their
+// tasks, kept up to date from Session::node_change_log: per node, how many of
+// its tasks have one of the `statuses` given (the ones victims are drawn
+// from), and the log position of the node's last change and of the last
+// change to each job with a task on a changed node. Positions count entries
+// of the log, so "changed after position p" is `changed > p`.
+class EvictionWatch {
+ public:
+  explicit EvictionWatch(std::vector<TaskStatus> statuses);
+  // Reads the log entries added since the previous call.
+  void Refresh(const Session& ssn);
+  int32_t Holding(NodeId node) const { return holding_[node]; }
+  size_t NodeChanged(NodeId node) const { return node_changed_[node]; }
+  size_t JobChanged(JobId job) const { return job == kNone ? 0 : job_changed_[job]; }
+  // Every job stamped so far, in stamping order (with repeats): readers keep
+  // their own position in it to visit only the jobs changed since.
+  const std::vector<JobId>& job_stamps() const { return job_stamps_; }
+
+ private:
+  void Count(const Session& ssn, const NodeInfo& node);
+  uint32_t mask_ = 0;  // bit per TaskStatus
+  size_t seen_ = 0;    // log entries read
+  bool started_ = false;
+  std::vector<int32_t> holding_;
+  std::vector<size_t> node_changed_;  // 1 + log index of the node's last entry; 0: none
+  std::vector<size_t> job_changed_;   // likewise for jobs
+  std::vector<JobId> job_stamps_;
+};
+
 // The reference path of allocate's node choice (SessionOptions::reference_node_selection).
 NodeInfo* ReferenceAllocateNode(Session& ssn, const TaskInfo& task, FitErrors* errors);
 

@@ -14,19 +14,35 @@
 //     from lower-priority running tasks of the same job.
 // A pipelined preemptor that caused an eviction gets the node as its
 // nominatedNodeName; allocate tries that node first next cycle.
-#include <functional>
 #include <map>
 
 #include "actions/builtin.h"
 #include "actions/node_selection.h"
-#include "actions/ordering.h"
+#include "actions/starving_jobs.h"
 #include "framework/session.h"
 #include "framework/statement.h"
 
 namespace basalt {
 namespace {
 
-using Filter = std::function<bool(const TaskInfo& candidate)>;
+// Which running tasks a preemptor may take from: preemptable tasks of other
+// jobs of its queue (job-level pass) or of its own job (task-level pass); a
+// best-effort preemptor only takes from best-effort tasks.
+struct CandidateFilter {
+  const Session* ssn;
+  JobId job;
+  QueueId queue;
+  bool same_job;
+  bool best_effort;
+  bool operator()(const TaskInfo& c) const {
+    if (!c.preemptable || c.job == kNone) return false;
+    if (same_job != (c.job == job)) return false;
+    if (best_effort && !c.best_effort) return false;
+    return same_job || ssn->job(c.job).queue == queue;
+  }
+};
+
+bool IsCandidateStatus(TaskStatus s) { return s == TaskStatus::kBound || s == TaskStatus::kRunning; }
 
 // False when the preemptor should not preempt now: its policy says Never, or
 // its nominated node is already freeing room from a lower-priority pod.
@@ -47,12 +63,13 @@ bool EligibleToPreempt(Session& ssn, const TaskInfo& t) {
 // Tries to make room for `preemptor` on `node` by evicting victims; true once
 // it is pipelined there. `skip_empty`: a node without candidates is passed
 // over without asking the Preemptable vote (which can only answer "none").
-bool TryNode(Session& ssn, Statement& stmt, TaskInfo& preemptor, const Filter& filter, const QueueInfo& queue,
-             NodeInfo& node, bool skip_empty) {
-  std::vector<const TaskInfo*> candidates;
+// `candidates` is scratch space, reused between calls.
+bool TryNode(Session& ssn, Statement& stmt, TaskInfo& preemptor, const CandidateFilter& filter,
+             const QueueInfo& queue, NodeInfo& node, bool skip_empty, std::vector<const TaskInfo*>& candidates) {
+  candidates.clear();
   for (TaskId id : node.tasks) {
     const TaskInfo& c = ssn.task(id);
-    if ((c.status == TaskStatus::kBound || c.status == TaskStatus::kRunning) && filter(c)) candidates.push_back(&c);
+    if (IsCandidateStatus(c.status) && filter(c)) candidates.push_back(&c);
   }
   if (skip_empty && candidates.empty()) return false;
   std::vector<const TaskInfo*> victims = ssn.Preemptable(preemptor, candidates);
@@ -71,18 +88,81 @@ bool TryNode(Session& ssn, Statement& stmt, TaskInfo& preemptor, const Filter& f
   return false;
 }
 
+// The fast path's memory of nodes that refused a preemptor during one job's
+// turn of the job-level pass, per (equivalence class, priority) of preemptor.
+//
+// A node refuses without changing anything when the Preemptable vote names no
+// victims or too few to make room. It refuses a later preemptor of the same
+// class and job again as long as neither the node nor the job of any
+// candidate on it has changed: the votes (priority, gang, conformance, drf)
+// read only the preemptor, the candidates and the candidates' jobs, and during
+// its turn the preemptor's job only gains pipelined tasks, which can only make
+// drf name fewer victims. (With those votes a changed candidate job only ever
+// lost tasks, which names fewer victims too; the check keeps the memory sound
+// for votes that are not monotone.) Tasks never leave nodes during a turn
+// (only the discard at its end unpipelines), so EvictionWatch sees every
+// changed job. The memory is dropped between turns: another job's preemptors
+// start from its own, smaller share.
+class RefusedNodes {
+ public:
+  void NewTurn() { by_class_.clear(); }
+  // Per node: 1 + the change-log size when the node refused; 0 for none.
+  std::vector<size_t>& For(const Session& ssn, const TaskInfo& t) {
+    std::vector<size_t>& v = by_class_[{t.equivalence_class, t.priority}];
+    if (v.empty()) v.assign(ssn.nodes().size(), 0);
+    return v;
+  }
+  static bool Still(const Session& ssn, const EvictionWatch& watch, size_t refused, const NodeInfo& node,
+                    JobId preemptor_job) {
+    if (refused == 0 || watch.NodeChanged(node.id) >= refused) return false;
+    for (TaskId id : node.tasks) {
+      const TaskInfo& c = ssn.task(id);
+      if (!IsCandidateStatus(c.status) || c.job == preemptor_job) continue;
+      if (watch.JobChanged(c.job) >= refused) return false;
+    }
+    return true;
+  }
+
+ private:
+  std::map<std::pair<int32_t, int32_t>, std::vector<size_t>> by_class_;
+};
+
+// What the fast path keeps between preemptors.
+struct FastPathState {
+  EvictionNodeIndex index;
+  EvictionWatch watch{{TaskStatus::kBound, TaskStatus::kRunning}};
+  RefusedNodes refused;
+  std::vector<const TaskInfo*> scratch;
+};
+
 // Nodes in the order of best score first (ties: snapshot order), among those
 // whose predicates leave room for evictions. The fast path reads that order
-// off `index` (per equivalence class); the reference path scores every node.
-bool PreemptTask(Session& ssn, Statement& stmt, TaskInfo& preemptor, const Filter& filter, EvictionNodeIndex& index) {
+// off the index (per equivalence class), passes over nodes without running
+// tasks and, when `remember` (job-level pass), nodes that refused an earlier
+// preemptor of the class this turn and have not changed since (RefusedNodes);
+// the reference path scores every node and asks every one.
+bool PreemptTask(Session& ssn, Statement& stmt, TaskInfo& preemptor, const CandidateFilter& filter,
+                 FastPathState& fast, bool remember) {
   if (!EligibleToPreempt(ssn, preemptor)) return false;
   if (!ssn.PrePredicate(preemptor).ok()) return false;
   const JobInfo& job = ssn.job(preemptor.job);
   const QueueInfo& queue = ssn.queue(job.queue);
   if (!ssn.options().reference_node_selection) {
-    if (const EvictionNodeIndex::Order* order = index.Nodes(ssn, preemptor)) {
+    if (const EvictionNodeIndex::Order* order = fast.index.Nodes(ssn, preemptor)) {
+      const auto& log = ssn.node_change_log();
+      fast.watch.Refresh(ssn);
+      std::vector<size_t>* refused = remember ? &fast.refused.For(ssn, preemptor) : nullptr;
       for (const auto& [score, id] : *order) {
-        if (TryNode(ssn, stmt, preemptor, filter, queue, ssn.node(id), true)) return true;
+        if (fast.watch.Holding(id) == 0) continue;  // no running task: no candidates
+        NodeInfo& node = ssn.node(id);
+        if (refused && RefusedNodes::Still(ssn, fast.watch, (*refused)[id], node, job.id)) continue;
+        const size_t before = log.size();
+        if (TryNode(ssn, stmt, preemptor, filter, queue, node, true, fast.scratch)) return true;
+        if (log.size() == before) {
+          if (refused) (*refused)[id] = before + 1;
+        } else {
+          fast.watch.Refresh(ssn);  // evicted, then could not place: others may have changed
+        }
       }
       return false;
     }
@@ -94,7 +174,7 @@ bool PreemptTask(Session& ssn, Statement& stmt, TaskInfo& preemptor, const Filte
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scores[a] > scores[b]; });
   for (size_t i : order) {
-    if (TryNode(ssn, stmt, preemptor, filter, queue, *nodes[i], false)) return true;
+    if (TryNode(ssn, stmt, preemptor, filter, queue, *nodes[i], false, fast.scratch)) return true;
   }
   return false;
 }
@@ -104,15 +184,14 @@ class PreemptAction : public Action {
   std::string_view Name() const override { return "preempt"; }
 
   void Execute(Session& ssn) override {
-    EvictionNodeIndex index;
-    auto job_less = [&ssn](JobId a, JobId b) { return ssn.JobOrderLess(ssn.job(a), ssn.job(b)); };
-    std::map<QueueId, PickList<JobId, decltype(job_less)>> preemptors;
+    FastPathState fast;
+    std::map<QueueId, StarvingJobs> preemptors;
     std::map<QueueId, std::vector<JobId>> starving;  // the task-level pass, per queue
     std::map<JobId, std::vector<TaskId>> tasks;      // pending tasks, best last
     for (JobInfo& job : ssn.jobs()) {
       if (job.IsPending() || ssn.JobValid(job)) continue;
       if (!ssn.JobStarving(job)) continue;
-      preemptors.try_emplace(job.queue, MakePickList<JobId>(job_less)).first->second.Push(job.id);
+      preemptors.try_emplace(job.queue, ssn, fast.watch).first->second.Push(job.id);
       starving[job.queue].push_back(job.id);
       tasks[job.id] = PendingTasks(ssn, job);
     }
@@ -125,18 +204,15 @@ class PreemptAction : public Action {
       // 1. Between jobs of the queue.
       while (!jobs.Empty()) {
         JobInfo& job = ssn.job(jobs.Pop());
+        fast.refused.NewTurn();
         Statement stmt(ssn);
         bool assigned = false;
         auto& pending = tasks[job.id];
         while (ssn.JobStarving(job) && !pending.empty()) {
           TaskInfo& t = ssn.task(pending.back());
           pending.pop_back();
-          Filter other_jobs = [&](const TaskInfo& c) {
-            if (!c.preemptable || c.job == kNone || c.job == job.id) return false;
-            if (t.best_effort && !c.best_effort) return false;
-            return ssn.job(c.job).queue == job.queue;
-          };
-          if (PreemptTask(ssn, stmt, t, other_jobs, index)) assigned = true;
+          CandidateFilter other_jobs{&ssn, job.id, job.queue, false, t.best_effort};
+          if (PreemptTask(ssn, stmt, t, other_jobs, fast, true)) assigned = true;
         }
         if (!ssn.JobPipelined(job)) {
           stmt.Discard();
@@ -152,12 +228,9 @@ class PreemptAction : public Action {
         while (!pending.empty()) {
           TaskInfo& t = ssn.task(pending.back());
           pending.pop_back();
-          Filter same_job = [&](const TaskInfo& c) {
-            if (!c.preemptable || c.job != job.id) return false;
-            return !(t.best_effort && !c.best_effort);
-          };
+          CandidateFilter same_job{&ssn, job.id, job.queue, true, t.best_effort};
           Statement stmt(ssn);
-          bool ok = PreemptTask(ssn, stmt, t, same_job, index);
+          bool ok = PreemptTask(ssn, stmt, t, same_job, fast, false);
           stmt.Commit();
           if (!ok) break;
         }

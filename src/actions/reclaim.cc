@@ -21,6 +21,7 @@
 #include "actions/builtin.h"
 #include "actions/node_selection.h"
 #include "actions/ordering.h"
+#include "actions/starving_jobs.h"
 #include "framework/session.h"
 
 namespace basalt {
@@ -32,16 +33,17 @@ class ReclaimAction : public Action {
 
   void Execute(Session& ssn) override {
     auto queue_less = [&ssn](QueueId a, QueueId b) { return ssn.QueueOrderLess(ssn.queue(a), ssn.queue(b)); };
-    auto job_less = [&ssn](JobId a, JobId b) { return ssn.JobOrderLess(ssn.job(a), ssn.job(b)); };
     auto queues = MakePickList<QueueId>(queue_less);
-    std::map<QueueId, PickList<JobId, decltype(job_less)>> preemptors;
+    EvictionWatch watch({TaskStatus::kRunning});
+    std::map<QueueId, StarvingJobs> preemptors;
     std::map<JobId, std::vector<TaskId>> tasks;  // pending tasks, best last
     std::set<QueueId> seen;
+    std::vector<const TaskInfo*> candidates;  // scratch
     for (JobInfo& job : ssn.jobs()) {
       if (job.IsPending() || ssn.JobValid(job)) continue;
       if (seen.insert(job.queue).second) queues.Push(job.queue);
       if (!ssn.JobStarving(job)) continue;
-      preemptors.try_emplace(job.queue, MakePickList<JobId>(job_less)).first->second.Push(job.id);
+      preemptors.try_emplace(job.queue, ssn, watch).first->second.Push(job.id);
       std::vector<TaskId>& pending = tasks[job.id];
       for (TaskId id : job.tasks) {
         const TaskInfo& t = ssn.task(id);
@@ -68,58 +70,74 @@ class ReclaimAction : public Action {
       }
       if (!ssn.Preemptive(queue, task)) continue;
       if (!ssn.PrePredicate(task).ok()) continue;
-      if (ReclaimFor(ssn, queue, task)) it->second.Push(job.id);
+      if (ReclaimFor(ssn, queue, task, watch, candidates)) it->second.Push(job.id);
       queues.Push(q);
     }
   }
 
  private:
   // Nodes in snapshot order. The reference path filters every node by the
-  // predicates first; the fast path looks at a node's candidates first and
-  // asks the predicates only when there are some (a node without candidates
-  // gets no victims either way, and predicates have no side effects).
-  static bool ReclaimFor(Session& ssn, const QueueInfo& queue, TaskInfo& task) {
-    const bool reference = ssn.options().reference_node_selection;
-    std::vector<NodeInfo*> nodes;
-    if (reference) {
-      nodes = NodesForEviction(ssn, task);
-    } else {
-      nodes.reserve(ssn.nodes().size());
-      for (NodeInfo& n : ssn.nodes()) nodes.push_back(&n);
+  // predicates first; the fast path passes over nodes without running tasks
+  // (EvictionWatch, no look at their tasks), looks at a node's candidates next
+  // and asks the predicates only when there are some (a node without
+  // candidates gets no victims either way, and predicates have no side
+  // effects).
+  static bool ReclaimFor(Session& ssn, const QueueInfo& queue, TaskInfo& task, EvictionWatch& watch,
+                         std::vector<const TaskInfo*>& candidates) {
+    if (ssn.options().reference_node_selection) {
+      for (NodeInfo* node : NodesForEviction(ssn, task)) {
+        if (TryNode(ssn, queue, task, *node, candidates)) return true;
+      }
+      return false;
     }
-    for (NodeInfo* node : nodes) {
-      std::vector<const TaskInfo*> candidates;
-      for (TaskId id : node->tasks) {
-        const TaskInfo& c = ssn.task(id);
-        if (c.status != TaskStatus::kRunning || !c.preemptable || c.job == kNone) continue;
-        const QueueInfo& cq = ssn.queue(ssn.job(c.job).queue);
-        if (cq.id == queue.id || !cq.reclaimable) continue;
-        // The preemption hierarchy (seed 001): queue priority beats job priority,
-        // so a queue never takes from a queue of higher spec.priority, however
-        // important the reclaiming job. Volcano only orders by queue priority.
-        if (cq.priority > queue.priority) continue;
-        candidates.push_back(&c);
-      }
-      if (!reference) {
-        if (candidates.empty()) continue;
-        PredicateStatus st = ssn.Predicate(task, *node);
-        if (!st.ok() && st.code != PredicateStatus::Code::kUnschedulable) continue;
-      }
-      std::vector<const TaskInfo*> victims = ssn.Reclaimable(task, candidates);
-      if (victims.empty() || !LessEqual(task.request, node->FutureIdle() + SumRequests(victims))) continue;
-      SortVictims(ssn, queue, victims);
-      Resource reclaimed;
-      for (const TaskInfo* v : victims) {
-        ssn.Evict(ssn.task(v->id), "reclaim", "reclaimed by " + task.key + " (queue " + queue.name + ")");
-        reclaimed += v->request;
-        if (LessEqual(task.request, reclaimed)) break;
-      }
-      if (LessEqual(task.request, reclaimed)) {
-        ssn.Pipeline(task, *node);
-        return true;
-      }
+    watch.Refresh(ssn);
+    for (NodeInfo& node : ssn.nodes()) {
+      if (watch.Holding(node.id) == 0) continue;
+      Candidates(ssn, queue, node, candidates);
+      if (candidates.empty()) continue;
+      PredicateStatus st = ssn.Predicate(task, node);
+      if (!st.ok() && st.code != PredicateStatus::Code::kUnschedulable) continue;
+      if (TryNode(ssn, queue, task, node, candidates)) return true;
     }
     return false;
+  }
+
+  // The running, preemptable tasks on `node` of other reclaimable queues.
+  static void Candidates(const Session& ssn, const QueueInfo& queue, const NodeInfo& node,
+                         std::vector<const TaskInfo*>& out) {
+    out.clear();
+    for (TaskId id : node.tasks) {
+      const TaskInfo& c = ssn.task(id);
+      if (c.status != TaskStatus::kRunning || !c.preemptable || c.job == kNone) continue;
+      const QueueInfo& cq = ssn.queue(ssn.job(c.job).queue);
+      if (cq.id == queue.id || !cq.reclaimable) continue;
+      // The preemption hierarchy (seed 001): queue priority beats job priority,
+      // so a queue never takes from a queue of higher spec.priority, however
+      // important the reclaiming job. Volcano only orders by queue priority.
+      if (cq.priority > queue.priority) continue;
+      out.push_back(&c);
+    }
+  }
+
+  // Asks the Reclaimable vote about `node`'s candidates (computed afresh on the
+  // reference path) and, if the victims would make room, evicts them in
+  // victim order until the evicted amount covers the request; true once the
+  // task is pipelined there.
+  static bool TryNode(Session& ssn, const QueueInfo& queue, TaskInfo& task, NodeInfo& node,
+                      std::vector<const TaskInfo*>& candidates) {
+    if (ssn.options().reference_node_selection) Candidates(ssn, queue, node, candidates);
+    std::vector<const TaskInfo*> victims = ssn.Reclaimable(task, candidates);
+    if (victims.empty() || !LessEqual(task.request, node.FutureIdle() + SumRequests(victims))) return false;
+    SortVictims(ssn, queue, victims);
+    Resource reclaimed;
+    for (const TaskInfo* v : victims) {
+      ssn.Evict(ssn.task(v->id), "reclaim", "reclaimed by " + task.key + " (queue " + queue.name + ")");
+      reclaimed += v->request;
+      if (LessEqual(task.request, reclaimed)) break;
+    }
+    if (!LessEqual(task.request, reclaimed)) return false;
+    ssn.Pipeline(task, node);
+    return true;
   }
 };
 
