@@ -23,6 +23,7 @@ void RegisterBuiltinPlugins(PluginRegistry& r) {
       {"numa-aware", NewNumaAwarePlugin},
       {"sla", NewSlaPlugin},
       {"rescheduling", NewReschedulingPluginFactory()},
+      {"fgd", NewFgdPlugin},
   };
   for (const auto& [name, factory] : kBuiltins) {
     Status st = r.Register(name, factory);

@@ -17,6 +17,7 @@ Result<std::unique_ptr<Plugin>> NewOvercommitPlugin(const Arguments& args);
 Result<std::unique_ptr<Plugin>> NewPredicatesPlugin(const Arguments& args);
 Result<std::unique_ptr<Plugin>> NewNodeOrderPlugin(const Arguments& args);
 Result<std::unique_ptr<Plugin>> NewBinpackPlugin(const Arguments& args);
+Result<std::unique_ptr<Plugin>> NewFgdPlugin(const Arguments& args);
 Result<std::unique_ptr<Plugin>> NewCapacityPlugin(const Arguments& args);
 Result<std::unique_ptr<Plugin>> NewCapacityCardPlugin(const Arguments& args);
 Result<std::unique_ptr<Plugin>> NewNodeGroupPlugin(const Arguments& args);

@@ -7,6 +7,7 @@ basalt_library(plugins SOURCES
   src/plugins/conformance.cc
   src/plugins/deviceshare.cc
   src/plugins/drf.cc
+  src/plugins/fgd.cc
   src/plugins/gang.cc
   src/plugins/gpu_devices.cc
   src/plugins/go_duration.cc
