@@ -1,6 +1,7 @@
 #include "framework/session.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <string_view>
 #include <unordered_map>
@@ -161,36 +162,63 @@ void DropPerCardResources(Resource* r) {
   }
 }
 
-// The scheduling-relevant inputs of a pod, as text: equal text, equal predicate answers.
+// Appends the number in decimal (no locale, no stream).
+void AppendNumber(std::string& out, int64_t v) {
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, end);
+}
+
+// The scheduling-relevant inputs of a pod, as text: equal text, equal predicate
+// answers. Built for every pending pod of every cycle, so it appends into one
+// buffer instead of concatenating temporaries.
 std::string SpecSignature(const Pod& pod) {
+  static const std::string kCardName = "volcano.sh/card.name";
   const PodSpec& s = pod.spec;
-  std::string sig = pod.meta.namespace_ + "|" + s.request.ToString() + "|" + s.priority_class_name + "|";
-  for (const auto& [k, v] : s.node_selector) sig += k + "=" + v + ",";
-  sig += "|";
+  std::string sig;
+  sig.reserve(128);
+  sig.append(pod.meta.namespace_).push_back('|');
+  AppendNumber(sig, s.request.milli_cpu());
+  sig.push_back(',');
+  AppendNumber(sig, s.request.memory());
+  for (const auto& [id, value] : s.request.scalars()) {
+    sig.push_back(',');
+    AppendNumber(sig, id);
+    sig.push_back('=');
+    AppendNumber(sig, value);
+  }
+  sig.push_back('|');
+  sig.append(s.priority_class_name).push_back('|');
+  for (const auto& [k, v] : s.node_selector) sig.append(k).append("=").append(v).push_back(',');
+  sig.push_back('|');
   auto term = [&sig](const NodeSelectorTerm& t) {
     for (const auto* list : {&t.match_expressions, &t.match_fields}) {
       for (const auto& r : *list) {
-        sig += r.key + " " + r.op;
-        for (const auto& v : r.values) sig += " " + v;
-        sig += ";";
+        sig.append(r.key).append(" ").append(r.op);
+        for (const auto& v : r.values) sig.append(" ").append(v);
+        sig.push_back(';');
       }
-      sig += "/";
+      sig.push_back('/');
     }
   };
   for (const auto& t : s.required_node_affinity) term(t);
-  sig += "|";
+  sig.push_back('|');
   for (const auto& p : s.preferred_node_affinity) {
-    sig += std::to_string(p.weight) + ":";
+    AppendNumber(sig, p.weight);
+    sig.push_back(':');
     term(p.preference);
   }
-  sig += "|";
-  for (const auto& t : s.tolerations) sig += t.key + " " + t.op + " " + t.value + " " + t.effect + ";";
-  sig += "|";
-  for (const auto& p : s.host_ports) sig += std::to_string(p.port) + "/" + p.protocol + "@" + p.host_ip + ";";
-  // capacity-card scores nodes by the pod's card models (volcano.sh/card.name).
-  if (const auto it = pod.meta.annotations.find("volcano.sh/card.name"); it != pod.meta.annotations.end()) {
-    sig += "|" + it->second;
+  sig.push_back('|');
+  for (const auto& t : s.tolerations) {
+    sig.append(t.key).append(" ").append(t.op).append(" ").append(t.value).append(" ").append(t.effect).push_back(';');
   }
+  sig.push_back('|');
+  for (const auto& p : s.host_ports) {
+    AppendNumber(sig, p.port);
+    sig.append("/").append(p.protocol).append("@").append(p.host_ip).push_back(';');
+  }
+  // capacity-card scores nodes by the pod's card models (volcano.sh/card.name).
+  if (const std::string* card = FindKey(pod.meta.annotations, kCardName)) sig.append("|").append(*card);
   return sig;
 }
 
