@@ -2,37 +2,10 @@
 
 #include <sstream>
 
+#include "sim/html_text.h"
+
 namespace basalt {
 namespace {
-
-// JSON inside <script>: "</" would end the element early.
-std::string ScriptSafe(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '<' && i + 1 < s.size() && s[i + 1] == '/') {
-      out += "<\\/";
-      ++i;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
-
-std::string HtmlEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 // The page script: builds the charts from the embedded data. Kept free of any
 // data-dependent text so the report is a pure function of its inputs.
@@ -73,18 +46,6 @@ constexpr const char* kPageScript = R"JS(
        [{label: 'evictions', data: M.samples.map(s => s.evictions)},
         {label: 'jobs completed', data: M.samples.map(s => s.jobs_completed)},
         {label: 'gang violations', data: M.samples.map(s => s.gang_violations)}]);
-  // Mark each canvas non-blank when any pixel was drawn (read by the browser test).
-  let rendered = 0;
-  document.querySelectorAll('canvas').forEach(c => {
-    let nonblank = false;
-    try {
-      const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-      for (let i = 3; i < px.length; i += 4) { if (px[i] !== 0) { nonblank = true; break; } }
-    } catch (e) { nonblank = false; }
-    c.dataset.nonblank = nonblank ? 'true' : 'false';
-    if (nonblank) rendered++;
-  });
-  document.body.dataset.chartsRendered = String(rendered);
 })();
 )JS";
 
@@ -158,7 +119,7 @@ std::string RenderReport(const nlohmann::ordered_json& summary, const nlohmann::
   os << "<script type=\"application/json\" id=\"metrics\">" << ScriptSafe(metrics.dump()) << "</script>\n";
   os << "<script type=\"application/json\" id=\"summary\">" << ScriptSafe(summary.dump()) << "</script>\n";
   if (have_charts) os << "<script>\n" << ScriptSafe(chart_library) << "\n</script>\n";
-  os << "<script>" << kPageScript << "</script>\n</body>\n</html>\n";
+  os << "<script>" << kPageScript << kMarkRenderedChartsScript << "</script>\n</body>\n</html>\n";
   return os.str();
 }
 

@@ -5,37 +5,10 @@
 #include <map>
 #include <sstream>
 
+#include "sim/html_text.h"
+
 namespace basalt::fgd {
 namespace {
-
-// JSON or a library inside <script>: "</" would end the element early.
-std::string ScriptSafe(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '<' && i + 1 < s.size() && s[i + 1] == '/') {
-      out += "<\\/";
-      ++i;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
-
-std::string HtmlEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 std::vector<std::string> SplitCsvLine(const std::string& line) {
   std::vector<std::string> cells;
@@ -102,18 +75,6 @@ constexpr const char* kPageScript = R"JS(
     chart('chart-' + i, s.policy + ': unallocated GPU over arrived load', sets);
   });
   chart('chart-all', 'All policies: ours (solid) and published (dashed)', all);
-  // Mark each canvas non-blank when any pixel was drawn (as the simulation report does).
-  let rendered = 0;
-  document.querySelectorAll('canvas').forEach(c => {
-    let nonblank = false;
-    try {
-      const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-      for (let i = 3; i < px.length; i += 4) { if (px[i] !== 0) { nonblank = true; break; } }
-    } catch (e) { nonblank = false; }
-    c.dataset.nonblank = nonblank ? 'true' : 'false';
-    if (nonblank) rendered++;
-  });
-  document.body.dataset.chartsRendered = String(rendered);
 })();
 )JS";
 
@@ -270,7 +231,7 @@ std::string RenderFgdReport(const nlohmann::ordered_json& summary, const std::ve
   }
   os << "<script type=\"application/json\" id=\"fgd-data\">" << ScriptSafe(data.dump()) << "</script>\n";
   if (have_charts) os << "<script>\n" << ScriptSafe(chart_library) << "\n</script>\n";
-  os << "<script>" << kPageScript << "</script>\n</body>\n</html>\n";
+  os << "<script>" << kPageScript << kMarkRenderedChartsScript << "</script>\n</body>\n</html>\n";
   return os.str();
 }
 
