@@ -11,6 +11,8 @@
 #include <sstream>
 
 #include "actions/builtin.h"
+#include "actions/node_selection.h"
+#include "actions/starving_jobs.h"
 #include "cluster_generator.h"
 #include "framework/config.h"
 #include "plugins/builtin.h"
@@ -185,10 +187,30 @@ TEST(NodeSelectionEquivalence, RandomEvictionWorlds) {
     p.workload.pending_queue = pick(0, 1) ? "queue-" + std::to_string(pick(0, p.workload.queues - 1)) : "";
     p.workload.pending_priority_class = pick(0, 2) ? "high" : "";
     if (pick(0, 3) == 0) p.workload.pod = bench::PodShape{"8", "64Gi", 2};
+    // Half the worlds give some running gangs pending pods of their own, so
+    // that starving jobs also hold victims: evictions then change jobs that
+    // wait in preempt's and reclaim's job lists.
+    const bool mixed = pick(0, 1) == 1;
+    const int extra_gangs = pick(1, 6);
+    const uint64_t extra_seed = rng();
     std::string out[2];
     for (int reference = 0; reference < 2; ++reference) {
       ClusterState state;
       bench::Generate(p.cluster, p.workload, &state);
+      if (mixed) {
+        std::mt19937_64 extra(extra_seed);
+        std::vector<Pod> added;
+        for (const auto& [key, pod] : state.pods()) {
+          if (pod.phase != "Running" || extra() % 4 != 0 || static_cast<int>(added.size()) >= 3 * extra_gangs) continue;
+          Pod more = pod;
+          more.meta.name += "-more";
+          more.spec.node_name.clear();
+          more.phase = "Pending";
+          if (extra() % 2 == 0) more.spec.priority_class_name = "high";
+          added.push_back(std::move(more));
+        }
+        for (Pod& pod : added) state.UpsertPod(std::move(pod));
+      }
       PluginRegistry plugins;
       RegisterBuiltinPlugins(plugins);
       ActionRegistry actions;
@@ -202,6 +224,44 @@ TEST(NodeSelectionEquivalence, RandomEvictionWorlds) {
   }
   // Most worlds must actually evict, or the comparison proves little.
   EXPECT_GT(evicting, 60);
+}
+
+// StarvingJobs picks what PickList's scan picks even after evictions moved the
+// keys of jobs waiting in the list: drf orders jobs by share, and evicting all
+// of the largest job's running pods makes it the smallest.
+TEST(StarvingJobs, ResortsJobsChangedWhileWaiting) {
+  auto pod = [](const std::string& name, const std::string& pg, bool running) {
+    std::string s = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: " + name +
+                    "\n  namespace: default\n  annotations:\n    scheduling.k8s.io/group-name: " + pg +
+                    "\nspec:\n  schedulerName: volcano\n";
+    if (running) s += "  nodeName: n1\n";
+    s += "  containers:\n  - name: c\n    resources:\n      requests:\n        cpu: \"1\"\n";
+    return s + (running ? "status:\n  phase: Running\n---\n" : "status:\n  phase: Pending\n---\n");
+  };
+  std::string cluster =
+      "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\nstatus:\n  allocatable:\n    cpu: \"10\"\n"
+      "    memory: \"0\"\n    pods: \"110\"\n---\n"
+      "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata:\n  name: default\nspec:\n  weight: 1\n"
+      "status:\n  state: Open\n---\n";
+  const std::vector<std::pair<std::string, int>> jobs = {{"a", 3}, {"b", 2}, {"c", 1}};  // running pods
+  for (const auto& [name, running] : jobs) {
+    cluster += "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: " + name +
+               ", namespace: default}\nspec:\n  minMember: 1\n  queue: default\nstatus: {phase: Running}\n---\n";
+    for (int i = 0; i < running; ++i) cluster += pod(name + "-" + std::to_string(i), name, true);
+    cluster += pod(name + "-pending", name, false);
+  }
+  testing::SessionFixture f(cluster, "actions: \"allocate\"\ntiers:\n- plugins:\n  - name: drf\n");
+  Session& ssn = f.ssn();
+  EvictionWatch watch({TaskStatus::kRunning});
+  StarvingJobs list(ssn, watch);
+  for (const auto& [name, running] : jobs) list.Push(f.Job("default/" + name).id);
+  // Shares 3/10, 2/10, 1/10: c goes first; then a loses its three pods.
+  for (int i = 0; i < 3; ++i) {
+    ssn.Evict(const_cast<TaskInfo&>(f.Task("default/a-" + std::to_string(i))), "test", "test");
+  }
+  std::vector<std::string> picks;
+  while (!list.Empty()) picks.push_back(ssn.job(list.Pop()).key);
+  EXPECT_EQ(picks, (std::vector<std::string>{"default/a", "default/c", "default/b"}));
 }
 
 }  // namespace
