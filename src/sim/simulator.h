@@ -21,15 +21,17 @@
 // and gang violations are counted. Metrics are sampled at every multiple of
 // `metrics_interval` after that step.
 //
-// A cycle is skipped when nothing changed since the last one: no event was
-// applied since, and the last cycle changed nothing in the store (its session
-// bound, evicted, nominated nothing and wrote no new PodGroup phase or queue
-// allocation; its world step deleted and started no pod; the controllers and
-// ReplicaSets created, deleted and re-phased nothing). The skipped session
+// A cycle's session is skipped when nothing changed since the last one: no
+// event was applied since, and the last cycle changed nothing in the store (its
+// session bound, evicted, nominated nothing and wrote no new PodGroup phase or
+// queue allocation; its world step deleted and started no pod; the controllers
+// and ReplicaSets created, deleted and re-phased nothing). The skipped session
 // would see the same store as the last one and decide the same nothing, so
 // the outputs are byte-identical (`SimulatorOptions::skip_idle_cycles` turns
-// the shortcut off; a test compares both). `cycles.skipped_idle` in the
-// summary counts them.
+// the shortcut off; a test compares both). The world step still runs while
+// Running pods count down their steps. With a plugin that reads the session
+// clock (sla, rescheduling) no session is skipped. `cycles.skipped_idle` in
+// the summary counts the skipped sessions.
 //
 // The simulator's own bookkeeping is incremental: ReplicaSets are reconciled
 // only when their desired count changed or one of their pods went; waits are
