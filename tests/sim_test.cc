@@ -188,6 +188,26 @@ TEST(SimEngineTest, IdleCycleSkipChangesNoOutput) {
             slow.summary_json["cycles"]["run"].get<int64_t>());
 }
 
+// A plugin that reads the session clock (sla) can answer differently for the
+// same store a period later, so with it no session is skipped; the same
+// configuration without it skips.
+TEST(SimEngineTest, NoSkippedSessionWithAClockReadingPlugin) {
+  Scenario s = LoadExample("tidal-day.yaml");
+  s.duration = 6 * 3600;
+  const std::string tiers_without_sla =
+      "actions: \"enqueue, allocate, backfill, reclaim\"\ntiers:\n- plugins:\n  - name: priority\n  - name: gang\n"
+      "- plugins:\n  - name: predicates\n  - name: proportion\n";
+  s.scheduler_conf = tiers_without_sla;
+  RunOutput plain = RunScenario(s, std::nullopt);
+  EXPECT_GT(plain.summary_json["cycles"]["skipped_idle"].get<int64_t>(), 0);
+  s.scheduler_conf = "actions: \"enqueue, allocate, backfill, reclaim\"\ntiers:\n- plugins:\n  - name: priority\n"
+                     "  - name: gang\n  - name: sla\n    arguments:\n      sla-waiting-time: 1h\n"
+                     "- plugins:\n  - name: predicates\n  - name: proportion\n";
+  RunOutput with_sla = RunScenario(s, std::nullopt);
+  EXPECT_EQ(with_sla.summary_json["cycles"]["skipped_idle"], 0);
+  EXPECT_EQ(with_sla.summary_json["cycles"]["run"], 6 * 3600 / s.period);
+}
+
 // The tidal day: inference takes GPUs back from training at the peak and
 // training refills them at the trough, with gangs kept whole.
 TEST(SimTidalTest, InferenceReclaimsAtPeakTrainingRefillsAtTrough) {
