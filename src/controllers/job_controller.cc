@@ -133,15 +133,21 @@ int32_t TotalReplicas(const VcJob& job) {
 }
 
 // The job's pods are named `<job>-...`, so one range of the ordered pod map
-// holds them all: no scan over every pod of the cluster.
-std::vector<std::string> JobPodKeys(const ClusterState& state, const VcJob& job) {
-  std::vector<std::string> keys;
+// holds them all: no scan over every pod of the cluster. Calls fn(key, pod)
+// for each pod of the range that carries the job's name.
+template <typename Fn>
+void ForEachJobPod(const ClusterState& state, const VcJob& job, Fn fn) {
   const std::string prefix = job.meta.namespace_ + "/" + job.meta.name + "-";
   for (auto it = state.pods().lower_bound(prefix); it != state.pods().end(); ++it) {
     if (it->first.compare(0, prefix.size(), prefix) != 0) break;
     auto jn = it->second.meta.annotations.find(kJobName);
-    if (jn != it->second.meta.annotations.end() && jn->second == job.meta.name) keys.push_back(it->first);
+    if (jn != it->second.meta.annotations.end() && jn->second == job.meta.name) fn(it->first, it->second);
   }
+}
+
+std::vector<std::string> JobPodKeys(const ClusterState& state, const VcJob& job) {
+  std::vector<std::string> keys;
+  ForEachJobPod(state, job, [&keys](const std::string& key, const Pod&) { keys.push_back(key); });
   return keys;
 }
 
@@ -152,8 +158,7 @@ std::string PodTask(const Pod& pod) {
 
 PodCounts CountPods(const ClusterState& state, const VcJob& job) {
   PodCounts c;
-  for (const auto& key : JobPodKeys(state, job)) {
-    const Pod& pod = state.pods().at(key);
+  ForEachJobPod(state, job, [&c](const std::string&, const Pod& pod) {
     if (pod.meta.deleting) {
       ++c.terminating;
     } else if (pod.phase == "Pending") {
@@ -166,7 +171,7 @@ PodCounts CountPods(const ClusterState& state, const VcJob& job) {
     } else if (pod.phase == "Failed") {
       ++c.failed;
     }
-  }
+  });
   return c;
 }
 
