@@ -576,7 +576,7 @@ TEST(FgdReportTest, PublishedCurvesAreMeanAndSdOfTheAuthorsRuns) {
   std::ofstream(path) << "workload,sc_policy,tune,seed,total_gpus,80\nw,06-FGD,1.3,42,10,9x\n";
   auto bad = LoadPublishedCurves(path.string(), "w", 80, 80);
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("basalt_fgd_allo.csv:row 2: column 80: \"9x\" is not a number"),
+  EXPECT_NE(bad.status().message().find("basalt_fgd_allo.csv:row 2: 80: \"9x\" is not a number"),
             std::string::npos)
       << bad.status().message();
   auto no_column = LoadPublishedCurves(path.string(), "w", 80, 81);

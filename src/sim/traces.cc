@@ -7,109 +7,11 @@
 #include <map>
 #include <sstream>
 
+#include "sim/csv_table.h"
 #include "sim/workload.h"
 
 namespace basalt {
 namespace {
-
-using Row = std::vector<std::string>;
-
-// A CSV text with a required header; `Column` finds a column by name so the
-// loaders do not depend on column order.
-class Csv {
- public:
-  static Result<Csv> Parse(const std::string& text, const std::string& file,
-                           const std::vector<std::string>& required) {
-    Csv c;
-    c.file_ = file;
-    std::istringstream in(text);
-    std::string line;
-    int64_t row = 0;
-    while (std::getline(in, line)) {
-      ++row;
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (line.empty()) continue;
-      auto cells = SplitCsvLine(line);
-      if (!cells.ok()) return Status::InvalidArgument(file + ":row " + std::to_string(row) + ": " + cells.status().message());
-      if (c.header_.empty()) {
-        c.header_ = *cells;
-        for (size_t i = 0; i < c.header_.size(); ++i) c.index_[c.header_[i]] = i;
-        for (const auto& r : required) {
-          if (!c.index_.count(r)) return Status::InvalidArgument(file + ":row 1: missing column \"" + r + "\"");
-        }
-        continue;
-      }
-      if (cells->size() != c.header_.size()) {
-        return Status::InvalidArgument(file + ":row " + std::to_string(row) + ": expected " +
-                                       std::to_string(c.header_.size()) + " columns, got " +
-                                       std::to_string(cells->size()));
-      }
-      c.rows_.emplace_back(row, std::move(*cells));
-    }
-    if (c.header_.empty()) return Status::InvalidArgument(file + ": empty trace (no header row)");
-    return c;
-  }
-
-  const std::vector<std::pair<int64_t, Row>>& rows() const { return rows_; }
-  const std::string& Cell(const Row& r, const std::string& col) const { return r[index_.at(col)]; }
-
-  Status Error(int64_t row, const std::string& col, const std::string& problem) const {
-    return Status::InvalidArgument(file_ + ":row " + std::to_string(row) + ": " + col + ": " + problem);
-  }
-  // An integer cell in [lo, hi]; empty is an error unless `empty_ok` (then -1).
-  Result<int64_t> Int(int64_t row, const Row& r, const std::string& col, int64_t lo, int64_t hi,
-                      bool empty_ok = false) const {
-    const std::string& s = Cell(r, col);
-    if (s.empty()) {
-      if (empty_ok) return int64_t{-1};
-      return Error(row, col, "empty");
-    }
-    size_t pos = 0;
-    long long v = 0;
-    try {
-      v = std::stoll(s, &pos);
-    } catch (...) {
-      pos = 0;
-    }
-    if (pos == 0 || pos != s.size()) return Error(row, col, "not an integer: \"" + s + "\"");
-    if (v < lo || v > hi) return Error(row, col, "out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]: " + s);
-    return static_cast<int64_t>(v);
-  }
-  // Seconds: an integer or a decimal ("85.0", as the DLRM trace writes them),
-  // rounded to the nearest second; empty is an error unless `empty_ok` (then -1).
-  Result<int64_t> Seconds(int64_t row, const Row& r, const std::string& col, bool empty_ok = false) const {
-    const std::string& s = Cell(r, col);
-    if (s.empty()) {
-      if (empty_ok) return int64_t{-1};
-      return Error(row, col, "empty");
-    }
-    const bool plain = std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || c == '.'; }) &&
-                       std::count(s.begin(), s.end(), '.') <= 1 && s.front() != '.' && s.back() != '.';
-    if (!plain) return Error(row, col, "not a time in seconds: \"" + s + "\"");
-    const double v = std::strtod(s.c_str(), nullptr);
-    if (!(v <= static_cast<double>(int64_t{1} << 40))) return Error(row, col, "out of range: " + s);
-    return static_cast<int64_t>(std::llround(v));
-  }
-  Result<double> Double(int64_t row, const Row& r, const std::string& col, double lo, double hi) const {
-    const std::string& s = Cell(r, col);
-    size_t pos = 0;
-    double v = 0;
-    try {
-      v = std::stod(s, &pos);
-    } catch (...) {
-      pos = 0;
-    }
-    if (s.empty() || pos != s.size() || !std::isfinite(v)) return Error(row, col, "not a number: \"" + s + "\"");
-    if (v < lo || v > hi) return Error(row, col, "out of range: " + s);
-    return v;
-  }
-
- private:
-  std::string file_;
-  Row header_;
-  std::map<std::string, size_t> index_;
-  std::vector<std::pair<int64_t, Row>> rows_;
-};
 
 Result<std::string> ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -140,33 +42,20 @@ ResourceId kGpu() { return ResourceNames::Intern("nvidia.com/gpu"); }
 
 }  // namespace
 
-Result<std::vector<std::string>> SplitCsvLine(const std::string& line) {
-  if (line.find('"') != std::string::npos) return Status::InvalidArgument("quoted CSV fields are not supported");
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (true) {
-    size_t comma = line.find(',', start);
-    out.push_back(line.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
-
 Result<std::vector<Node>> ParseOpenbNodes(const std::string& text, const std::string& file, int32_t limit,
                                           const std::string& card_label) {
-  BASALT_ASSIGN_OR_RETURN(Csv csv, Csv::Parse(text, file, {"sn", "cpu_milli", "memory_mib", "gpu", "model"}));
+  BASALT_ASSIGN_OR_RETURN(CsvTable csv, CsvTable::Parse(text, file, {"sn", "cpu_milli", "memory_mib", "gpu", "model"}));
   std::vector<Node> nodes;
-  for (const auto& [row, r] : csv.rows()) {
+  for (const CsvTable::Row& r : csv.rows()) {
     if (limit > 0 && static_cast<int32_t>(nodes.size()) >= limit) break;
     Node n;
     n.meta.name = csv.Cell(r, "sn");
-    if (n.meta.name.empty()) return csv.Error(row, "sn", "empty node name");
-    n.meta.source = file + ":row " + std::to_string(row);
+    if (n.meta.name.empty()) return csv.Error(r, "sn", "empty node name");
+    n.meta.source = file + ":row " + std::to_string(r.line);
     int64_t cpu = 0, mem = 0, gpu = 0;
-    BASALT_ASSIGN_OR_RETURN(cpu, csv.Int(row, r, "cpu_milli", 0, int64_t{1} << 40));
-    BASALT_ASSIGN_OR_RETURN(mem, csv.Int(row, r, "memory_mib", 0, int64_t{1} << 30));
-    BASALT_ASSIGN_OR_RETURN(gpu, csv.Int(row, r, "gpu", 0, 1024));
+    BASALT_ASSIGN_OR_RETURN(cpu, csv.Int(r, "cpu_milli", 0, int64_t{1} << 40));
+    BASALT_ASSIGN_OR_RETURN(mem, csv.Int(r, "memory_mib", 0, int64_t{1} << 30));
+    BASALT_ASSIGN_OR_RETURN(gpu, csv.Int(r, "gpu", 0, 1024));
     n.allocatable.Set(ResourceNames::kCpu, cpu);
     n.allocatable.Set(ResourceNames::kMemory, mem * 1024 * 1024);
     n.allocatable.Set(ResourceNames::kPods, 110);
@@ -181,32 +70,32 @@ Result<std::vector<Node>> ParseOpenbNodes(const std::string& text, const std::st
 
 Result<std::vector<TracePod>> ParseOpenbPods(const std::string& text, const std::string& file,
                                              const TraceWorkload& w, const std::string& card_label) {
-  BASALT_ASSIGN_OR_RETURN(Csv csv, Csv::Parse(text, file,
+  BASALT_ASSIGN_OR_RETURN(CsvTable csv, CsvTable::Parse(text, file,
                                               {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_spec",
                                                "qos", "creation_time", "deletion_time"}));
   std::vector<TracePod> out;
-  for (const auto& [row, r] : csv.rows()) {
+  for (const CsvTable::Row& r : csv.rows()) {
     if (w.max_rows > 0 && static_cast<int32_t>(out.size()) >= w.max_rows) break;
     TracePod tp;
     Pod& pod = tp.pod;
     pod.meta.name = csv.Cell(r, "name");
-    if (pod.meta.name.empty()) return csv.Error(row, "name", "empty pod name");
+    if (pod.meta.name.empty()) return csv.Error(r, "name", "empty pod name");
     pod.meta.namespace_ = w.namespace_;
     pod.meta.uid = "trace-" + pod.meta.name;
-    pod.meta.source = file + ":row " + std::to_string(row);
+    pod.meta.source = file + ":row " + std::to_string(r.line);
     int64_t cpu = 0, mem = 0, ngpu = 0, gmilli = 0, created = 0, deleted = 0;
-    BASALT_ASSIGN_OR_RETURN(cpu, csv.Int(row, r, "cpu_milli", 0, int64_t{1} << 40));
-    BASALT_ASSIGN_OR_RETURN(mem, csv.Int(row, r, "memory_mib", 0, int64_t{1} << 30));
-    BASALT_ASSIGN_OR_RETURN(ngpu, csv.Int(row, r, "num_gpu", 0, 64));
-    BASALT_ASSIGN_OR_RETURN(gmilli, csv.Int(row, r, "gpu_milli", 0, 1000));
-    BASALT_ASSIGN_OR_RETURN(created, csv.Seconds(row, r, "creation_time"));
-    BASALT_ASSIGN_OR_RETURN(deleted, csv.Seconds(row, r, "deletion_time", true));
-    if (ngpu > 1 && gmilli != 1000) return csv.Error(row, "gpu_milli", "must be 1000 when num_gpu > 1");
-    if (ngpu > 0 && gmilli == 0) return csv.Error(row, "gpu_milli", "must be positive when num_gpu > 0");
-    if (deleted >= 0 && deleted < created) return csv.Error(row, "deletion_time", "before creation_time");
+    BASALT_ASSIGN_OR_RETURN(cpu, csv.Int(r, "cpu_milli", 0, int64_t{1} << 40));
+    BASALT_ASSIGN_OR_RETURN(mem, csv.Int(r, "memory_mib", 0, int64_t{1} << 30));
+    BASALT_ASSIGN_OR_RETURN(ngpu, csv.Int(r, "num_gpu", 0, 64));
+    BASALT_ASSIGN_OR_RETURN(gmilli, csv.Int(r, "gpu_milli", 0, 1000));
+    BASALT_ASSIGN_OR_RETURN(created, csv.Seconds(r, "creation_time"));
+    BASALT_ASSIGN_OR_RETURN(deleted, csv.Seconds(r, "deletion_time", true));
+    if (ngpu > 1 && gmilli != 1000) return csv.Error(r, "gpu_milli", "must be 1000 when num_gpu > 1");
+    if (ngpu > 0 && gmilli == 0) return csv.Error(r, "gpu_milli", "must be positive when num_gpu > 0");
+    if (deleted >= 0 && deleted < created) return csv.Error(r, "deletion_time", "before creation_time");
     const std::string& qos = csv.Cell(r, "qos");
     const std::string* queue = QueueFor(w, qos);
-    if (!queue) return csv.Error(row, "qos", "no queue rule for \"" + qos + "\" (add it, or \"*\", to queues:)");
+    if (!queue) return csv.Error(r, "qos", "no queue rule for \"" + qos + "\" (add it, or \"*\", to queues:)");
     pod.meta.annotations["scheduling.volcano.sh/queue-name"] = *queue;
     ApplyNodeSelector(w, qos, pod);
     pod.spec.scheduler_name = "volcano";
@@ -222,7 +111,7 @@ Result<std::vector<TracePod>> ParseOpenbPods(const std::string& text, const std:
       while (true) {
         auto bar = spec.find('|', s);
         std::string m = spec.substr(s, bar == std::string::npos ? std::string::npos : bar - s);
-        if (m.empty()) return csv.Error(row, "gpu_spec", "empty model in \"" + spec + "\"");
+        if (m.empty()) return csv.Error(r, "gpu_spec", "empty model in \"" + spec + "\"");
         req.values.push_back(m);
         if (bar == std::string::npos) break;
         s = bar + 1;
@@ -240,33 +129,33 @@ Result<std::vector<TracePod>> ParseOpenbPods(const std::string& text, const std:
 
 Result<std::vector<TracePod>> ParseDlrmInference(const std::string& text, const std::string& file,
                                                  const TraceWorkload& w, const std::string& card_label) {
-  BASALT_ASSIGN_OR_RETURN(Csv csv, Csv::Parse(text, file,
+  BASALT_ASSIGN_OR_RETURN(CsvTable csv, CsvTable::Parse(text, file,
                                               {"instance_sn", "role", "app_name", "cpu_request", "gpu_request",
                                                "memory_request", "creation_time", "deletion_time"}));
   std::vector<TracePod> out;
-  for (const auto& [row, r] : csv.rows()) {
+  for (const CsvTable::Row& r : csv.rows()) {
     if (w.max_rows > 0 && static_cast<int32_t>(out.size()) >= w.max_rows) break;
     TracePod tp;
     Pod& pod = tp.pod;
     pod.meta.name = csv.Cell(r, "instance_sn");
-    if (pod.meta.name.empty()) return csv.Error(row, "instance_sn", "empty instance name");
+    if (pod.meta.name.empty()) return csv.Error(r, "instance_sn", "empty instance name");
     const std::string& app = csv.Cell(r, "app_name");
-    if (app.empty()) return csv.Error(row, "app_name", "empty");
+    if (app.empty()) return csv.Error(r, "app_name", "empty");
     const std::string& role = csv.Cell(r, "role");
-    if (role != "CN" && role != "HN") return csv.Error(row, "role", "must be CN or HN, got \"" + role + "\"");
+    if (role != "CN" && role != "HN") return csv.Error(r, "role", "must be CN or HN, got \"" + role + "\"");
     pod.meta.namespace_ = w.namespace_;
     pod.meta.uid = "trace-" + pod.meta.name;
-    pod.meta.source = file + ":row " + std::to_string(row);
+    pod.meta.source = file + ":row " + std::to_string(r.line);
     double cpu = 0, mem = 0;
     int64_t gpu = 0, created = 0, deleted = 0;
-    BASALT_ASSIGN_OR_RETURN(cpu, csv.Double(row, r, "cpu_request", 0, 1e6));
-    BASALT_ASSIGN_OR_RETURN(mem, csv.Double(row, r, "memory_request", 0, 1e7));
-    BASALT_ASSIGN_OR_RETURN(gpu, csv.Int(row, r, "gpu_request", 0, 64));
-    BASALT_ASSIGN_OR_RETURN(created, csv.Seconds(row, r, "creation_time", true));
-    BASALT_ASSIGN_OR_RETURN(deleted, csv.Seconds(row, r, "deletion_time", true));
-    if (created >= 0 && deleted >= 0 && deleted < created) return csv.Error(row, "deletion_time", "before creation_time");
+    BASALT_ASSIGN_OR_RETURN(cpu, csv.Double(r, "cpu_request", 0, 1e6));
+    BASALT_ASSIGN_OR_RETURN(mem, csv.Double(r, "memory_request", 0, 1e7));
+    BASALT_ASSIGN_OR_RETURN(gpu, csv.Int(r, "gpu_request", 0, 64));
+    BASALT_ASSIGN_OR_RETURN(created, csv.Seconds(r, "creation_time", true));
+    BASALT_ASSIGN_OR_RETURN(deleted, csv.Seconds(r, "deletion_time", true));
+    if (created >= 0 && deleted >= 0 && deleted < created) return csv.Error(r, "deletion_time", "before creation_time");
     const std::string* queue = QueueFor(w, role);
-    if (!queue) return csv.Error(row, "role", "no queue rule for \"" + role + "\" (add it, or \"*\", to queues:)");
+    if (!queue) return csv.Error(r, "role", "no queue rule for \"" + role + "\" (add it, or \"*\", to queues:)");
     pod.meta.annotations["scheduling.volcano.sh/queue-name"] = *queue;
     ApplyNodeSelector(w, role, pod);
     // One ReplicaSet per app and role (`<app>-cn`, `<app>-hn`): its pods share

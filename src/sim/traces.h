@@ -24,6 +24,7 @@
 
 #include "api/objects.h"
 #include "api/status.h"
+#include "sim/csv_table.h"  // SplitCsvLine
 #include "sim/scenario.h"
 
 namespace basalt {
@@ -35,8 +36,6 @@ struct TracePod {
   int64_t delete_at = -1;  // >= 0: simulated second it is deleted (dlrm)
 };
 
-// Splits one CSV line (no quoting in these traces; a quote is an error).
-Result<std::vector<std::string>> SplitCsvLine(const std::string& line);
 
 Result<std::vector<Node>> LoadOpenbNodes(const std::string& path, int32_t limit, const std::string& card_label);
 Result<std::vector<TracePod>> LoadOpenbPods(const TraceWorkload& w, const std::string& card_label);

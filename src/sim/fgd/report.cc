@@ -5,19 +5,11 @@
 #include <map>
 #include <sstream>
 
+#include "sim/csv_table.h"
 #include "sim/html_text.h"
 
 namespace basalt::fgd {
 namespace {
-
-std::vector<std::string> SplitCsvLine(const std::string& line) {
-  std::vector<std::string> cells;
-  std::istringstream in(line);
-  std::string cell;
-  while (std::getline(in, cell, ',')) cells.push_back(cell);
-  if (!line.empty() && line.back() == ',') cells.emplace_back();
-  return cells;
-}
 
 // "03-GpuClustering" -> "Clustering": the authors number their policies and
 // name the two GPU-aware baselines with a "Gpu" prefix.
@@ -85,57 +77,29 @@ std::string Cell(const nlohmann::ordered_json& v) { return v.is_null() ? "" : v.
 Result<std::vector<PublishedCurve>> LoadPublishedCurves(const std::string& allo_csv, const std::string& workload,
                                                         int from, int to) {
   std::vector<PublishedCurve> out;
-  std::ifstream in(allo_csv);
-  if (!in) return out;
-  std::string line;
-  if (!std::getline(in, line)) return out;
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  const auto header = SplitCsvLine(line);
-  auto column_of = [&](const std::string& name) -> int {
-    for (size_t i = 0; i < header.size(); ++i) {
-      if (header[i] == name) return static_cast<int>(i);
-    }
-    return -1;
-  };
-  const int workload_col = column_of("workload");
-  const int policy_col = column_of("sc_policy");
-  if (workload_col < 0 || policy_col < 0) {
-    return Status::InvalidArgument(allo_csv + ":row 1: the header has no workload or sc_policy column");
-  }
-  std::vector<int> load_cols;
+  std::ifstream in(allo_csv, std::ios::binary);
+  if (!in) return out;  // no published results beside the trace: no band
+  std::stringstream text;
+  text << in.rdbuf();
+  BASALT_ASSIGN_OR_RETURN(CsvTable table, CsvTable::Parse(text.str(), allo_csv, {"workload", "sc_policy"}));
+  std::vector<std::string> load_columns;
   for (int k = from; k <= to; ++k) {
-    const int col = column_of(std::to_string(k));
-    if (col < 0) return Status::InvalidArgument(allo_csv + ":row 1: no column for arrived load " + std::to_string(k));
-    load_cols.push_back(col);
+    load_columns.push_back(std::to_string(k));
+    if (!table.Has(load_columns.back())) {
+      return Status::InvalidArgument(allo_csv + ":row 1: no column for arrived load " + std::to_string(k));
+    }
   }
   // Per policy, in file order: the unallocated share of every run at each load.
   std::vector<std::string> order;
   std::map<std::string, std::vector<std::vector<double>>> runs;
-  int64_t row = 1;
-  while (std::getline(in, line)) {
-    ++row;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    const auto cells = SplitCsvLine(line);
-    if (cells.size() != header.size()) {
-      return Status::InvalidArgument(allo_csv + ":row " + std::to_string(row) + ": " + std::to_string(cells.size()) +
-                                     " cells, the header has " + std::to_string(header.size()));
-    }
-    if (cells[static_cast<size_t>(workload_col)] != workload) continue;
-    const std::string policy = OurPolicyName(cells[static_cast<size_t>(policy_col)]);
+  for (const CsvTable::Row& row : table.rows()) {
+    if (table.Cell(row, "workload") != workload) continue;
+    const std::string policy = OurPolicyName(table.Cell(row, "sc_policy"));
     if (!runs.count(policy)) order.push_back(policy);
     std::vector<double> values;
-    for (int col : load_cols) {
-      const std::string& cell = cells[static_cast<size_t>(col)];
-      try {
-        size_t used = 0;
-        const double allocated = std::stod(cell, &used);
-        if (used != cell.size()) throw std::invalid_argument(cell);
-        values.push_back(100.0 - allocated);
-      } catch (const std::exception&) {
-        return Status::InvalidArgument(allo_csv + ":row " + std::to_string(row) + ": column " +
-                                       header[static_cast<size_t>(col)] + ": \"" + cell + "\" is not a number");
-      }
+    for (const std::string& column : load_columns) {
+      BASALT_ASSIGN_OR_RETURN(double allocated, table.Double(row, column, 0, 100));
+      values.push_back(100.0 - allocated);
     }
     runs[policy].push_back(std::move(values));
   }
@@ -144,7 +108,7 @@ Result<std::vector<PublishedCurve>> LoadPublishedCurves(const std::string& allo_
     PublishedCurve curve;
     curve.policy = policy;
     curve.seeds = static_cast<int>(seeds.size());
-    for (size_t i = 0; i < load_cols.size(); ++i) {
+    for (size_t i = 0; i < load_columns.size(); ++i) {
       double mean = 0;
       for (const auto& run : seeds) mean += run[i];
       mean /= static_cast<double>(seeds.size());

@@ -5,83 +5,10 @@
 #include <map>
 #include <sstream>
 
+#include "sim/csv_table.h"
+
 namespace basalt::fgd {
 namespace {
-
-// One CSV file: a header naming the columns, then rows of plain cells (the
-// openb files quote nothing). Cells are looked up by column name so the loader
-// does not depend on column order.
-class CsvTable {
- public:
-  static Result<CsvTable> Parse(const std::string& text, const std::string& file,
-                                const std::vector<std::string>& required) {
-    CsvTable t;
-    t.file_ = file;
-    std::istringstream in(text);
-    std::string line;
-    int64_t row = 0;
-    while (std::getline(in, line)) {
-      ++row;
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (line.empty()) continue;
-      if (line.find('"') != std::string::npos) {
-        return Status::InvalidArgument(file + ":row " + std::to_string(row) + ": quoted cells are not supported");
-      }
-      std::vector<std::string> cells;
-      std::string cell;
-      std::istringstream cs(line);
-      while (std::getline(cs, cell, ',')) cells.push_back(cell);
-      if (line.back() == ',') cells.emplace_back();
-      if (t.columns_.empty()) {
-        for (size_t i = 0; i < cells.size(); ++i) t.columns_[cells[i]] = i;
-        for (const auto& r : required) {
-          if (!t.columns_.count(r)) return Status::InvalidArgument(file + ":row 1: missing column \"" + r + "\"");
-        }
-        t.width_ = cells.size();
-        continue;
-      }
-      if (cells.size() != t.width_) {
-        return Status::InvalidArgument(file + ":row " + std::to_string(row) + ": expected " +
-                                       std::to_string(t.width_) + " columns, got " + std::to_string(cells.size()));
-      }
-      t.rows_.push_back({row, std::move(cells)});
-    }
-    if (t.columns_.empty()) return Status::InvalidArgument(file + ": empty file (no header row)");
-    return t;
-  }
-
-  struct Row {
-    int64_t line;
-    std::vector<std::string> cells;
-  };
-  const std::vector<Row>& rows() const { return rows_; }
-  bool Has(const std::string& column) const { return columns_.count(column) > 0; }
-  const std::string& Cell(const Row& r, const std::string& column) const { return r.cells[columns_.at(column)]; }
-
-  Status Error(const Row& r, const std::string& column, const std::string& problem) const {
-    return Status::InvalidArgument(file_ + ":row " + std::to_string(r.line) + ": " + column + ": " + problem);
-  }
-
-  // An integer cell within [lo, hi].
-  Result<int64_t> Int(const Row& r, const std::string& column, int64_t lo, int64_t hi) const {
-    const std::string& s = Cell(r, column);
-    int64_t v = 0;
-    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (s.empty() || ec != std::errc() || end != s.data() + s.size()) {
-      return Error(r, column, "\"" + s + "\" is not an integer");
-    }
-    if (v < lo || v > hi) {
-      return Error(r, column, std::to_string(v) + " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
-    }
-    return v;
-  }
-
- private:
-  std::string file_;
-  std::map<std::string, size_t> columns_;
-  size_t width_ = 0;
-  std::vector<Row> rows_;
-};
 
 Result<std::string> ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
