@@ -12,138 +12,22 @@
 #include <sstream>
 
 #include "api/decode_fields.h"
+#include "api/decode_objects.h"
 #include "api/job_plugin_args.h"
 #include "api/quantity.h"
 
 namespace basalt {
+
+using namespace decode_fields;  // NOLINT: the shared field readers
+
 namespace {
-
-using decode_fields::FieldError;
-using decode_fields::Join;
-using decode_fields::Present;
-
-std::string Index(const std::string& parent, size_t i) { return parent + "[" + std::to_string(i) + "]"; }
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
-std::string KindOf(const YAML::Node& n) {
-  switch (n.Type()) {
-    case YAML::NodeType::Map: return "an object";
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Scalar: return "a scalar";
-    case YAML::NodeType::Null: return "null";
-    default: return "nothing";
-  }
-}
-
-// Typed accessors: an absent or null field is "unset"; a wrong type is an error.
-Status ExpectMap(const YAML::Node& n, const std::string& field) {
-  if (n && !n.IsNull() && !n.IsMap()) return FieldError(field, "expected an object, got " + KindOf(n));
-  return Status::Ok();
-}
-Status ExpectList(const YAML::Node& n, const std::string& field) {
-  if (n && !n.IsNull() && !n.IsSequence()) return FieldError(field, "expected a list, got " + KindOf(n));
-  return Status::Ok();
-}
-// The text of a mapping key. `CheckYamlTree` already refuses non-scalar keys;
-// this keeps `DecodeObject` / `DecodeResourceList` safe when called directly.
-Result<std::string> KeyText(const YAML::Node& key, const std::string& field) {
-  if (!key.IsScalar()) return FieldError(field, "keys must be strings, got " + KindOf(key));
-  return key.Scalar();
-}
-
-Result<std::string> GetString(const YAML::Node& n, const std::string& field) {
-  if (!n.IsScalar()) return FieldError(field, "expected a string, got " + KindOf(n));
-  return n.Scalar();
-}
-
-Status ReadString(const YAML::Node& parent, const char* key, const std::string& path, std::string* out) {
-  YAML::Node n = parent[key];
-  if (!Present(n)) return Status::Ok();
-  BASALT_ASSIGN_OR_RETURN(*out, GetString(n, Join(path, key)));
-  return Status::Ok();
-}
-
-// A decimal integer with an optional sign, within [lo, hi]. YAML's other integer
-// spellings (0x1F, 1e3, 1_000) are refused, as Kubernetes' JSON decoding refuses them.
-Result<int64_t> GetInt(const YAML::Node& n, const std::string& field, int64_t lo, int64_t hi) {
-  if (!n.IsScalar()) return FieldError(field, "expected an integer, got " + KindOf(n));
-  const std::string& s = n.Scalar();
-  auto not_int = [&] { return FieldError(field, "expected an integer, got \"" + s + "\""); };
-  size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
-  if (i == s.size()) return not_int();
-  bool negative = s[0] == '-';
-  // Accumulate the magnitude as unsigned; anything beyond 2^63 is out of every range.
-  constexpr uint64_t kCap = uint64_t{1} << 63;
-  uint64_t mag = 0;
-  bool overflow = false;
-  for (size_t k = i; k < s.size(); ++k) {
-    if (!IsDigit(s[k])) return not_int();
-    if (mag > (kCap - (s[k] - '0')) / 10) {
-      overflow = true;
-    } else {
-      mag = mag * 10 + static_cast<uint64_t>(s[k] - '0');
-    }
-  }
-  auto out_of_range = [&] {
-    return FieldError(field, "value " + s + " out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
-  };
-  if (overflow || (!negative && mag == kCap)) return out_of_range();
-  int64_t v = negative ? static_cast<int64_t>(0 - mag) : static_cast<int64_t>(mag);
-  if (v < lo || v > hi) return out_of_range();
-  return v;
-}
-
-template <typename T>
-Status ReadInt(const YAML::Node& parent, const char* key, const std::string& path, T* out,
-               int64_t lo = INT32_MIN, int64_t hi = INT32_MAX) {
-  YAML::Node n = parent[key];
-  if (!Present(n)) return Status::Ok();
-  BASALT_ASSIGN_OR_RETURN(int64_t v, GetInt(n, Join(path, key), lo, hi));
-  *out = static_cast<T>(v);
-  return Status::Ok();
-}
-
-Result<bool> GetBool(const YAML::Node& n, const std::string& field) {
-  if (n.IsScalar()) {
-    if (std::optional<bool> b = ParseYamlBool(n.Scalar())) return *b;
-  }
-  return FieldError(field, "expected true or false, got " +
-                               (n.IsScalar() ? "\"" + n.Scalar() + "\"" : KindOf(n)));
-}
-
-Status ReadBool(const YAML::Node& parent, const char* key, const std::string& path, bool* out) {
-  YAML::Node n = parent[key];
-  if (!Present(n)) return Status::Ok();
-  BASALT_ASSIGN_OR_RETURN(*out, GetBool(n, Join(path, key)));
-  return Status::Ok();
-}
-
-Status ReadStringMap(const YAML::Node& n, const std::string& field, std::map<std::string, std::string>* out) {
-  if (!Present(n)) return Status::Ok();
-  BASALT_RETURN_IF_ERROR(ExpectMap(n, field));
-  for (const auto& kv : n) {
-    BASALT_ASSIGN_OR_RETURN(std::string key, KeyText(kv.first, field));
-    if (!Present(kv.second)) {
-      (*out)[key] = "";
-      continue;
-    }
-    BASALT_ASSIGN_OR_RETURN(std::string v, GetString(kv.second, field + "." + key));
-    (*out)[key] = v;
-  }
-  return Status::Ok();
-}
-
-Result<std::vector<std::string>> ReadStringList(const YAML::Node& n, const std::string& field) {
-  std::vector<std::string> out;
-  if (!Present(n)) return out;
-  BASALT_RETURN_IF_ERROR(ExpectList(n, field));
-  for (size_t i = 0; i < n.size(); ++i) {
-    BASALT_ASSIGN_OR_RETURN(std::string v, GetString(n[i], Index(field, i)));
-    out.push_back(v);
-  }
-  return out;
-}
+using decode_internal::DecodeCommand;
+using decode_internal::DecodeMeta;
+using decode_internal::DecodePodSpec;
+using decode_internal::DecodeVcJob;
 
 // ---- resource names (Volcano's `NewResource` filter, see decode.h) ----
 
@@ -292,6 +176,10 @@ class TreeChecker {
   std::vector<Segment> segments_;
 };
 
+}  // namespace
+
+namespace decode_internal {
+
 Status DecodeMeta(const YAML::Node& doc, bool namespaced, ObjectMeta* meta) {
   YAML::Node m = doc["metadata"];
   if (!Present(m)) return FieldError("metadata", "missing");
@@ -331,6 +219,10 @@ Status DecodeMeta(const YAML::Node& doc, bool namespaced, ObjectMeta* meta) {
   }
   return Status::Ok();
 }
+
+}  // namespace decode_internal
+
+namespace {
 
 Status DecodeSelectorTerm(const YAML::Node& n, const std::string& path, NodeSelectorTerm* term) {
   BASALT_RETURN_IF_ERROR(ExpectMap(n, path));
@@ -576,6 +468,10 @@ Result<Resource> DecodeResourceList(const YAML::Node& node, const std::string& f
 
 namespace {
 
+}  // namespace
+
+namespace decode_internal {
+
 Status DecodePodSpec(const YAML::Node& spec, const std::string& path, PodSpec* out) {
   BASALT_RETURN_IF_ERROR(ExpectMap(spec, path));
   if (!Present(spec)) return FieldError(path, "missing");
@@ -648,6 +544,10 @@ Status DecodePodSpec(const YAML::Node& spec, const std::string& path, PodSpec* o
   if (Present(gates)) out->scheduling_gates = static_cast<int>(gates.size());
   return Status::Ok();
 }
+
+}  // namespace decode_internal
+
+namespace {
 
 Status DecodePod(const YAML::Node& doc, Pod* pod) {
   BASALT_RETURN_IF_ERROR(DecodeMeta(doc, true, &pod->meta));
@@ -833,156 +733,6 @@ Status DecodePodGroup(const YAML::Node& doc, PodGroup* pg) {
     return FieldError("status.phase", "unknown phase \"" + pg->phase +
                                           "\" (want Pending, Inqueue, Running, Unknown or Completed)");
   }
-  return Status::Ok();
-}
-
-Status DecodePolicies(const YAML::Node& n, const std::string& path, std::vector<LifecyclePolicy>* out) {
-  BASALT_RETURN_IF_ERROR(ExpectList(n, path));
-  if (!Present(n)) return Status::Ok();
-  for (size_t i = 0; i < n.size(); ++i) {
-    std::string ip = Index(path, i);
-    BASALT_RETURN_IF_ERROR(ExpectMap(n[i], ip));
-    LifecyclePolicy p;
-    std::string event;
-    BASALT_RETURN_IF_ERROR(ReadString(n[i], "event", ip, &event));
-    if (!event.empty()) p.events.push_back(event);
-    BASALT_ASSIGN_OR_RETURN(std::vector<std::string> events, ReadStringList(n[i]["events"], Join(ip, "events")));
-    p.events.insert(p.events.end(), events.begin(), events.end());
-    BASALT_RETURN_IF_ERROR(ReadString(n[i], "action", ip, &p.action));
-    if (Present(n[i]["exitCode"])) {
-      int32_t code = 0;
-      BASALT_RETURN_IF_ERROR(ReadInt(n[i], "exitCode", ip, &code));
-      p.exit_code = code;
-    }
-    if (Present(n[i]["timeout"])) {
-      std::string t;
-      BASALT_RETURN_IF_ERROR(ReadString(n[i], "timeout", ip, &t));
-      p.timeout = t;
-    }
-    out->push_back(std::move(p));
-  }
-  return Status::Ok();
-}
-
-// Container names and spec.hostname/subdomain of a task template (job plugins).
-Status DecodeTemplateNames(const YAML::Node& spec, const std::string& path, JobTask* t) {
-  if (!Present(spec)) return Status::Ok();
-  BASALT_RETURN_IF_ERROR(ReadString(spec, "hostname", path, &t->hostname));
-  BASALT_RETURN_IF_ERROR(ReadString(spec, "subdomain", path, &t->subdomain));
-  for (auto [key, out] : {std::pair{"containers", &t->container_names}, {"initContainers", &t->init_container_names}}) {
-    YAML::Node list = spec[key];
-    if (!Present(list) || !list.IsSequence()) continue;  // shape checked by DecodePodSpec
-    for (size_t i = 0; i < list.size(); ++i) {
-      std::string name;
-      if (list[i].IsMap()) BASALT_RETURN_IF_ERROR(ReadString(list[i], "name", Index(Join(path, key), i), &name));
-      out->push_back(name);
-    }
-  }
-  return Status::Ok();
-}
-
-Status DecodeVcJob(const YAML::Node& doc, VcJob* job) {
-  BASALT_RETURN_IF_ERROR(DecodeMeta(doc, true, &job->meta));
-  YAML::Node spec = doc["spec"];
-  if (!Present(spec)) return FieldError("spec", "missing");
-  BASALT_RETURN_IF_ERROR(ExpectMap(spec, "spec"));
-  BASALT_RETURN_IF_ERROR(ReadInt(spec, "minAvailable", "spec", &job->min_available, INT32_MIN, INT32_MAX));
-  if (Present(spec["minSuccess"])) {
-    int32_t ms = 0;
-    BASALT_RETURN_IF_ERROR(ReadInt(spec, "minSuccess", "spec", &ms));
-    job->min_success = ms;
-  }
-  BASALT_RETURN_IF_ERROR(ReadString(spec, "queue", "spec", &job->queue));
-  BASALT_RETURN_IF_ERROR(ReadString(spec, "schedulerName", "spec", &job->scheduler_name));
-  BASALT_RETURN_IF_ERROR(ReadString(spec, "priorityClassName", "spec", &job->priority_class_name));
-  BASALT_RETURN_IF_ERROR(ReadInt(spec, "maxRetry", "spec", &job->max_retry, INT32_MIN, INT32_MAX));
-  BASALT_RETURN_IF_ERROR(DecodePolicies(spec["policies"], "spec.policies", &job->policies));
-  if (Present(spec["ttlSecondsAfterFinished"])) {
-    int32_t ttl = 0;
-    BASALT_RETURN_IF_ERROR(ReadInt(spec, "ttlSecondsAfterFinished", "spec", &ttl, 0, INT32_MAX));
-    job->ttl_seconds_after_finished = ttl;
-  }
-  YAML::Node plugins = spec["plugins"];
-  BASALT_RETURN_IF_ERROR(ExpectMap(plugins, "spec.plugins"));
-  if (Present(plugins)) {
-    for (const auto& kv : plugins) {
-      BASALT_ASSIGN_OR_RETURN(std::string name, KeyText(kv.first, "spec.plugins"));
-      std::vector<std::string> args;
-      if (Present(kv.second)) {
-        BASALT_ASSIGN_OR_RETURN(args, ReadStringList(kv.second, "spec.plugins." + name));
-      }
-      job->plugins[name] = std::move(args);
-    }
-    BASALT_RETURN_IF_ERROR(CheckJobPlugins(job->plugins));
-  }
-  YAML::Node tasks = spec["tasks"];
-  BASALT_RETURN_IF_ERROR(ExpectList(tasks, "spec.tasks"));
-  if (!Present(tasks) || tasks.size() == 0) return FieldError("spec.tasks", "missing (a job needs at least one task)");
-  for (size_t i = 0; i < tasks.size(); ++i) {
-    std::string ip = Index("spec.tasks", i);
-    BASALT_RETURN_IF_ERROR(ExpectMap(tasks[i], ip));
-    JobTask t;
-    BASALT_RETURN_IF_ERROR(ReadString(tasks[i], "name", ip, &t.name));
-    BASALT_RETURN_IF_ERROR(ReadInt(tasks[i], "replicas", ip, &t.replicas, INT32_MIN, INT32_MAX));
-    if (Present(tasks[i]["minAvailable"])) {
-      int32_t ma = 0;
-      BASALT_RETURN_IF_ERROR(ReadInt(tasks[i], "minAvailable", ip, &ma, INT32_MIN, INT32_MAX));
-      t.min_available = ma;
-    }
-    BASALT_RETURN_IF_ERROR(ReadInt(tasks[i], "maxRetry", ip, &t.max_retry, INT32_MIN, INT32_MAX));
-    BASALT_RETURN_IF_ERROR(DecodePolicies(tasks[i]["policies"], Join(ip, "policies"), &t.policies));
-    YAML::Node tmpl = tasks[i]["template"];
-    std::string tpath = Join(ip, "template");
-    if (!Present(tmpl)) return FieldError(tpath, "missing");
-    BASALT_RETURN_IF_ERROR(ExpectMap(tmpl, tpath));
-    YAML::Node tm = tmpl["metadata"];
-    BASALT_RETURN_IF_ERROR(ExpectMap(tm, Join(tpath, "metadata")));
-    if (Present(tm)) {
-      BASALT_RETURN_IF_ERROR(ReadStringMap(tm["labels"], Join(tpath, "metadata.labels"), &t.template_meta.labels));
-      BASALT_RETURN_IF_ERROR(
-          ReadStringMap(tm["annotations"], Join(tpath, "metadata.annotations"), &t.template_meta.annotations));
-    }
-    BASALT_RETURN_IF_ERROR(DecodePodSpec(tmpl["spec"], Join(tpath, "spec"), &t.template_spec));
-    BASALT_RETURN_IF_ERROR(DecodeTemplateNames(tmpl["spec"], Join(tpath, "spec"), &t));
-    job->tasks.push_back(std::move(t));
-  }
-  YAML::Node st = doc["status"];
-  BASALT_RETURN_IF_ERROR(ExpectMap(st, "status"));
-  if (Present(st)) {
-    YAML::Node state = st["state"];
-    BASALT_RETURN_IF_ERROR(ExpectMap(state, "status.state"));
-    if (Present(state)) BASALT_RETURN_IF_ERROR(ReadString(state, "phase", "status.state", &job->phase));
-    BASALT_RETURN_IF_ERROR(ReadInt(st, "retryCount", "status", &job->retry_count, 0, INT32_MAX));
-    BASALT_RETURN_IF_ERROR(ReadInt(st, "version", "status", &job->version, 0, INT32_MAX));
-  }
-  if (job->phase.empty()) job->phase = "Pending";
-  return Status::Ok();
-}
-
-// bus.volcano.sh/v1alpha1 Command: `action` and `target` sit at the top level.
-Status DecodeCommand(const YAML::Node& doc, Command* c) {
-  BASALT_RETURN_IF_ERROR(DecodeMeta(doc, true, &c->meta));
-  BASALT_RETURN_IF_ERROR(ReadString(doc, "action", "", &c->action));
-  static const std::set<std::string> kActions = {"AbortJob",   "RestartJob",   "RestartTask", "RestartPod",
-                                                 "TerminateJob", "CompleteJob", "ResumeJob",  "SyncJob",
-                                                 "OpenQueue",  "CloseQueue",   "SyncQueue",   "EnqueueJob"};
-  if (c->action.empty()) return FieldError("action", "missing");
-  if (!kActions.count(c->action)) {
-    return FieldError("action", "unknown action \"" + c->action +
-                                    "\" (want AbortJob, RestartJob, ResumeJob, TerminateJob, CompleteJob, "
-                                    "OpenQueue or CloseQueue)");
-  }
-  YAML::Node t = doc["target"];
-  if (!Present(t)) return FieldError("target", "missing");
-  BASALT_RETURN_IF_ERROR(ExpectMap(t, "target"));
-  BASALT_RETURN_IF_ERROR(ReadString(t, "apiVersion", "target", &c->target.api_version));
-  BASALT_RETURN_IF_ERROR(ReadString(t, "kind", "target", &c->target.kind));
-  BASALT_RETURN_IF_ERROR(ReadString(t, "name", "target", &c->target.name));
-  BASALT_RETURN_IF_ERROR(ReadString(t, "uid", "target", &c->target.uid));
-  if (c->target.kind != "Job" && c->target.kind != "Queue") {
-    return FieldError("target.kind", "want Job or Queue, got \"" + c->target.kind + "\"");
-  }
-  if (c->target.name.empty()) return FieldError("target.name", "missing");
   return Status::Ok();
 }
 
