@@ -7,6 +7,7 @@ set(BASALT_TEST_SOURCES
   tests/cli_test.cc
   tests/config_test.cc
   tests/controllers_test.cc
+  tests/decode_errors_test.cc
   tests/decode_test.cc
   tests/deviceshare_serve_test.cc
   tests/explain_test.cc
