@@ -80,14 +80,7 @@ Result<std::string> ReadConf(const ExplainRequest& req, std::string* source) {
     return std::string(DefaultSchedulerConfigText());
   }
   *source = req.conf_path;
-  std::ifstream in(req.conf_path, std::ios::binary);
-  if (!in) return Status::InvalidArgument(req.conf_path + ": cannot read scheduler configuration");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  if (ss.str().find_first_not_of(" \t\r\n") == std::string::npos) {
-    return Status::InvalidArgument(req.conf_path + ": empty scheduler configuration");
-  }
-  return ss.str();
+  return ReadSchedulerConfFile(req.conf_path);
 }
 
 Json OptionalResource(const std::optional<Resource>& r) { return r ? ResourceJson(*r) : Json(nullptr); }
@@ -146,11 +139,8 @@ Result<ExplainReport> RunExplain(const ExplainRequest& request) {
   }
   SessionOptions options;
   CycleRunner runner(state, *conf, plugins, actions, options);
-  if (!request.now.empty()) {
-    auto now = ParseTimestamp(request.now);
-    if (!now.ok()) return now.status().WithContext("--now");
-    runner.set_now(*now);
-  }
+  BASALT_ASSIGN_OR_RETURN(std::optional<int64_t> now, ParseNowFlag(request.now));
+  if (now) runner.set_now(*now);
   Status init = runner.Init();
   if (!init.ok()) return init.WithContext(conf_source);
   runner.SyncControllers();

@@ -7,6 +7,7 @@
 #include <memory>
 #include <sstream>
 
+#include "api/file_text.h"
 #include "admission/admission.h"
 #include "api/decode.h"
 #include "api/quantity.h"
@@ -110,11 +111,9 @@ Result<Json> JobFromFile(const JobFlags& f, bool namespace_given) {
   if (ext != ".yaml" && ext != ".yml" && ext != ".json") {
     return Status::InvalidArgument(f.filename + ": --filename: want a .yaml, .yml or .json file");
   }
-  std::ifstream in(f.filename, std::ios::binary);
-  if (!in) return Status::NotFound(f.filename + ": --filename: cannot read file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  BASALT_ASSIGN_OR_RETURN(Json job, ParseYamlDocument(ss.str(), f.filename));
+  std::optional<std::string> text = ReadFileText(f.filename);
+  if (!text) return Status::NotFound(f.filename + ": --filename: cannot read file");
+  BASALT_ASSIGN_OR_RETURN(Json job, ParseYamlDocument(*text, f.filename));
   if (!job.is_object() || StrAt(job, "/kind") != "Job" || StrAt(job, "/apiVersion") != "batch.volcano.sh/v1alpha1") {
     return Status::InvalidArgument(f.filename + ": kind: want a batch.volcano.sh/v1alpha1 Job");
   }

@@ -26,19 +26,13 @@ int RunScheduleCommand(const std::string& conf_path, const std::vector<std::stri
   basalt::ScheduleRequest req;
   req.now = now;
   if (!conf_path.empty()) {
-    std::ifstream in(conf_path, std::ios::binary);
-    if (!in) {
-      std::cerr << "basalt: " << conf_path << ": cannot read scheduler configuration\n";
+    auto text = basalt::ReadSchedulerConfFile(conf_path);
+    if (!text.ok()) {
+      std::cerr << "basalt: " << text.status().message() << "\n";
       return kExitBadInput;
     }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    req.conf_text = ss.str();
+    req.conf_text = std::move(*text);
     req.conf_source = conf_path;
-    if (req.conf_text.find_first_not_of(" \t\r\n") == std::string::npos) {
-      std::cerr << "basalt: " << conf_path << ": empty scheduler configuration\n";
-      return kExitBadInput;
-    }
   }
   req.cluster_paths = clusters;
   req.cycles = cycles;

@@ -6,6 +6,7 @@
 
 #include "actions/builtin.h"
 #include "api/decode.h"
+#include "api/file_text.h"
 #include "api/quantity.h"
 #include "plugins/builtin.h"
 #include "sim/cycle_runner.h"
@@ -144,11 +145,8 @@ Result<Json> RunSchedule(const ScheduleRequest& request) {
     };
   }
   CycleRunner runner(state, *conf, plugins, actions, options);
-  if (!request.now.empty()) {
-    auto now = ParseTimestamp(request.now);
-    if (!now.ok()) return now.status().WithContext("--now");
-    runner.set_now(*now);
-  }
+  BASALT_ASSIGN_OR_RETURN(std::optional<int64_t> now, ParseNowFlag(request.now));
+  if (now) runner.set_now(*now);
   Status init = runner.Init();
   if (!init.ok()) return init.WithContext(request.conf_source);
   runner.SyncControllers();
@@ -163,6 +161,22 @@ Result<Json> RunSchedule(const ScheduleRequest& request) {
   }
   out["final"] = FinalJson(state);
   return out;
+}
+
+Result<std::optional<int64_t>> ParseNowFlag(const std::string& text) {
+  if (text.empty()) return std::optional<int64_t>();
+  auto now = ParseTimestamp(text);
+  if (!now.ok()) return now.status().WithContext("--now");
+  return std::optional<int64_t>(*now);
+}
+
+Result<std::string> ReadSchedulerConfFile(const std::string& path) {
+  std::optional<std::string> text = ReadFileText(path);
+  if (!text) return Status::InvalidArgument(path + ": cannot read scheduler configuration");
+  if (text->find_first_not_of(" \t\r\n") == std::string::npos) {
+    return Status::InvalidArgument(path + ": empty scheduler configuration");
+  }
+  return std::move(*text);
 }
 
 int ScheduleExitCode(const Status& status) {

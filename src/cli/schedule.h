@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,5 +56,13 @@ nlohmann::ordered_json ResourceJson(const Resource& r);
 
 // The process exit code for the result of RunSchedule.
 int ScheduleExitCode(const Status& status);
+
+// `--now RFC3339` (empty: not given) as seconds since the epoch, for the
+// session clock; a bad timestamp is an error naming the flag.
+Result<std::optional<int64_t>> ParseNowFlag(const std::string& text);
+
+// The text of a scheduler configuration file (`--conf`); an unreadable or
+// blank file is an error naming it.
+Result<std::string> ReadSchedulerConfFile(const std::string& path);
 
 }  // namespace basalt

@@ -11,6 +11,8 @@
 #include <random>
 #include <sstream>
 
+#include "api/file_text.h"
+
 namespace basalt {
 namespace {
 
@@ -31,11 +33,9 @@ int64_t FileMtime(const std::string& path) {
 }
 
 Result<std::string> ReadFile(const std::string& path, const char* what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::InvalidArgument(path + ": cannot read " + what);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::optional<std::string> text = ReadFileText(path);
+  if (!text) return Status::InvalidArgument(path + ": cannot read " + what);
+  return std::move(*text);
 }
 
 std::string DefaultIdentity() {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "api/file_text.h"
 #include "api/decode.h"
 #include "cli/vc_yaml.h"
 #include "kube/client.h"
@@ -40,11 +41,9 @@ void SortByKey(std::vector<Json>* objs) {
 }
 
 Result<std::string> ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound(path + ": cannot read file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::optional<std::string> text = ReadFileText(path);
+  if (!text) return Status::NotFound(path + ": cannot read file");
+  return std::move(*text);
 }
 
 // ---- the folder back end ----

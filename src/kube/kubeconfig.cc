@@ -7,17 +7,16 @@
 #include <fstream>
 #include <sstream>
 
+#include "api/file_text.h"
 #include "api/decode.h"
 
 namespace basalt::kube {
 namespace {
 
 Result<std::string> ReadFile(const std::string& path, const std::string& what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::InvalidArgument(what + ": cannot read \"" + path + "\"");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::optional<std::string> text = ReadFileText(path);
+  if (!text) return Status::InvalidArgument(what + ": cannot read \"" + path + "\"");
+  return std::move(*text);
 }
 
 std::string Trim(std::string s) {

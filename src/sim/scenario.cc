@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "api/file_text.h"
 #include "api/decode.h"
 
 namespace basalt {
@@ -566,11 +567,9 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& file)
 }
 
 Result<Scenario> LoadScenario(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::InvalidArgument(path + ": cannot read scenario file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ParseScenario(ss.str(), path);
+  std::optional<std::string> text = ReadFileText(path);
+  if (!text) return Status::InvalidArgument(path + ": cannot read scenario file");
+  return ParseScenario(*text, path);
 }
 
 }  // namespace basalt

@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "api/file_text.h"
 #include "sim/csv_table.h"
 #include "sim/workload.h"
 
@@ -14,11 +15,9 @@ namespace basalt {
 namespace {
 
 Result<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::InvalidArgument(path + ": cannot read trace file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::optional<std::string> text = ReadFileText(path);
+  if (!text) return Status::InvalidArgument(path + ": cannot read trace file");
+  return std::move(*text);
 }
 
 int64_t MapTime(const TraceWorkload& w, int64_t trace_t) {

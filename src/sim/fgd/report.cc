@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 
+#include "api/file_text.h"
 #include "sim/csv_table.h"
 #include "sim/html_text.h"
 
@@ -77,11 +78,9 @@ std::string Cell(const nlohmann::ordered_json& v) { return v.is_null() ? "" : v.
 Result<std::vector<PublishedCurve>> LoadPublishedCurves(const std::string& allo_csv, const std::string& workload,
                                                         int from, int to) {
   std::vector<PublishedCurve> out;
-  std::ifstream in(allo_csv, std::ios::binary);
-  if (!in) return out;  // no published results beside the trace: no band
-  std::stringstream text;
-  text << in.rdbuf();
-  BASALT_ASSIGN_OR_RETURN(CsvTable table, CsvTable::Parse(text.str(), allo_csv, {"workload", "sc_policy"}));
+  std::optional<std::string> text = ReadFileText(allo_csv);
+  if (!text) return out;  // no published results beside the trace: no band
+  BASALT_ASSIGN_OR_RETURN(CsvTable table, CsvTable::Parse(*text, allo_csv, {"workload", "sc_policy"}));
   std::vector<std::string> load_columns;
   for (int k = from; k <= to; ++k) {
     load_columns.push_back(std::to_string(k));

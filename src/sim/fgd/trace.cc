@@ -5,17 +5,16 @@
 #include <map>
 #include <sstream>
 
+#include "api/file_text.h"
 #include "sim/csv_table.h"
 
 namespace basalt::fgd {
 namespace {
 
 Result<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::InvalidArgument(path + ": cannot read file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::optional<std::string> text = ReadFileText(path);
+  if (!text) return Status::InvalidArgument(path + ": cannot read file");
+  return std::move(*text);
 }
 
 // Large enough for any real machine or task, small enough that sums over
