@@ -603,39 +603,34 @@ Status Simulator::Run() {
     }
     now_ = tick;
     runner_->set_now(tick);
-    if (dirty_ || changed_last_ || !options_.skip_idle_cycles || clock_sensitive_) {
-      // Objects the events created are this session's input, but the
-      // controllers react to them only in the world step after it (a PodGroup
-      // for a new pod, annotations the store's generation does not count), so
-      // a cycle after events always counts as a change.
+    const bool run_session = dirty_ || changed_last_ || !options_.skip_idle_cycles || clock_sensitive_;
+    if (run_session || runner_->has_running_timers()) {
+      // Without a session (it would see the last one's store and decide the
+      // same nothing) the world step still runs while running pods count this
+      // step towards their end. Objects the events created are this session's
+      // input, but the controllers react to them only in the world step after
+      // it (a PodGroup for a new pod, annotations the store's generation does
+      // not count), so a cycle after events always counts as a change.
       const bool had_events = dirty_;
       dirty_ = false;
       const uint64_t generation = state_.generation();
       const uint64_t jobs_before = JobsFingerprint();
-      auto cycle = runner_->RunCycle(false);
-      if (!cycle.ok()) return cycle.status();
-      for (const EvictDecision& ev : cycle->decisions.evictions) {
-        metrics_.AddEviction(ev.action, now_);
-        TouchDeploymentOf(ev.pod);
+      bool session_changed = false;
+      if (run_session) {
+        auto cycle = runner_->RunCycle(false);
+        if (!cycle.ok()) return cycle.status();
+        for (const EvictDecision& ev : cycle->decisions.evictions) {
+          metrics_.AddEviction(ev.action, now_);
+          TouchDeploymentOf(ev.pod);
+        }
+        session_changed = cycle->state_changed;
       }
       const WorldStepResult step = runner_->WorldStep();
       for (const std::string& key : step.deleted) TouchDeploymentOf(key);
-      metrics_.AddCycle(false);
+      metrics_.AddCycle(!run_session);
       AfterWorldStep(true);
-      changed_last_ = had_events || cycle->state_changed || step.changed() || dirty_ || state_.generation() != generation ||
+      changed_last_ = had_events || session_changed || step.changed() || dirty_ || state_.generation() != generation ||
                       JobsFingerprint() != jobs_before;
-      dirty_ = false;
-    } else if (runner_->has_running_timers()) {
-      // The session would see the last one's store and decide the same
-      // nothing, but running pods still count this step towards their end:
-      // the world step runs without it.
-      const uint64_t generation = state_.generation();
-      const uint64_t jobs_before = JobsFingerprint();
-      const WorldStepResult step = runner_->WorldStep();
-      for (const std::string& key : step.deleted) TouchDeploymentOf(key);
-      metrics_.AddCycle(true);
-      AfterWorldStep(true);
-      changed_last_ = step.changed() || dirty_ || state_.generation() != generation || JobsFingerprint() != jobs_before;
       dirty_ = false;
     } else {
       metrics_.AddCycle(true);
