@@ -1,6 +1,6 @@
 // Tests of `basalt simulate`: scenario parsing and its errors, the tide curve,
-// event ordering, trace loaders, determinism, the tidal day's numbers and the
-// report in a headless browser.
+// event ordering, trace loaders, determinism, the tidal day's and week's
+// numbers and the report in a headless browser.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -227,6 +227,39 @@ TEST(SimTidalTest, InferenceReclaimsAtPeakTrainingRefillsAtTrough) {
   EXPECT_EQ(tide["inference_gpus_at_trough"].get<double>(), 16.0) << tide.dump();
   EXPECT_GT(tide["training_gpus_at_trough"].get<double>(), tide["training_gpus_at_peak"].get<double>() + 32)
       << tide.dump();
+}
+
+// The tidal week (the demo): on every one of the seven days inference takes
+// GPUs back from training while its tide rises, and training takes them again
+// at the trough; no gang is ever broken and the fleet stays busy.
+TEST(SimTidalTest, WeekReclaimsAtEveryPeakAndRefillsAtEveryTrough) {
+  Scenario s = LoadExample("tidal-week.yaml");
+  RunOutput out = RunScenario(s, std::nullopt);
+  const auto& sum = out.summary_json;
+  EXPECT_EQ(sum["gang_violations"], 0);
+  EXPECT_GT(sum["utilization"]["nvidia.com/gpu"]["mean"].get<double>(), 0.8)
+      << sum["utilization"].dump();
+  ASSERT_EQ(sum["tides"].size(), 7u) << sum.dump(2);
+  constexpr int64_t kDay = 24 * 3600;
+  int64_t reclaims_in_tides = 0;
+  for (int64_t day = 0; day < 7; ++day) {
+    const auto& tide = sum["tides"][static_cast<size_t>(day)];
+    const std::string where = "day " + std::to_string(day) + ": " + tide.dump();
+    EXPECT_EQ(tide["peak_t"].get<int64_t>(), day * kDay + kDay / 2) << where;
+    EXPECT_EQ(tide["trough_t"].get<int64_t>(), (day + 1) * kDay) << where;
+    // 512 GPUs. Peak (12:00): inference wants 320 and gets them all, reclaiming
+    // from training on the way up; training keeps at most what is left.
+    EXPECT_EQ(tide["inference_gpus_at_peak"].get<double>(), 320.0) << where;
+    EXPECT_GT(tide["reclaim_evictions_rising"].get<int64_t>(), 0) << where;
+    const double training_at_peak = tide["training_gpus_at_peak"].get<double>();
+    EXPECT_LE(training_at_peak, 512.0 - 320.0) << where;
+    // Trough (00:00): inference is down to 64 and training has taken back at
+    // least a quarter of the 256 GPUs inference let go.
+    EXPECT_EQ(tide["inference_gpus_at_trough"].get<double>(), 64.0) << where;
+    EXPECT_GE(tide["training_gpus_at_trough"].get<double>(), training_at_peak + 64) << where;
+    reclaims_in_tides += tide["reclaim_evictions_rising"].get<int64_t>();
+  }
+  EXPECT_LE(reclaims_in_tides, sum["evictions"]["reclaim"].get<int64_t>());
 }
 
 // openb rows map to pods; a malformed row names its row number and column.
