@@ -50,6 +50,7 @@ struct CycleStats {
   double open = 0, close = 0;  // wall seconds
   std::vector<std::pair<std::string, double>> actions;  // wall seconds per action, in order
   int64_t bound = 0, evicted = 0, pipelined = 0;
+  bool patched_snapshot = false;  // the session patched the previous cycle's snapshot
 };
 
 struct ProfileResult {
@@ -63,6 +64,9 @@ struct RunOptions {
   int runs = 3;
   // Use the session's reference node selection (SessionOptions) instead of the fast one.
   bool reference = false;
+  // Steady profiles (idle, churn) build every cycle's snapshot in full instead
+  // of patching the previous one (framework/snapshot_cache.h).
+  bool full_snapshots = false;
 };
 
 Result<ProfileResult> RunProfile(const Profile& profile, const RunOptions& options);

@@ -77,7 +77,7 @@ class JobControllerTest : public ::testing::Test {
     jobs_.Sync(state_, 1);
   }
   void Fail(const std::string& name, int32_t code) {
-    Pod* pod = state_.FindPod("default/" + name);
+    Pod* pod = state_.EditPod("default/" + name);
     pod->phase = "Failed";
     pod->exit_code = code;
     jobs_.OnPodPhaseChanged(state_, *pod, "Running", 1);
@@ -144,7 +144,7 @@ TEST_F(JobControllerTest, RestartJobBumpsVersionAndRetry) {
   EXPECT_EQ(Job().version, 1);
   EXPECT_TRUE(state_.pods().empty()) << "pods wait for the new PodGroup to be admitted";
   ASSERT_NE(state_.FindPodGroup("default/j"), nullptr);
-  state_.FindPodGroup("default/j")->phase = "Inqueue";
+  state_.EditPodGroup("default/j")->phase = "Inqueue";
   jobs_.Sync(state_, 2);
   ASSERT_EQ(state_.pods().size(), 2u);
   for (const auto& [key, pod] : state_.pods()) {
@@ -240,13 +240,13 @@ TEST_F(JobControllerTest, PhaseMachineTable) {
 
 TEST_F(JobControllerTest, RunningJobCompletesOrFailsWhenAllFinished) {
   Load(RunningJob(""));
-  state_.FindPod("default/j-w-0")->phase = "Succeeded";
-  state_.FindPod("default/j-w-1")->phase = "Failed";
+  state_.EditPod("default/j-w-0")->phase = "Succeeded";
+  state_.EditPod("default/j-w-1")->phase = "Failed";
   jobs_.Sync(state_, 1);
   EXPECT_EQ(Job().phase, "Failed") << "1 succeeded < minAvailable 2";
   Load(RunningJob(""));
-  state_.FindPod("default/j-w-0")->phase = "Succeeded";
-  state_.FindPod("default/j-w-1")->phase = "Succeeded";
+  state_.EditPod("default/j-w-0")->phase = "Succeeded";
+  state_.EditPod("default/j-w-1")->phase = "Succeeded";
   jobs_.Sync(state_, 1);
   EXPECT_EQ(Job().phase, "Completed");
 }

@@ -106,6 +106,8 @@ TEST_P(ScenarioTest, Matches) {
   req.scores = doc["scores"] && doc["scores"].as<bool>();
   if (doc["check_invariants"]) req.check_invariants = doc["check_invariants"].as<bool>();
   if (doc["now"]) req.now = doc["now"].Scalar();
+  // Every scenario also checks that each cycle's patched snapshot equals a full build.
+  req.verify_snapshot_cache = true;
 
   auto out = RunSchedule(req);
   if (doc["expect_error"]) {

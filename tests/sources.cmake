@@ -33,6 +33,7 @@ set(BASALT_TEST_SOURCES
   tests/resource_test.cc
   tests/scenario_test.cc
   tests/session_test.cc
+  tests/snapshot_cache_test.cc
   tests/sim_test.cc
   tests/watch_line_test.cc
   tests/sla_rescheduling_test.cc

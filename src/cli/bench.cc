@@ -21,6 +21,7 @@ int RunBench(const BenchRequest& request) {
   bench::RunOptions options;
   options.runs = request.runs;
   options.reference = request.reference;
+  options.full_snapshots = request.full_snapshots;
   auto result = bench::RunProfile(*profile, options);
   if (!result.ok()) {
     std::cerr << "basalt: " << result.status().message() << "\n";

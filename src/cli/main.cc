@@ -139,6 +139,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   bench->add_flag("--reference", bench_req.reference, "Use the reference node selection instead of the fast one");
+  bench->add_flag("--full-snapshots", bench_req.full_snapshots,
+                  "Build every cycle's snapshot in full instead of patching the previous one (idle, churn)");
   bench->footer("Example:\n  basalt bench --profile alloc-1k --runs 5");
 
   basalt::ExplainRequest explain_req;

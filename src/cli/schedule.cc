@@ -138,8 +138,9 @@ Result<Json> RunSchedule(const ScheduleRequest& request) {
   SessionOptions options;
   // The first violation of the run; later ones are consequences of it.
   auto violation = std::make_shared<Status>();
-  if (request.check_invariants) {
-    options.check_invariants = true;
+  if (request.check_invariants || request.verify_snapshot_cache) {
+    options.check_invariants = request.check_invariants;
+    options.verify_snapshot_cache = request.verify_snapshot_cache;
     options.on_invariant_violation = [violation](const Status& s) {
       if (violation->ok()) *violation = s;
     };

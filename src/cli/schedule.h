@@ -37,6 +37,9 @@ struct ScheduleRequest {
   // (`--check-invariants`); the first violation ends the run with an
   // Internal status (no output: the decisions cannot be trusted).
   bool check_invariants = false;
+  // Tests: every cycle after the first compares its patched snapshot with a
+  // full build (framework/snapshot_cache.h); a difference fails like a violation.
+  bool verify_snapshot_cache = false;
   // `--now`: the session clock of the first cycle, RFC 3339 ("2024-05-01T10:00:00Z");
   // each later cycle is one second on. Empty: the newest creation time in the
   // input (docs/schedule.md). Time-based plugins (sla, rescheduling) read it.

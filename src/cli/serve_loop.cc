@@ -101,18 +101,19 @@ Status ServeLoop::Configure(const std::string& conf_text, const std::string& sou
 
 void ServeLoop::ApplyAssumedLocked(Clock::time_point now) {
   for (auto it = assumed_.begin(); it != assumed_.end();) {
-    Pod* pod = state_->FindPod(it->first);
+    const Pod* pod = state_->FindPod(it->first);
     const Assumed& a = it->second;
     bool drop = pod == nullptr || (!a.uid.empty() && pod->meta.uid != a.uid) || now - a.since > options_.assume_ttl;
     if (!drop && a.evicted) {
       if (pod->meta.deleting) drop = true;  // the informer shows it: nothing to assume
-      else pod->meta.deleting = true;
+      else state_->EditPod(it->first)->meta.deleting = true;
     } else if (!drop) {
       if (!pod->spec.node_name.empty()) {
         drop = true;
       } else {
-        pod->spec.node_name = a.node;
-        pod->nominated_node_name.clear();
+        Pod* edit = state_->EditPod(it->first);
+        edit->spec.node_name = a.node;
+        edit->nominated_node_name.clear();
       }
     }
     it = drop ? assumed_.erase(it) : std::next(it);
@@ -326,6 +327,7 @@ CycleSummary ServeLoop::RunCycle() {
     opts.now = std::chrono::duration_cast<std::chrono::seconds>(
                    std::chrono::system_clock::now().time_since_epoch())
                    .count();
+    opts.snapshot_cache = &snapshot_cache_;
     auto opened = Session::Open(*state_, *conf_, plugins_, opts);
     if (!opened.ok()) {
       sum.errors.push_back(opened.status().message());

@@ -33,6 +33,7 @@
 #include "framework/config.h"
 #include "framework/plugin.h"
 #include "framework/session.h"
+#include "framework/snapshot_cache.h"
 #include "kube/client.h"
 #include "kube/metrics.h"
 #include "state/cluster_state.h"
@@ -120,6 +121,9 @@ class ServeLoop {
   ActionRegistry actions_registry_;
   std::unique_ptr<SchedulerConfig> conf_;
   std::vector<std::unique_ptr<Action>> actions_;
+  // The previous cycle's snapshot, patched by the next cycle (the informers
+  // record what changed in the store's journal).
+  SnapshotCache snapshot_cache_;
   int64_t cycle_ = 0;
   std::map<std::string, Assumed> assumed_;
   std::map<std::string, std::chrono::steady_clock::time_point> blocked_until_;

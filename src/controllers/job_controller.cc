@@ -203,7 +203,7 @@ void KillTarget(ClusterState& state, VcJob& job, const std::string& action, cons
 std::vector<std::string> SyncJobObjects(ClusterState& state, VcJob& job) {
   std::vector<std::string> created;
   const std::string pg_key = job.meta.namespace_ + "/" + JobController::PodGroupName(job);
-  PodGroup* pg = state.FindPodGroup(pg_key);
+  const PodGroup* pg = state.FindPodGroup(pg_key);
   if (!pg) {
     PodGroup fresh;
     fresh.meta.name = JobController::PodGroupName(job);
@@ -227,12 +227,12 @@ std::vector<std::string> SyncJobObjects(ClusterState& state, VcJob& job) {
   // The pods named after the job, found in one pass over their range of the
   // ordered pod map (this runs for every job in every world step).
   const std::string prefix = job.meta.namespace_ + "/" + job.meta.name + "-";
-  std::vector<std::pair<const std::string*, Pod*>> named;
-  for (auto it = state.mutable_pods().lower_bound(prefix); it != state.mutable_pods().end(); ++it) {
+  std::vector<std::pair<const std::string*, const Pod*>> named;
+  for (auto it = state.pods().lower_bound(prefix); it != state.pods().end(); ++it) {
     if (it->first.compare(0, prefix.size(), prefix) != 0) break;
     named.emplace_back(&it->first, &it->second);
   }
-  auto find_named = [&named](const std::string& key) -> Pod* {
+  auto find_named = [&named](const std::string& key) -> const Pod* {
     auto it = std::lower_bound(named.begin(), named.end(), key,
                                [](const auto& entry, const std::string& k) { return *entry.first < k; });
     return it != named.end() && *it->first == key ? it->second : nullptr;
@@ -241,12 +241,15 @@ std::vector<std::string> SyncJobObjects(ClusterState& state, VcJob& job) {
   for (const auto& task : job.tasks) {
     for (int i = 0; i < task.replicas; ++i) {
       key.assign(prefix).append(task.name).append("-").append(std::to_string(i));
-      if (Pod* existing = find_named(key)) {
-        // Adopt (try_emplace: an already adopted pod builds no strings).
-        auto& ann = existing->meta.annotations;
-        if (ann.find(kGroupName) == ann.end()) ann.try_emplace(kGroupName, JobController::PodGroupName(job));
-        ann.try_emplace(kJobName, job.meta.name);
-        ann.try_emplace(kTaskSpec, task.name);
+      if (const Pod* existing = find_named(key)) {
+        // Adopt (only a pod missing one of the annotations is edited).
+        const auto& ann = existing->meta.annotations;
+        if (!ann.count(kGroupName) || !ann.count(kJobName) || !ann.count(kTaskSpec)) {
+          auto& edit = state.EditPod(key)->meta.annotations;
+          if (!edit.count(kGroupName)) edit.emplace(kGroupName, JobController::PodGroupName(job));
+          edit.try_emplace(kJobName, job.meta.name);
+          edit.try_emplace(kTaskSpec, task.name);
+        }
         continue;
       }
       state.UpsertPod(MakePod(job, task, i, queue));

@@ -26,7 +26,7 @@ const OwnerReference* ControllerRef(const ObjectMeta& meta) {
 }  // namespace
 
 void PodGroupController::Sync(ClusterState& state) {
-  for (auto& [key, pod] : state.mutable_pods()) {
+  for (const auto& [key, pod] : state.pods()) {
     if (!scheduler_names_.count(pod.spec.scheduler_name)) continue;
     if (pod.meta.annotations.count(kGroupName)) continue;
     const OwnerReference* owner = ControllerRef(pod.meta);
@@ -35,7 +35,7 @@ void PodGroupController::Sync(ClusterState& state) {
     std::string id = owner ? (owner->uid.empty() ? owner->name : owner->uid)
                            : (pod.meta.uid.empty() ? pod.meta.name : pod.meta.uid);
     std::string name = "podgroup-" + id;
-    pod.meta.annotations[kGroupName] = name;
+    state.EditPod(key)->meta.annotations[kGroupName] = name;
     if (state.FindPodGroup(pod.meta.namespace_ + "/" + name)) continue;
     PodGroup pg;
     pg.meta.name = name;

@@ -11,7 +11,7 @@ int QueueController::CountPodGroups(const ClusterState& state, const std::string
 }
 
 void QueueController::OnCommand(ClusterState& state, const Command& command) {
-  Queue* q = state.FindQueue(command.target.name);
+  Queue* q = state.EditQueue(command.target.name);
   if (!q) return;
   if (command.action == "OpenQueue") {
     q->state = "Open";

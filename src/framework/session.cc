@@ -93,7 +93,7 @@ struct Session::Slot {
 Session::Session(const ClusterState& state, const SchedulerConfig& conf, SessionOptions options)
     : state_(state), conf_(conf), options_(std::move(options)) {}
 
-Session::~Session() = default;
+Session::~Session() { ReturnSnapshotToCache(); }
 
 Session::Slot& Session::Current() {
   BASALT_CHECK(current_slot_ >= 0) << "extension points may only be registered from OnSessionOpen";
@@ -126,302 +126,10 @@ void Session::AddVictimTasksFn(VictimTasksFn fn) { Current().victim_tasks = std:
 void Session::AddEventHandler(EventHandler handler) { handlers_.push_back(std::move(handler)); }
 void Session::AddBindAnnotationsFn(BindAnnotationsFn fn) { bind_annotation_fns_.push_back(std::move(fn)); }
 
-// ---- snapshot ----
-
-namespace {
-
-bool ParseBoolLenient(const std::string& v, bool* out) {
-  if (v == "true" || v == "True" || v == "TRUE" || v == "1") { *out = true; return true; }
-  if (v == "false" || v == "False" || v == "FALSE" || v == "0") { *out = false; return true; }
-  return false;
-}
-
-const std::string* FindKey(const std::map<std::string, std::string>& m, const std::string& key) {
-  if (m.empty()) return nullptr;
-  auto it = m.find(key);
-  return it == m.end() ? nullptr : &it->second;
-}
-
-// The metadata keys the snapshot reads, built once: looking a literal up in a
-// std::map<std::string, ...> would build a temporary string per pod.
-const std::string& GroupNameKey() { static const std::string k = "scheduling.k8s.io/group-name"; return k; }
-const std::string& PreemptableKey() { static const std::string k = "volcano.sh/preemptable"; return k; }
-const std::string& TaskPriorityKey() { static const std::string k = "volcano.sh/task-priority"; return k; }
-const std::string& TaskSpecKey() { static const std::string k = "volcano.sh/task-spec"; return k; }
-
-// Per-card vGPU quantities (memory, memory percentage, cores of each card).
-// The deviceshare plugin accounts them card by card; node fit and queue shares
-// skip them, as Volcano's scheduler does (its "ignored device resources").
-// Only vgpu-number, which the device plugin advertises, is node-level.
-void DropPerCardResources(Resource* r) {
-  static const ResourceId kIds[] = {ResourceNames::Intern("volcano.sh/vgpu-memory"),
-                                    ResourceNames::Intern("volcano.sh/vgpu-memory-percentage"),
-                                    ResourceNames::Intern("volcano.sh/vgpu-cores")};
-  for (ResourceId id : kIds) {
-    if (r->Has(id)) r->Erase(id);
-  }
-}
-
-// Appends the number in decimal (no locale, no stream).
-void AppendNumber(std::string& out, int64_t v) {
-  char buf[24];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, end);
-}
-
-// The scheduling-relevant inputs of a pod, as text: equal text, equal predicate
-// answers. Built for every pending pod of every cycle, so it appends into one
-// buffer instead of concatenating temporaries.
-std::string SpecSignature(const Pod& pod) {
-  static const std::string kCardName = "volcano.sh/card.name";
-  const PodSpec& s = pod.spec;
-  std::string sig;
-  sig.reserve(128);
-  sig.append(pod.meta.namespace_).push_back('|');
-  AppendNumber(sig, s.request.milli_cpu());
-  sig.push_back(',');
-  AppendNumber(sig, s.request.memory());
-  for (const auto& [id, value] : s.request.scalars()) {
-    sig.push_back(',');
-    AppendNumber(sig, id);
-    sig.push_back('=');
-    AppendNumber(sig, value);
-  }
-  sig.push_back('|');
-  sig.append(s.priority_class_name).push_back('|');
-  for (const auto& [k, v] : s.node_selector) sig.append(k).append("=").append(v).push_back(',');
-  sig.push_back('|');
-  auto term = [&sig](const NodeSelectorTerm& t) {
-    for (const auto* list : {&t.match_expressions, &t.match_fields}) {
-      for (const auto& r : *list) {
-        sig.append(r.key).append(" ").append(r.op);
-        for (const auto& v : r.values) sig.append(" ").append(v);
-        sig.push_back(';');
-      }
-      sig.push_back('/');
-    }
-  };
-  for (const auto& t : s.required_node_affinity) term(t);
-  sig.push_back('|');
-  for (const auto& p : s.preferred_node_affinity) {
-    AppendNumber(sig, p.weight);
-    sig.push_back(':');
-    term(p.preference);
-  }
-  sig.push_back('|');
-  for (const auto& t : s.tolerations) {
-    sig.append(t.key).append(" ").append(t.op).append(" ").append(t.value).append(" ").append(t.effect).push_back(';');
-  }
-  sig.push_back('|');
-  for (const auto& p : s.host_ports) {
-    AppendNumber(sig, p.port);
-    sig.append("/").append(p.protocol).append("@").append(p.host_ip).push_back(';');
-  }
-  // capacity-card scores nodes by the pod's card models (volcano.sh/card.name).
-  if (const std::string* card = FindKey(pod.meta.annotations, kCardName)) sig.append("|").append(*card);
-  return sig;
-}
-
-int64_t NameIndex(const std::string& name) {
-  size_t parts = std::count(name.begin(), name.end(), '-') + 1;
-  if (parts < 3) return -1;
-  std::string last = name.substr(name.rfind('-') + 1);
-  if (last.empty() || last.size() > 18) return -1;
-  for (char c : last) {
-    if (c < '0' || c > '9') return -1;
-  }
-  return std::stoll(last);
-}
-
-}  // namespace
-
 std::optional<int32_t> Session::PriorityClassValue(const std::string& name) const {
   auto it = state_.priority_classes().find(name);
   if (it == state_.priority_classes().end()) return std::nullopt;
   return it->second.value;
-}
-
-Status Session::BuildSnapshot() {
-  int32_t default_priority = 0;
-  for (const auto& [name, pc] : state_.priority_classes()) {
-    if (pc.global_default) default_priority = pc.value;
-  }
-  nodes_.reserve(state_.nodes().size());
-  queues_.reserve(state_.queues().size());
-  jobs_.reserve(state_.podgroups().size());
-  tasks_.reserve(state_.pods().size());
-  for (const auto& [name, n] : state_.nodes()) {
-    NodeInfo info;
-    info.id = static_cast<NodeId>(nodes_.size());
-    info.node = &n;
-    info.name = name;
-    info.allocatable = n.allocatable;
-    DropPerCardResources(&info.allocatable);
-    info.idle_ = info.allocatable;
-    total_resource_ += info.allocatable;
-    node_index_.emplace_hint(node_index_.end(), name, info.id);  // the store iterates in name order
-    nodes_.push_back(std::move(info));
-  }
-  for (const auto& [name, q] : state_.queues()) {
-    QueueInfo info;
-    info.id = static_cast<QueueId>(queues_.size());
-    info.queue = &q;
-    info.name = name;
-    info.weight = q.weight;
-    info.priority = q.priority;
-    info.reclaimable = q.IsReclaimable();
-    info.state = q.state;
-    info.parent = q.parent;
-    info.creation = q.meta.creation_timestamp;
-    queue_index_.emplace_hint(queue_index_.end(), name, info.id);
-    queues_.push_back(std::move(info));
-  }
-  // Hash indexes for the per-pod lookups (keys borrowed from the store).
-  std::unordered_map<std::string_view, JobId> job_index;
-  std::unordered_map<std::string_view, NodeId> node_by_name;
-  node_by_name.reserve(nodes_.size());
-  for (const NodeInfo& n : nodes_) node_by_name.emplace(n.name, n.id);
-  job_index.reserve(state_.podgroups().size());
-  std::string group_key;
-  // Pods of one group are neighbours in key order and share a spec and a
-  // priority class, so each lookup first checks the previous pod's answer.
-  std::string last_group_key;
-  JobId last_group_job = kNone;
-  std::unordered_map<std::string, int32_t> classes;
-  std::string last_signature;
-  int32_t last_class = kNone;
-  const std::string* last_class_name = nullptr;
-  std::optional<int32_t> last_class_value;
-  auto class_value = [&](const std::string& name) {
-    if (!last_class_name || *last_class_name != name) {
-      last_class_name = &name;
-      last_class_value = PriorityClassValue(name);
-    }
-    return last_class_value;
-  };
-  for (const auto& [key, pg] : state_.podgroups()) {
-    std::string qname = pg.queue.empty() ? options_.default_queue : pg.queue;
-    auto q = queue_index_.find(qname);
-    if (q == queue_index_.end()) continue;  // unknown queue: not in the snapshot (as Volcano)
-    JobInfo job;
-    job.id = static_cast<JobId>(jobs_.size());
-    job.podgroup = &pg;
-    job.key = key;
-    job.queue = q->second;
-    job.priority = default_priority;
-    if (!pg.priority_class_name.empty()) {
-      if (auto v = PriorityClassValue(pg.priority_class_name)) job.priority = *v;
-    }
-    job.min_member = pg.min_member;
-    job.min_task_member = pg.min_task_member;
-    job.min_resources = pg.min_resources;
-    job.phase = pg.phase;
-    job.creation = pg.meta.creation_timestamp;
-    const std::string* pre = FindKey(pg.meta.annotations, PreemptableKey());
-    if (!pre) pre = FindKey(pg.meta.labels, PreemptableKey());
-    if (pre) ParseBoolLenient(*pre, &job.preemptable);
-    job_index.emplace(key, job.id);
-    jobs_.push_back(std::move(job));
-  }
-  for (const auto& [key, pod] : state_.pods()) {
-    const bool ours = options_.scheduler_names.count(pod.spec.scheduler_name) > 0;
-    TaskStatus status;
-    if (pod.phase == "Running") {
-      status = pod.meta.deleting ? TaskStatus::kReleasing : TaskStatus::kRunning;
-    } else if (pod.phase == "Pending") {
-      if (pod.meta.deleting) {
-        status = TaskStatus::kReleasing;
-      } else {
-        status = pod.spec.node_name.empty() ? TaskStatus::kPending : TaskStatus::kBound;
-      }
-    } else if (pod.phase == "Succeeded") {
-      status = TaskStatus::kSucceeded;
-    } else if (pod.phase == "Failed") {
-      status = TaskStatus::kFailed;
-    } else {
-      status = TaskStatus::kUnknown;
-    }
-    JobId job = kNone;
-    if (const std::string* g = FindKey(pod.meta.annotations, GroupNameKey())) {
-      group_key.assign(pod.meta.namespace_).append("/").append(*g);
-      if (group_key != last_group_key || last_group_job == kNone) {
-        auto it = job_index.find(group_key);
-        last_group_job = it != job_index.end() ? it->second : kNone;
-        last_group_key = group_key;
-      }
-      job = last_group_job;
-    }
-    const bool on_node = !pod.spec.node_name.empty() && IsOnNodeStatus(status);
-    // A pending pod that is not ours, or ours without a group, takes no part.
-    if (!on_node && (job == kNone || !ours)) continue;
-    TaskInfo t;
-    t.id = static_cast<TaskId>(tasks_.size());
-    t.pod = &pod;
-    t.key = key;
-    t.job = ours ? job : kNone;
-    t.status = status;
-    t.request = pod.spec.request;
-    DropPerCardResources(&t.request);
-    t.best_effort = t.request.IsEmptyIgnoringPods();
-    t.gated = pod.spec.scheduling_gates > 0;
-    t.creation = pod.meta.creation_timestamp;
-    t.name_index = NameIndex(pod.meta.name);
-    // Only pending tasks look for nodes; the others need no class.
-    t.equivalence_class = kNone;
-    if (status == TaskStatus::kPending) {
-      std::string signature = SpecSignature(pod);
-      if (last_class == kNone || signature != last_signature) {
-        last_class = classes.emplace(signature, static_cast<int32_t>(classes.size())).first->second;
-        last_signature = std::move(signature);
-      }
-      t.equivalence_class = last_class;
-    }
-    t.nominated_node = pod.nominated_node_name;
-    // Priority as the Priority admission plugin would have set it.
-    if (pod.spec.has_priority) {
-      t.priority = pod.spec.priority;
-    } else if (auto v = class_value(pod.spec.priority_class_name); v && !pod.spec.priority_class_name.empty()) {
-      t.priority = *v;
-    } else {
-      t.priority = default_priority;
-    }
-    if (const std::string* tp = FindKey(pod.meta.annotations, TaskPriorityKey())) {
-      char* end = nullptr;
-      long v = std::strtol(tp->c_str(), &end, 10);
-      if (!tp->empty() && *end == '\0') t.priority = static_cast<int32_t>(v);
-    }
-    const std::string* pre = FindKey(pod.meta.annotations, PreemptableKey());
-    if (!pre) pre = FindKey(pod.meta.labels, PreemptableKey());
-    if (pre && !ParseBoolLenient(*pre, &t.preemptable)) t.preemptable = false;
-    const std::string* role = FindKey(pod.meta.annotations, TaskSpecKey());
-    if (!role) role = FindKey(pod.meta.labels, TaskSpecKey());
-    if (role) t.role = *role;
-    if (pod.spec.preemption_policy) {
-      t.preempt_never = *pod.spec.preemption_policy == "Never";
-    } else if (!pod.spec.priority_class_name.empty()) {
-      auto it = state_.priority_classes().find(pod.spec.priority_class_name);
-      t.preempt_never = it != state_.priority_classes().end() && it->second.preemption_policy == "Never";
-    }
-    tasks_.push_back(std::move(t));
-    TaskInfo& task = tasks_.back();
-    if (on_node) {
-      auto n = node_by_name.find(pod.spec.node_name);
-      if (n != node_by_name.end()) {
-        task.node = n->second;
-        NodeAdd(nodes_[n->second], task);
-      }
-    }
-    if (task.job != kNone) {
-      JobInfo& j = jobs_[task.job];
-      j.tasks.push_back(task.id);
-      ++j.status_count[static_cast<size_t>(task.status)];
-      j.total_request += task.request;
-      if (IsAllocatedStatus(task.status)) j.allocated += task.request;
-    }
-  }
-  // Caches keyed on node changes start from the snapshot, not from its making.
-  node_change_log_.clear();
-  return Status::Ok();
 }
 
 Result<std::unique_ptr<Session>> Session::Open(const ClusterState& state, const SchedulerConfig& conf,
@@ -746,6 +454,11 @@ std::vector<const TaskInfo*> Session::VictimTasks(const std::vector<const TaskIn
 
 void Session::NodeAdd(NodeInfo& node, const TaskInfo& task) {
   node_change_log_.push_back(node.id);
+  AddToNodeTotals(node, task);
+  node.tasks.push_back(task.id);
+}
+
+void Session::AddToNodeTotals(NodeInfo& node, const TaskInfo& task) {
   const Resource& r = task.request;
   if (task.status == TaskStatus::kPipelined) {
     node.pipelined_ += r;
@@ -757,7 +470,6 @@ void Session::NodeAdd(NodeInfo& node, const TaskInfo& task) {
     node.idle_ -= r;
     node.used_ += r;
   }
-  node.tasks.push_back(task.id);
 }
 
 void Session::NodeRemove(NodeInfo& node, const TaskInfo& task) {
@@ -780,6 +492,7 @@ void Session::NodeRemove(NodeInfo& node, const TaskInfo& task) {
 
 void Session::UpdateTaskStatus(TaskInfo& task, TaskStatus status) {
   if (task.status == status) return;
+  touched_tasks_.push_back(task.id);
   const bool placed = task.node != kNone;
   if (placed) NodeRemove(nodes_[task.node], task);
   if (task.job != kNone) {
@@ -795,6 +508,7 @@ void Session::UpdateTaskStatus(TaskInfo& task, TaskStatus status) {
 
 void Session::PlaceTask(TaskInfo& task, NodeInfo& node, TaskStatus status) {
   BASALT_CHECK(task.node == kNone) << "task " << task.key << " placed twice";
+  touched_tasks_.push_back(task.id);
   UpdateTaskStatus(task, status);
   task.node = node.id;
   NodeAdd(node, task);
@@ -802,6 +516,7 @@ void Session::PlaceTask(TaskInfo& task, NodeInfo& node, TaskStatus status) {
 
 void Session::UnplaceTask(TaskInfo& task) {
   BASALT_CHECK(task.node != kNone) << "task " << task.key << " is not placed";
+  touched_tasks_.push_back(task.id);
   NodeRemove(nodes_[task.node], task);
   task.node = kNone;
   task.nominate_on_pipeline = false;
@@ -887,8 +602,9 @@ void Session::ComputeClose(Decisions& d) {
         job.phase = "Pending";
       }
     }
-    d.podgroup_phases[job.key] = job.phase;
+    d.podgroup_phases.emplace_hint(d.podgroup_phases.end(), job.key, job.phase);  // jobs are in key order
     // "Why is it pending": the fit errors of each pending task, on the pod.
+    if (job.fit_errors.empty()) continue;
     for (TaskId id : job.tasks) {
       const TaskInfo& t = tasks_[id];
       if (t.status != TaskStatus::kPending) continue;
@@ -897,7 +613,13 @@ void Session::ComputeClose(Decisions& d) {
       d.events.push_back({"Pod/" + t.key, "Warning", "FailedScheduling", fe->second.Message(total_nodes)});
     }
   }
-  for (const TaskInfo& t : tasks_) {
+  // Only this session pipelines (a snapshot has no Pipelined task), and every
+  // status change is recorded in touched_tasks_: look at those, in task order.
+  std::vector<TaskId> touched = touched_tasks_;
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  for (TaskId id : touched) {
+    const TaskInfo& t = tasks_[id];
     if (t.status == TaskStatus::kPipelined && t.node != kNone) {
       d.pipelined.push_back({t.key, nodes_[t.node].name, t.nominate_on_pipeline});
     }

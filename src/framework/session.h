@@ -35,6 +35,8 @@
 
 namespace basalt {
 
+class SnapshotCache;
+
 // ---- extension-point vocabulary ----
 
 enum class Vote { kAbstain, kPermit, kReject };
@@ -133,6 +135,14 @@ struct SessionOptions {
   // and the simulator pass their simulated time, `basalt serve` the wall clock.
   // Plugins that reason about waiting time (sla) read it.
   int64_t now = 0;
+  // When set, the session patches the snapshot this cache kept from the
+  // previous session instead of building it in full, and gives it back when it
+  // ends (framework/snapshot_cache.h). The front ends that run cycle after
+  // cycle on one store (simulate, serve, bench) pass one.
+  SnapshotCache* snapshot_cache = nullptr;
+  // Compares every patched snapshot with a full build; a difference is
+  // reported as an invariant violation. Also on with `check_invariants`.
+  bool verify_snapshot_cache = false;
 };
 
 class Statement;
@@ -279,10 +289,21 @@ class Session {
  private:
   friend class Statement;
   struct Slot;  // one configured plugin and the functions it registered
+  struct SnapshotBuilder;  // derives tasks and jobs from store objects (snapshot.cc)
   Session(const ClusterState& state, const SchedulerConfig& conf, SessionOptions options);
+  // Full build, or a patch of the cached snapshot when the cache allows it.
   Status BuildSnapshot();
+  Status BuildFullSnapshot();
+  // Takes the cached snapshot when it matches this store and these options.
+  bool TakeCachedSnapshot();
+  void PatchSnapshot();
+  // Compares the patched snapshot with a full build (with check_invariants).
+  Status VerifyPatchedSnapshot() const;
+  void ReturnSnapshotToCache();
   void NodeAdd(NodeInfo& node, const TaskInfo& task);
   void NodeRemove(NodeInfo& node, const TaskInfo& task);
+  // The node's resource totals with `task` added (NodeAdd without the task list).
+  static void AddToNodeTotals(NodeInfo& node, const TaskInfo& task);
   Slot& Current();
   std::vector<const TaskInfo*> VoteVictims(const TaskInfo& t, const std::vector<const TaskInfo*>& cands,
                                            bool reclaim) const;
@@ -307,6 +328,11 @@ class Session {
   std::vector<BindAnnotationsFn> bind_annotation_fns_;
   Decisions decisions_;
   std::vector<NodeId> node_change_log_;
+  // Tasks whose status or node this session changed (for the snapshot cache).
+  std::vector<TaskId> touched_tasks_;
+  // Our pods naming a PodGroup the snapshot lacks (pod key -> "ns/group").
+  std::map<std::string, std::string> orphans_;
+  SnapshotCache* cache_ = nullptr;  // set while this session holds the cache's snapshot
   InvariantTracker invariants_;
 };
 

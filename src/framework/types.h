@@ -49,6 +49,7 @@ struct TaskInfo {
   bool best_effort = false;
   bool gated = false;
   bool preempt_never = false;  // preemptionPolicy Never (pod or its PriorityClass)
+  bool has_host_ports = false;  // the pod asks for host ports (saves reading the pod)
   TaskStatus status = TaskStatus::kPending;
   NodeId node = kNone;
   Resource request;

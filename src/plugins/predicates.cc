@@ -150,7 +150,12 @@ class PredicatesPlugin : public Plugin {
   void OnSessionOpen(Session& ssn) override {
     views_.assign(ssn.nodes().size(), NodeView());
     for (const NodeInfo& node : ssn.nodes()) {
-      for (TaskId id : node.tasks) AddPod(node.id, ssn.task(id));
+      NodeView& v = views_[node.id];
+      v.pods = node.tasks;
+      for (TaskId id : node.tasks) {
+        const TaskInfo& t = ssn.task(id);
+        if (t.has_host_ports) AddPorts(v, t);
+      }
     }
     ssn.AddEventHandler(EventHandler{
         [this](const TaskInfo& task) {
@@ -167,6 +172,10 @@ class PredicatesPlugin : public Plugin {
   void AddPod(NodeId node, const TaskInfo& task) {
     NodeView& v = views_[node];
     v.pods.push_back(task.id);
+    AddPorts(v, task);
+  }
+
+  static void AddPorts(NodeView& v, const TaskInfo& task) {
     for (const HostPort& p : task.pod->spec.host_ports) v.ports.Add(p);
   }
 

@@ -156,9 +156,11 @@ class ProportionPlugin : public Plugin {
       if (!a.present) InitQueue(ssn.queue(job.queue), total_guarantee, &a);
       a.allocated += job.allocated;
       a.request += job.allocated;
-      for (TaskId id : job.tasks) {
-        const TaskInfo& t = ssn.task(id);
-        if (t.status == TaskStatus::kPending) a.request += t.request;
+      if (job.Count(TaskStatus::kPending) > 0) {
+        for (TaskId id : job.tasks) {
+          const TaskInfo& t = ssn.task(id);
+          if (t.status == TaskStatus::kPending) a.request += t.request;
+        }
       }
       const Resource min = job.min_resources.value_or(Resource());
       if (job.phase == "Inqueue") a.inqueue += share::DeductGated(ssn, job, min);

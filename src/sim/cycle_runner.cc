@@ -66,6 +66,7 @@ Result<CycleResult> CycleRunner::RunCycle(bool want_scores) {
   SessionOptions opts = options_;
   opts.cycle = ++cycle_;
   opts.now = now_;
+  opts.snapshot_cache = &snapshot_cache_;
   auto opened = Session::Open(state_, conf_, plugins_, opts);
   if (!opened.ok()) return opened.status();
   Session& ssn = **opened;
@@ -94,7 +95,7 @@ Result<CycleResult> CycleRunner::RunCycle(bool want_scores) {
 bool CycleRunner::ApplyDecisions(const Decisions& d) {
   bool changed = false;
   for (const auto& b : d.binds) {
-    if (Pod* pod = state_.FindPod(b.pod)) {
+    if (Pod* pod = state_.EditPod(b.pod)) {
       pod->spec.node_name = b.node;
       pod->nominated_node_name.clear();
       // What the device plugins read (e.g. the cards deviceshare assigned), so
@@ -105,27 +106,29 @@ bool CycleRunner::ApplyDecisions(const Decisions& d) {
     }
   }
   for (const auto& e : d.evictions) {
-    if (Pod* pod = state_.FindPod(e.pod)) {
-      changed |= !pod->meta.deleting;
-      pod->meta.deleting = true;
+    if (const Pod* pod = state_.FindPod(e.pod)) {
+      if (!pod->meta.deleting) {
+        changed = true;
+        state_.EditPod(e.pod)->meta.deleting = true;
+      }
       if (incremental_) maybe_deleting_.insert(e.pod);
     }
   }
   for (const auto& p : d.pipelined) {
     if (!p.nominate) continue;
-    if (Pod* pod = state_.FindPod(p.pod)) {
-      changed |= pod->nominated_node_name != p.node;
-      pod->nominated_node_name = p.node;
+    if (const Pod* pod = state_.FindPod(p.pod); pod && pod->nominated_node_name != p.node) {
+      changed = true;
+      state_.EditPod(p.pod)->nominated_node_name = p.node;
     }
   }
   for (const auto& [key, phase] : d.podgroup_phases) {
-    if (PodGroup* pg = state_.FindPodGroup(key)) {
-      changed |= pg->phase != phase;
-      pg->phase = phase;
+    if (const PodGroup* pg = state_.FindPodGroup(key); pg && pg->phase != phase) {
+      changed = true;
+      state_.EditPodGroup(key)->phase = phase;
     }
   }
   for (const auto& [name, allocated] : d.queue_allocated) {
-    if (Queue* q = state_.FindQueue(name)) {
+    if (Queue* q = state_.EditQueue(name)) {
       changed |= !(q->allocated == allocated);
       q->allocated = allocated;
     }
@@ -157,7 +160,8 @@ std::vector<std::pair<std::string, std::string>> CycleRunner::ProgressPods(const
   static const std::string kFinishKey = kFinishAfterSteps;
   std::vector<std::pair<std::string, std::string>> changed;
   std::map<std::string, int64_t> still_running;
-  auto progress = [&](const std::string& key, Pod& pod) {
+  auto progress = [&](const std::string& key, const Pod& current) {
+    const Pod& pod = current;
     if (pod.phase == "Running") {
       if (!pod.meta.annotations.count(kFinishKey)) return;
       // A pod that was Running before this step has now run one step longer.
@@ -167,32 +171,36 @@ std::vector<std::pair<std::string, std::string>> CycleRunner::ProgressPods(const
       if (after && *after >= 0 && steps >= *after) {
         auto ph = pod.meta.annotations.find(kFinishPhase);
         const bool failed = ph != pod.meta.annotations.end() && ph->second == "Failed";
-        pod.phase = failed ? "Failed" : "Succeeded";
-        pod.exit_code = failed ? static_cast<int32_t>(IntAnnotation(pod, kExitCode).value_or(1)) : 0;
+        const int32_t exit_code = failed ? static_cast<int32_t>(IntAnnotation(pod, kExitCode).value_or(1)) : 0;
+        Pod* edit = state_.EditPod(key);
+        edit->phase = failed ? "Failed" : "Succeeded";
+        edit->exit_code = exit_code;
         changed.emplace_back(key, "Running");
         return;
       }
       still_running.emplace_hint(still_running.end(), key, steps);
     } else if (pod.phase == "Pending" && !pod.spec.node_name.empty() && !pod.meta.deleting) {
-      pod.phase = "Running";  // the kubelet started it: zero steps run so far
+      state_.EditPod(key)->phase = "Running";  // the kubelet started it: zero steps run so far
       if (pod.meta.annotations.count(kFinishKey)) still_running.emplace_hint(still_running.end(), key, 0);
       changed.emplace_back(key, "Pending");
     }
   };
   if (candidates) {
     for (const std::string& key : *candidates) {
-      if (Pod* pod = state_.FindPod(key)) progress(key, *pod);
+      if (const Pod* pod = state_.FindPod(key)) progress(key, *pod);
     }
   } else {
-    for (auto& [key, pod] : state_.mutable_pods()) progress(key, pod);
+    for (const auto& [key, pod] : state_.pods()) progress(key, pod);
   }
   running_steps_ = std::move(still_running);
   return changed;
 }
 
-void CycleRunner::MarkDeleting(Pod& pod) {
-  pod.meta.deleting = true;
-  if (incremental_) maybe_deleting_.insert(pod.meta.Key());
+void CycleRunner::MarkDeleting(const std::string& key) {
+  Pod* pod = state_.EditPod(key);
+  if (!pod) return;
+  pod->meta.deleting = true;
+  if (incremental_) maybe_deleting_.insert(key);
 }
 
 // The order of one world step, and why:

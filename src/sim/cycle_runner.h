@@ -37,6 +37,7 @@
 #include "framework/config.h"
 #include "framework/plugin.h"
 #include "framework/session.h"
+#include "framework/snapshot_cache.h"
 #include "state/cluster_state.h"
 
 namespace basalt {
@@ -95,7 +96,7 @@ class CycleRunner {
   // catches any change.
   void set_incremental(bool on) { incremental_ = on; }
   // Marks a bound pod deleting (it disappears at the next world step).
-  void MarkDeleting(Pod& pod);
+  void MarkDeleting(const std::string& key);
 
   // The objects and pod additions of the vcjob plugins (ssh, svc, env).
   const JobPluginController& job_plugins() const { return job_plugins_; }
@@ -122,6 +123,8 @@ class CycleRunner {
   const PluginRegistry& plugins_;
   const ActionRegistry& action_registry_;
   SessionOptions options_;
+  // The previous cycle's snapshot, patched by the next cycle.
+  SnapshotCache snapshot_cache_;
   std::vector<std::unique_ptr<Action>> actions_;
   JobController jobs_;
   JobFlowController jobflows_;

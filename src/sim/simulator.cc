@@ -242,10 +242,10 @@ Status Simulator::Init() {
 }
 
 void Simulator::EvictPod(const std::string& key, const std::string& cause) {
-  Pod* pod = state_.FindPod(key);
+  const Pod* pod = state_.FindPod(key);
   if (!pod || pod->meta.deleting) return;
   if (pod->spec.node_name.empty()) return;
-  runner_->MarkDeleting(*pod);
+  runner_->MarkDeleting(key);
   TouchDeploymentOf(key);
   metrics_.AddEviction(cause, now_);
 }
@@ -320,7 +320,7 @@ bool Simulator::ReconcileDeployment(size_t index) {
       d.pods.erase(*it);
     }
     for (auto it = live_bound.rbegin(); it != live_bound.rend() && excess > 0; ++it, --excess) {
-      if (Pod* pod = state_.FindPod(*it)) runner_->MarkDeleting(*pod);
+      runner_->MarkDeleting(*it);
     }
     dirty_ = true;
   }
@@ -373,9 +373,9 @@ void Simulator::Apply(const Event& e) {
       break;
     }
     case kTraceDelete: {
-      Pod* pod = state_.FindPod(e.key);
+      const Pod* pod = state_.FindPod(e.key);
       if (pod && !pod->spec.node_name.empty()) {
-        runner_->MarkDeleting(*pod);
+        runner_->MarkDeleting(e.key);
       } else if (pod) {
         state_.DeletePod(e.key);
       }

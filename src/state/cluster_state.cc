@@ -1,5 +1,8 @@
 #include "state/cluster_state.h"
 
+#include <algorithm>
+#include <atomic>
+
 namespace basalt {
 namespace {
 
@@ -53,14 +56,42 @@ Status ClusterState::AddAll(ClusterObjects objects) {
     queues_.emplace("default", std::move(q));
   }
   ++generation_;
+  ++structure_version_;
   return Status::Ok();
 }
 
-void ClusterState::UpsertPod(Pod pod) { std::string k = pod.meta.Key(); pods_[k] = std::move(pod); ++generation_; }
-void ClusterState::UpsertNode(Node node) { std::string k = node.meta.Key(); nodes_[k] = std::move(node); ++generation_; }
+uint64_t ClusterState::NextInstanceId() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1);
+}
+
+void ClusterState::Journal(Change::Kind kind, const std::string& key) {
+  // Bounded: past this many entries a reader gains nothing over a full rebuild.
+  const size_t cap = std::max<size_t>(4096, pods_.size() / 2);
+  if (journal_.size() >= cap) {
+    journal_begin_ += journal_.size();
+    journal_.clear();
+  }
+  journal_.push_back({kind, key});
+}
+
+void ClusterState::UpsertPod(Pod pod) {
+  std::string k = pod.meta.Key();
+  Journal(Change::Kind::kPod, k);
+  pods_[k] = std::move(pod);
+  ++generation_;
+}
+void ClusterState::UpsertNode(Node node) {
+  std::string k = node.meta.Key();
+  nodes_[k] = std::move(node);
+  ++generation_;
+  ++structure_version_;
+}
+// Queues are few: a snapshot re-reads them all, so they need no journal.
 void ClusterState::UpsertQueue(Queue q) { std::string k = q.meta.Key(); queues_[k] = std::move(q); ++generation_; }
 void ClusterState::UpsertPodGroup(PodGroup pg) {
   std::string k = pg.meta.Key();
+  Journal(Change::Kind::kPodGroup, k);
   podgroups_[k] = std::move(pg);
   ++generation_;
 }
@@ -69,6 +100,7 @@ void ClusterState::UpsertPriorityClass(PriorityClass pc) {
   std::string k = pc.meta.Key();
   priority_classes_[k] = std::move(pc);
   ++generation_;
+  ++structure_version_;
 }
 void ClusterState::UpsertOwner(OwnerObject o) {
   std::string k = OwnerKey(o.meta.namespace_, o.kind, o.meta.name);
@@ -86,21 +118,52 @@ void ClusterState::UpsertNumatopology(Numatopology t) {
   ++generation_;
 }
 
-bool ClusterState::DeletePod(const std::string& key) { ++generation_; return pods_.erase(key) > 0; }
-bool ClusterState::DeletePodGroup(const std::string& key) { ++generation_; return podgroups_.erase(key) > 0; }
-bool ClusterState::DeleteNode(const std::string& name) { ++generation_; return nodes_.erase(name) > 0; }
+bool ClusterState::DeletePod(const std::string& key) {
+  ++generation_;
+  if (pods_.erase(key) == 0) return false;
+  Journal(Change::Kind::kPod, key);
+  return true;
+}
+bool ClusterState::DeletePodGroup(const std::string& key) {
+  ++generation_;
+  if (podgroups_.erase(key) == 0) return false;
+  Journal(Change::Kind::kPodGroup, key);
+  return true;
+}
+bool ClusterState::DeleteNode(const std::string& name) {
+  ++generation_;
+  if (nodes_.erase(name) == 0) return false;
+  ++structure_version_;
+  return true;
+}
 bool ClusterState::DeleteJob(const std::string& key) { ++generation_; return jobs_.erase(key) > 0; }
 bool ClusterState::DeleteCommand(const std::string& key) { ++generation_; return commands_.erase(key) > 0; }
 
-Pod* ClusterState::FindPod(const std::string& key) {
+const Pod* ClusterState::FindPod(const std::string& key) const {
   auto it = pods_.find(key);
   return it == pods_.end() ? nullptr : &it->second;
 }
-PodGroup* ClusterState::FindPodGroup(const std::string& key) {
+const PodGroup* ClusterState::FindPodGroup(const std::string& key) const {
   auto it = podgroups_.find(key);
   return it == podgroups_.end() ? nullptr : &it->second;
 }
-Queue* ClusterState::FindQueue(const std::string& name) {
+const Queue* ClusterState::FindQueue(const std::string& name) const {
+  auto it = queues_.find(name);
+  return it == queues_.end() ? nullptr : &it->second;
+}
+Pod* ClusterState::EditPod(const std::string& key) {
+  auto it = pods_.find(key);
+  if (it == pods_.end()) return nullptr;
+  Journal(Change::Kind::kPod, key);
+  return &it->second;
+}
+PodGroup* ClusterState::EditPodGroup(const std::string& key) {
+  auto it = podgroups_.find(key);
+  if (it == podgroups_.end()) return nullptr;
+  Journal(Change::Kind::kPodGroup, key);
+  return &it->second;
+}
+Queue* ClusterState::EditQueue(const std::string& name) {
   auto it = queues_.find(name);
   return it == queues_.end() ? nullptr : &it->second;
 }

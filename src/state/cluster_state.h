@@ -7,9 +7,11 @@
 // the length of one cycle instead of deep-copying them.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "api/decode.h"
 #include "api/objects.h"
@@ -46,9 +48,15 @@ class ClusterState {
   bool DeleteJob(const std::string& key);
   bool DeleteCommand(const std::string& key);
 
-  Pod* FindPod(const std::string& key);
-  PodGroup* FindPodGroup(const std::string& key);
-  Queue* FindQueue(const std::string& name);
+  const Pod* FindPod(const std::string& key) const;
+  const PodGroup* FindPodGroup(const std::string& key) const;
+  const Queue* FindQueue(const std::string& name) const;
+  // Mutable access for an edit made right after the call: the object's key is
+  // recorded in the change journal (below), so edit through these, not through
+  // a pointer kept from an earlier lookup.
+  Pod* EditPod(const std::string& key);
+  PodGroup* EditPodGroup(const std::string& key);
+  Queue* EditQueue(const std::string& name);
   VcJob* FindJob(const std::string& key);
   const OwnerObject* FindOwner(const std::string& ns, const std::string& kind, const std::string& name) const;
 
@@ -63,8 +71,10 @@ class ClusterState {
   const std::map<std::string, Command>& commands() const { return commands_; }
   // Numatopology objects by name (the node's name).
   const std::map<std::string, Numatopology>& numatopologies() const { return numatopologies_; }
-  std::map<std::string, Pod>& mutable_pods() { return pods_; }
-  std::map<std::string, PodGroup>& mutable_podgroups() { return podgroups_; }
+  // Whole-map mutable access: records "anything may have changed" (the next
+  // snapshot is rebuilt in full). Prefer EditPod/EditPodGroup.
+  std::map<std::string, Pod>& mutable_pods() { ++structure_version_; return pods_; }
+  std::map<std::string, PodGroup>& mutable_podgroups() { ++structure_version_; return podgroups_; }
   std::map<std::string, VcJob>& mutable_jobs() { return jobs_; }
   // flow.volcano.sh JobTemplates (as vcjob specs) and JobFlows, by "ns/name";
   // the JobFlow controller writes the flows' status.
@@ -73,8 +83,28 @@ class ClusterState {
   const std::map<std::string, JobFlow>& job_flows() const { return job_flows_; }
   std::map<std::string, Queue>& mutable_queues() { return queues_; }
 
-  // Monotonic counter bumped by every mutation (lets caches notice change).
+  // Monotonic counter bumped by every Upsert, Delete and AddAll (lets the
+  // simulator notice change; edits through Edit* pointers do not bump it).
   uint64_t generation() const { return generation_; }
+
+  // ---- change journal (for framework/snapshot_cache.h) ----
+  // Every upsert, delete or Edit* of a pod or PodGroup appends its key; changes
+  // a snapshot cannot patch cheaply (nodes, priority classes, whole-map access,
+  // AddAll) bump `structure_version` instead. A reader remembers
+  // `journal_end()` and later reads the entries from there; entries before
+  // `journal_begin()` were dropped (the journal is bounded), and a reader that
+  // finds its position dropped rebuilds from scratch.
+  struct Change {
+    enum class Kind : uint8_t { kPod, kPodGroup };
+    Kind kind;
+    std::string key;
+  };
+  uint64_t journal_begin() const { return journal_begin_; }
+  uint64_t journal_end() const { return journal_begin_ + journal_.size(); }
+  const Change& journal_entry(uint64_t seq) const { return journal_[seq - journal_begin_]; }
+  uint64_t structure_version() const { return structure_version_; }
+  // Distinguishes stores (a cache filled from one store is not reused on another).
+  uint64_t instance_id() const { return instance_id_; }
 
  private:
   std::map<std::string, Pod> pods_;
@@ -89,7 +119,14 @@ class ClusterState {
   std::map<std::string, VcJob> job_templates_;
   std::map<std::string, JobFlow> job_flows_;
   std::map<std::string, Numatopology> numatopologies_;
+  void Journal(Change::Kind kind, const std::string& key);
+
   uint64_t generation_ = 0;
+  std::vector<Change> journal_;
+  uint64_t journal_begin_ = 0;
+  uint64_t structure_version_ = 0;
+  uint64_t instance_id_ = NextInstanceId();
+  static uint64_t NextInstanceId();
 };
 
 }  // namespace basalt
