@@ -69,7 +69,7 @@ class JobControllerTest : public ::testing::Test {
     }
     jobs_.Sync(state_, 0);
   }
-  VcJob& Job() { return *state_.FindJob("default/j"); }
+  VcJob& Job() { return *state_.EditJob("default/j"); }
   void Evict(const std::string& name) {
     Pod pod = *state_.FindPod("default/" + name);
     state_.DeletePod(pod.meta.Key());
@@ -373,6 +373,43 @@ TEST(WorldStepTest, HalfRunningCheckDetectsBrokenGang) {
   }
   state.DeletePod("default/j-w-0");  // deleted behind the controller's back
   EXPECT_EQ(JobController::HalfRunningGangJobs(state), std::vector<std::string>{"default/j"});
+}
+
+}  // namespace
+}  // namespace basalt
+
+namespace basalt {
+namespace {
+
+// A job whose sync changed nothing is skipped until the job, one of its pods
+// or its PodGroup changes: each kind of change still reaches it.
+class QuietJobTest : public JobControllerTest {
+ protected:
+  int Pods() { return static_cast<int>(state_.pods().size()); }
+};
+
+TEST_F(QuietJobTest, AQuietJobStillSeesEditsOfItsSpecPodsAndPodGroup) {
+  Load(RunningJob(""));
+  jobs_.Sync(state_, 2);  // quiet now
+  ASSERT_EQ(Pods(), 2);
+  // The spec, through EditJob: a third replica is created.
+  state_.EditJob("default/j")->tasks[0].replicas = 3;
+  jobs_.Sync(state_, 3);
+  EXPECT_EQ(Pods(), 3);
+  jobs_.Sync(state_, 4);
+  // The spec, through whole-map access: scaled back down.
+  state_.mutable_jobs().at("default/j").tasks[0].replicas = 2;
+  jobs_.Sync(state_, 5);
+  EXPECT_EQ(Pods(), 2);
+  jobs_.Sync(state_, 6);
+  // A pod deleted behind the controller's back is created again.
+  state_.DeletePod("default/j-w-0");
+  jobs_.Sync(state_, 7);
+  EXPECT_TRUE(state_.FindPod("default/j-w-0"));
+  // Pods finish: the job completes.
+  for (const char* name : {"default/j-w-0", "default/j-w-1"}) state_.EditPod(name)->phase = "Succeeded";
+  jobs_.Sync(state_, 8);
+  EXPECT_EQ(state_.FindJob("default/j")->phase, "Completed");
 }
 
 }  // namespace

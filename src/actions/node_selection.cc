@@ -127,11 +127,13 @@ AllocateNodeIndex::~AllocateNodeIndex() = default;
 
 AllocateNodeIndex::Entry& AllocateNodeIndex::Get(Session& ssn, const TaskInfo& task) {
   const size_t n = ssn.nodes().size();
+  // Reasons only make messages (events); a session recording none skips them.
+  const bool want_reasons = ssn.options().record_events;
   auto [it, fresh] = entries_.try_emplace(task.equivalence_class);
   if (fresh) {
     auto e = std::make_unique<Entry>();
     e->cached = ssn.UniformBatchScores(task, &e->batch);
-    e->reasons.resize(n);
+    if (want_reasons) e->reasons.resize(n);
     while (e->leaves < n) e->leaves *= 2;
     e->tree.assign(2 * e->leaves, Key());
     it->second = std::move(e);
@@ -141,11 +143,11 @@ AllocateNodeIndex::Entry& AllocateNodeIndex::Get(Session& ssn, const TaskInfo& t
     Key k;
     k.id = node.id;
     if (!FitsFutureIdle(task.request, node)) {
-      e.SetReasons(node.id, InsufficientResourceReasons(task.request, node.FutureIdle()));
+      if (want_reasons) e.SetReasons(node.id, InsufficientResourceReasons(task.request, node.FutureIdle()));
     } else if (PredicateStatus st = ssn.Predicate(task, node); !st.ok()) {
-      e.SetReasons(node.id, std::move(st.reasons));
+      if (want_reasons) e.SetReasons(node.id, std::move(st.reasons));
     } else {
-      e.SetReasons(node.id, {});
+      if (want_reasons) e.SetReasons(node.id, {});
       k.tier = LessEqual(task.request, node.idle()) ? 2 : 1;
       if (e.cached) k.score = ssn.NodeScoreWith(task, node, e.batch);
     }

@@ -39,6 +39,10 @@ class ReclaimAction : public Action {
     std::map<JobId, std::vector<TaskId>> tasks;  // pending tasks, best last
     std::set<QueueId> seen;
     std::vector<const TaskInfo*> candidates;  // scratch
+    // Per reclaiming queue, the nodes found without candidates. Reclaim only
+    // evicts (Running tasks become Releasing; none becomes Running), so a node
+    // without candidates for a queue stays so for the rest of the action.
+    std::vector<std::vector<char>> barren(ssn.queues().size());
     for (JobInfo& job : ssn.jobs()) {
       if (job.IsPending() || ssn.JobValid(job)) continue;
       if (seen.insert(job.queue).second) queues.Push(job.queue);
@@ -70,7 +74,9 @@ class ReclaimAction : public Action {
       }
       if (!ssn.Preemptive(queue, task)) continue;
       if (!ssn.PrePredicate(task).ok()) continue;
-      if (ReclaimFor(ssn, queue, task, watch, candidates)) it->second.Push(job.id);
+      std::vector<char>& queue_barren = barren[q];
+      if (queue_barren.empty()) queue_barren.assign(ssn.nodes().size(), 0);
+      if (ReclaimFor(ssn, queue, task, watch, queue_barren, candidates)) it->second.Push(job.id);
       queues.Push(q);
     }
   }
@@ -83,7 +89,7 @@ class ReclaimAction : public Action {
   // candidates gets no victims either way, and predicates have no side
   // effects).
   static bool ReclaimFor(Session& ssn, const QueueInfo& queue, TaskInfo& task, EvictionWatch& watch,
-                         std::vector<const TaskInfo*>& candidates) {
+                         std::vector<char>& barren, std::vector<const TaskInfo*>& candidates) {
     if (ssn.options().reference_node_selection) {
       for (NodeInfo* node : NodesForEviction(ssn, task)) {
         if (TryNode(ssn, queue, task, *node, candidates)) return true;
@@ -92,9 +98,12 @@ class ReclaimAction : public Action {
     }
     watch.Refresh(ssn);
     for (NodeInfo& node : ssn.nodes()) {
-      if (watch.Holding(node.id) == 0) continue;
+      if (barren[node.id] || watch.Holding(node.id) == 0) continue;
       Candidates(ssn, queue, node, candidates);
-      if (candidates.empty()) continue;
+      if (candidates.empty()) {
+        barren[node.id] = 1;
+        continue;
+      }
       PredicateStatus st = ssn.Predicate(task, node);
       if (!st.ok() && st.code != PredicateStatus::Code::kUnschedulable) continue;
       if (TryNode(ssn, queue, task, node, candidates)) return true;

@@ -285,39 +285,44 @@ std::vector<std::string> SyncJobObjects(ClusterState& state, VcJob& job) {
 
 using namespace job_internal;  // NOLINT: this file implements them
 
+void JobController::ForgetJobsChangedSinceLastSync(const ClusterState& state) {
+  const bool intact = store_id_ == state.instance_id() && structure_version_ == state.structure_version() &&
+                      job_map_version_ == state.job_map_version() && journal_position_ >= state.journal_begin();
+  if (!intact) {
+    quiet_.clear();
+  } else if (!quiet_.empty()) {
+    for (uint64_t seq = journal_position_; seq < state.journal_end(); ++seq) {
+      const ClusterState::Change& change = state.journal_entry(seq);
+      // A job's PodGroup has the job's key (PodGroupName).
+      if (change.kind != ClusterState::Change::Kind::kPod) {
+        quiet_.erase(change.key);
+        continue;
+      }
+      // Pod "ns/<job>-<task>-<index>": every "ns/<name up to a dash>" may be its job.
+      const std::string& k = change.key;
+      for (size_t dash = k.find('-', k.find('/') + 1); dash != std::string::npos; dash = k.find('-', dash + 1)) {
+        quiet_.erase(k.substr(0, dash));
+      }
+    }
+  }
+  store_id_ = state.instance_id();
+  structure_version_ = state.structure_version();
+  // From here on (this Sync's own changes included), the next Sync looks again.
+  journal_position_ = state.journal_end();
+}
+
 void JobController::Sync(ClusterState& state, int64_t now) {
+  ForgetJobsChangedSinceLastSync(state);
   FireDelayed(state, now);
   std::vector<std::string> expired;
-  for (auto& [key, job] : state.mutable_jobs()) {
+  auto& jobs = state.mutable_jobs();
+  job_map_version_ = state.job_map_version();  // this controller's own access
+  for (auto& [key, job] : jobs) {
     ApplyDefaults(job);
     if (job.last_transition_time == 0) job.last_transition_time = now;
-    // `Unknown`: the PodGroup phase just changed to Unknown (gang broken).
-    const std::string pg_key = job.meta.namespace_ + "/" + PodGroupName(job);
-    const PodGroup* pg = state.FindPodGroup(pg_key);
-    std::string pg_phase = pg ? pg->phase : "";
-    std::string& seen = pg_phase_seen_[key];
-    if (pg_phase == "Unknown" && seen != "Unknown") {
-      seen = pg_phase;
-      JobRequest req;
-      req.job_key = key;
-      req.event = "Unknown";
-      Handle(state, req, now);
-    }
-    // SyncJob until the phase settles (Restarting -> Pending -> PodGroup
-    // re-created in the same step; Completed -> soft kill). Volcano gets there
-    // through the status-update events; bounded because every phase change
-    // moves forward in the machine.
-    JobRequest sync;
-    sync.job_key = key;
-    sync.event = "OutOfSync";
-    for (int i = 0; i < 4; ++i) {
-      std::string before = job.phase;
-      Execute(state, job, "SyncJob", sync, now);
-      if (job.phase == before) break;
-    }
-    pg = state.FindPodGroup(pg_key);
-    pg_phase_seen_[key] = pg ? pg->phase : "";
-    RaisePodPending(state, job, now);
+    auto quiet = quiet_.find(key);
+    const bool skip = quiet != quiet_.end() && quiet->second.phase == job.phase && quiet->second.version == job.version;
+    if (!skip) SyncOne(state, key, job, now);
     // ttlSecondsAfterFinished counts from the last transition (Volcano's
     // garbage collector: Completed, Failed and Terminated jobs only).
     if (job.ttl_seconds_after_finished &&
@@ -327,12 +332,53 @@ void JobController::Sync(ClusterState& state, int64_t now) {
     }
   }
   for (const auto& key : expired) {
-    VcJob* job = state.FindJob(key);
+    const VcJob* job = state.FindJob(key);
     for (const auto& pod_key : JobPodKeys(state, *job)) state.DeletePod(pod_key);  // owner GC
     state.DeletePodGroup(job->meta.namespace_ + "/" + PodGroupName(*job));
     CancelDelayed(key, "");
     pg_phase_seen_.erase(key);
+    quiet_.erase(key);
     state.DeleteJob(key);
+  }
+}
+
+// One job's sync; remembers the job as quiet when the sync changed nothing
+// (no store change, same phase and version).
+void JobController::SyncOne(ClusterState& state, const std::string& key, VcJob& job, int64_t now) {
+  const uint64_t journal_before = state.journal_end();
+  const std::string phase_before = job.phase;
+  const int32_t version_before = job.version;
+  // `Unknown`: the PodGroup phase just changed to Unknown (gang broken).
+  const std::string pg_key = job.meta.namespace_ + "/" + PodGroupName(job);
+  const PodGroup* pg = state.FindPodGroup(pg_key);
+  std::string pg_phase = pg ? pg->phase : "";
+  std::string& seen = pg_phase_seen_[key];
+  if (pg_phase == "Unknown" && seen != "Unknown") {
+    seen = pg_phase;
+    JobRequest req;
+    req.job_key = key;
+    req.event = "Unknown";
+    Handle(state, req, now);
+  }
+  // SyncJob until the phase settles (Restarting -> Pending -> PodGroup
+  // re-created in the same step; Completed -> soft kill). Volcano gets there
+  // through the status-update events; bounded because every phase change
+  // moves forward in the machine.
+  JobRequest sync;
+  sync.job_key = key;
+  sync.event = "OutOfSync";
+  for (int i = 0; i < 4; ++i) {
+    std::string before = job.phase;
+    Execute(state, job, "SyncJob", sync, now);
+    if (job.phase == before) break;
+  }
+  pg = state.FindPodGroup(pg_key);
+  pg_phase_seen_[key] = pg ? pg->phase : "";
+  RaisePodPending(state, job, now);
+  if (job.phase == phase_before && job.version == version_before && state.journal_end() == journal_before) {
+    quiet_[key] = {job.phase, job.version};
+  } else {
+    quiet_.erase(key);
   }
 }
 
@@ -393,7 +439,7 @@ void JobController::OnCommand(ClusterState& state, const Command& command, int64
 }
 
 void JobController::Handle(ClusterState& state, const JobRequest& request, int64_t now) {
-  VcJob* job = state.FindJob(request.job_key);
+  VcJob* job = state.EditJob(request.job_key);
   if (!job) return;
   ApplyDefaults(*job);
   ResolvedAction resolved = Resolve(*job, request);
@@ -412,7 +458,7 @@ void JobController::FireDelayed(ClusterState& state, int64_t now) {
   for (auto& d : delayed_) (d.due <= now ? due : keep).push_back(std::move(d));
   delayed_ = std::move(keep);
   for (const Delayed& d : due) {
-    VcJob* job = state.FindJob(d.request.job_key);
+    VcJob* job = state.EditJob(d.request.job_key);
     if (!job || job->version != d.version) continue;  // restarted or gone since
     if (d.request.event == "PodPending") {
       const Pod* pod = state.FindPod(d.request.pod_key);

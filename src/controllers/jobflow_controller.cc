@@ -31,7 +31,7 @@ VcJob JobFromTemplate(const JobFlow& flow, const VcJob& tmpl, int64_t now) {
 }
 
 void DeleteJobWithObjects(ClusterState& state, const std::string& key) {
-  VcJob* job = state.FindJob(key);
+  const VcJob* job = state.FindJob(key);
   if (!job) return;
   for (const std::string& pod_key : job_internal::JobPodKeys(state, *job)) state.DeletePod(pod_key);  // owner GC
   state.DeletePodGroup(job->meta.namespace_ + "/" + JobController::PodGroupName(*job));

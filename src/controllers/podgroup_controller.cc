@@ -1,5 +1,8 @@
 #include "controllers/podgroup_controller.h"
 
+#include <algorithm>
+#include <vector>
+
 namespace basalt {
 namespace {
 
@@ -26,51 +29,72 @@ const OwnerReference* ControllerRef(const ObjectMeta& meta) {
 }  // namespace
 
 void PodGroupController::Sync(ClusterState& state) {
-  for (const auto& [key, pod] : state.pods()) {
-    if (!scheduler_names_.count(pod.spec.scheduler_name)) continue;
-    if (pod.meta.annotations.count(kGroupName)) continue;
-    const OwnerReference* owner = ControllerRef(pod.meta);
-    // Named after the controlling owner's UID (pods of one ReplicaSet share it),
-    // else the pod's UID; manifests without UIDs fall back to names.
-    std::string id = owner ? (owner->uid.empty() ? owner->name : owner->uid)
-                           : (pod.meta.uid.empty() ? pod.meta.name : pod.meta.uid);
-    std::string name = "podgroup-" + id;
-    state.EditPod(key)->meta.annotations[kGroupName] = name;
-    if (state.FindPodGroup(pod.meta.namespace_ + "/" + name)) continue;
-    PodGroup pg;
-    pg.meta.name = name;
-    pg.meta.namespace_ = pod.meta.namespace_;
-    pg.meta.creation_timestamp = pod.meta.creation_timestamp;
-    pg.meta.source = pod.meta.source;
-    pg.min_member = 1;
-    pg.min_resources = WithoutPods(pod.spec.request);
-    pg.priority_class_name = pod.spec.priority_class_name;
-    auto q = pod.meta.annotations.find("scheduling.volcano.sh/queue-name");
-    if (q != pod.meta.annotations.end()) {
-      pg.queue = q->second;
-    } else if (auto ns = state.namespaces().find(pod.meta.namespace_); ns != state.namespaces().end()) {
-      auto nq = ns->second.annotations.find("scheduling.volcano.sh/queue-name");
-      if (nq != ns->second.annotations.end()) pg.queue = nq->second;
+  const bool journal_intact = store_id_ == state.instance_id() && structure_version_ == state.structure_version() &&
+                              journal_position_ >= state.journal_begin();
+  if (journal_intact) {
+    // Pods changed since the last Sync, in key order as a full pass visits them.
+    std::vector<std::string> keys;
+    for (uint64_t seq = journal_position_; seq < state.journal_end(); ++seq) {
+      const ClusterState::Change& change = state.journal_entry(seq);
+      if (change.kind == ClusterState::Change::Kind::kPod) keys.push_back(change.key);
     }
-    // The workload's volcano.sh/* annotations (e.g. service.type) travel to the group.
-    if (owner) {
-      if (const OwnerObject* o = state.FindOwner(pod.meta.namespace_, owner->kind, owner->name)) {
-        CopyVolcanoAnnotations(o->meta, pg.meta.annotations);
-        if (const OwnerReference* up = ControllerRef(o->meta)) {
-          if (const OwnerObject* top = state.FindOwner(pod.meta.namespace_, up->kind, up->name)) {
-            CopyVolcanoAnnotations(top->meta, pg.meta.annotations);
-          }
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    for (const std::string& key : keys) {
+      if (const Pod* pod = state.FindPod(key)) SyncPod(state, key, *pod);
+    }
+  } else {
+    for (const auto& [key, pod] : state.pods()) SyncPod(state, key, pod);
+  }
+  store_id_ = state.instance_id();
+  structure_version_ = state.structure_version();
+  journal_position_ = state.journal_end();
+}
+
+void PodGroupController::SyncPod(ClusterState& state, const std::string& key, const Pod& pod) {
+  if (!scheduler_names_.count(pod.spec.scheduler_name)) return;
+  if (pod.meta.annotations.count(kGroupName)) return;
+  const OwnerReference* owner = ControllerRef(pod.meta);
+  // Named after the controlling owner's UID (pods of one ReplicaSet share it),
+  // else the pod's UID; manifests without UIDs fall back to names.
+  std::string id = owner ? (owner->uid.empty() ? owner->name : owner->uid)
+                         : (pod.meta.uid.empty() ? pod.meta.name : pod.meta.uid);
+  std::string name = "podgroup-" + id;
+  state.EditPod(key)->meta.annotations[kGroupName] = name;
+  if (state.FindPodGroup(pod.meta.namespace_ + "/" + name)) return;
+  PodGroup pg;
+  pg.meta.name = name;
+  pg.meta.namespace_ = pod.meta.namespace_;
+  pg.meta.creation_timestamp = pod.meta.creation_timestamp;
+  pg.meta.source = pod.meta.source;
+  pg.min_member = 1;
+  pg.min_resources = WithoutPods(pod.spec.request);
+  pg.priority_class_name = pod.spec.priority_class_name;
+  auto q = pod.meta.annotations.find("scheduling.volcano.sh/queue-name");
+  if (q != pod.meta.annotations.end()) {
+    pg.queue = q->second;
+  } else if (auto ns = state.namespaces().find(pod.meta.namespace_); ns != state.namespaces().end()) {
+    auto nq = ns->second.annotations.find("scheduling.volcano.sh/queue-name");
+    if (nq != ns->second.annotations.end()) pg.queue = nq->second;
+  }
+  // The workload's volcano.sh/* annotations (e.g. service.type) travel to the group.
+  if (owner) {
+    if (const OwnerObject* o = state.FindOwner(pod.meta.namespace_, owner->kind, owner->name)) {
+      CopyVolcanoAnnotations(o->meta, pg.meta.annotations);
+      if (const OwnerReference* up = ControllerRef(o->meta)) {
+        if (const OwnerObject* top = state.FindOwner(pod.meta.namespace_, up->kind, up->name)) {
+          CopyVolcanoAnnotations(top->meta, pg.meta.annotations);
         }
       }
     }
-    for (const char* k : {"volcano.sh/preemptable", "volcano.sh/revocable-zone", "volcano.sh/cooldown-time",
-                          "volcano.sh/jdb-min-available", "volcano.sh/jdb-max-unavailable"}) {
-      auto it = pod.meta.annotations.find(k);
-      if (it != pod.meta.annotations.end()) pg.meta.annotations[k] = it->second;
-    }
-    pg.phase = "Pending";
-    state.UpsertPodGroup(std::move(pg));
   }
+  for (const char* k : {"volcano.sh/preemptable", "volcano.sh/revocable-zone", "volcano.sh/cooldown-time",
+                        "volcano.sh/jdb-min-available", "volcano.sh/jdb-max-unavailable"}) {
+    auto it = pod.meta.annotations.find(k);
+    if (it != pod.meta.annotations.end()) pg.meta.annotations[k] = it->second;
+  }
+  pg.phase = "Pending";
+  state.UpsertPodGroup(std::move(pg));
 }
 
 }  // namespace basalt

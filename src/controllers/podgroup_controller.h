@@ -3,6 +3,7 @@
 // one (`podgroup-<controlling owner UID, else pod UID>`), and the annotation.
 #pragma once
 
+#include <cstdint>
 #include <set>
 #include <string>
 
@@ -13,10 +14,18 @@ namespace basalt {
 class PodGroupController {
  public:
   explicit PodGroupController(std::set<std::string> scheduler_names) : scheduler_names_(std::move(scheduler_names)) {}
+  // Looks at the pods changed since the last Sync on the same store (the
+  // store's change journal), or at every pod when the journal cannot tell.
   void Sync(ClusterState& state);
 
  private:
+  void SyncPod(ClusterState& state, const std::string& key, const Pod& pod);
+
   std::set<std::string> scheduler_names_;
+  // Where the last Sync left the store's journal.
+  uint64_t store_id_ = 0;
+  uint64_t structure_version_ = 0;
+  uint64_t journal_position_ = 0;
 };
 
 }  // namespace basalt

@@ -568,6 +568,7 @@ void Session::IssueBind(TaskInfo& task) {
 }
 
 void Session::RecordEvent(std::string object, std::string type, std::string reason, std::string message) {
+  if (!options_.record_events) return;
   decisions_.events.push_back({std::move(object), std::move(type), std::move(reason), std::move(message)});
 }
 
@@ -604,7 +605,7 @@ void Session::ComputeClose(Decisions& d) {
     }
     d.podgroup_phases.emplace_hint(d.podgroup_phases.end(), job.key, job.phase);  // jobs are in key order
     // "Why is it pending": the fit errors of each pending task, on the pod.
-    if (job.fit_errors.empty()) continue;
+    if (job.fit_errors.empty() || !options_.record_events) continue;
     for (TaskId id : job.tasks) {
       const TaskInfo& t = tasks_[id];
       if (t.status != TaskStatus::kPending) continue;

@@ -143,6 +143,10 @@ struct SessionOptions {
   // Compares every patched snapshot with a full build; a difference is
   // reported as an invariant violation. Also on with `check_invariants`.
   bool verify_snapshot_cache = false;
+  // Records events (Decisions::events: "why pending" per pod, gang and quota
+  // messages). The simulator, which reports none, turns it off: composing a
+  // message for every pending pod of every cycle is much of its cycle cost.
+  bool record_events = true;
 };
 
 class Statement;

@@ -218,6 +218,8 @@ struct Session::SnapshotBuilder {
     t->best_effort = t->request.IsEmptyIgnoringPods();
     t->gated = pod.spec.scheduling_gates > 0;
     t->has_host_ports = !pod.spec.host_ports.empty();
+    t->spec_signature.clear();
+    if (status == TaskStatus::kPending) t->spec_signature = SpecSignature(pod);
     t->creation = pod.meta.creation_timestamp;
     t->name_index = NameIndex(pod.meta.name);
     t->equivalence_class = kNone;
@@ -266,16 +268,15 @@ struct Session::SnapshotBuilder {
   // Numbers the pending tasks' equivalence classes in task order (first
   // appearance of a signature gets the next number) and clears the others'.
   void NumberEquivalenceClasses() {
-    std::unordered_map<std::string, int32_t> classes;
-    std::string last_signature;
+    std::unordered_map<std::string_view, int32_t> classes;
+    const std::string* last_signature = nullptr;
     int32_t last_class = kNone;
     for (TaskInfo& t : ssn.tasks_) {
       t.equivalence_class = kNone;
       if (t.status != TaskStatus::kPending) continue;
-      std::string signature = SpecSignature(*t.pod);
-      if (last_class == kNone || signature != last_signature) {
-        last_class = classes.emplace(signature, static_cast<int32_t>(classes.size())).first->second;
-        last_signature = std::move(signature);
+      if (!last_signature || t.spec_signature != *last_signature) {
+        last_class = classes.emplace(t.spec_signature, static_cast<int32_t>(classes.size())).first->second;
+        last_signature = &t.spec_signature;
       }
       t.equivalence_class = last_class;
     }
@@ -466,7 +467,8 @@ void Session::PatchSnapshot() {
   std::vector<std::string> group_keys;
   for (uint64_t seq = c.journal_position_; seq < state_.journal_end(); ++seq) {
     const ClusterState::Change& change = state_.journal_entry(seq);
-    (change.kind == ClusterState::Change::Kind::kPod ? pod_keys : group_keys).push_back(change.key);
+    if (change.kind == ClusterState::Change::Kind::kPod) pod_keys.push_back(change.key);
+    if (change.kind == ClusterState::Change::Kind::kPodGroup) group_keys.push_back(change.key);
   }
   for (TaskId id : c.touched_tasks_) pod_keys.push_back(tasks_[id].key);
   std::vector<char> node_dirty(nodes_.size(), 0);
@@ -697,6 +699,7 @@ Status Session::VerifyPatchedSnapshot() const {
     d.Field(o, "gated", a.gated, b.gated);
     d.Field(o, "preempt_never", a.preempt_never, b.preempt_never);
     d.Field(o, "has_host_ports", a.has_host_ports, b.has_host_ports);
+    d.Field(o, "spec_signature", a.spec_signature, b.spec_signature);
     d.Field(o, "status", a.status, b.status);
     d.Field(o, "node", a.node, b.node);
     d.Field(o, "request", a.request, b.request);

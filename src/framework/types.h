@@ -50,6 +50,9 @@ struct TaskInfo {
   bool gated = false;
   bool preempt_never = false;  // preemptionPolicy Never (pod or its PriorityClass)
   bool has_host_ports = false;  // the pod asks for host ports (saves reading the pod)
+  // The pod's scheduling inputs as text (pending tasks only; the snapshot
+  // numbers equivalence classes from it and keeps it while the pod is unchanged).
+  std::string spec_signature;
   TaskStatus status = TaskStatus::kPending;
   NodeId node = kNone;
   Resource request;

@@ -113,6 +113,7 @@ class GangPlugin : public Plugin {
     for (JobInfo& job : ssn.jobs()) {
       if (Ready(ssn, job)) continue;
       job.unschedulable = true;
+      if (!ssn.options().record_events) continue;
       int32_t schedulable = job.ReadyTaskNum();
       int32_t unready = job.min_member - schedulable;
       std::string msg = std::to_string(unready < 0 ? 0 : unready) + "/" + std::to_string(job.tasks.size()) +

@@ -174,7 +174,9 @@ Status Simulator::Init() {
     state_.UpsertOwner(MakeDeployment(w));
     state_.UpsertOwner(MakeReplicaSet(w));
   }
-  runner_ = std::make_unique<CycleRunner>(state_, conf_, plugins_, actions_, SessionOptions());
+  SessionOptions options;
+  options.record_events = false;  // the simulator reports no events
+  runner_ = std::make_unique<CycleRunner>(state_, conf_, plugins_, actions_, options);
   // The controllers' clock is the simulated one (set before every step).
   runner_->set_now(0);
   runner_->set_step_seconds(0);
@@ -328,7 +330,7 @@ bool Simulator::ReconcileDeployment(size_t index) {
 }
 
 void Simulator::CompleteJob(const std::string& key) {
-  VcJob* job = state_.FindJob(key);
+  const VcJob* job = state_.FindJob(key);
   if (job) {
     const std::string prefix = job->meta.namespace_ + "/" + job->meta.name + "-";
     std::vector<std::string> keys;
@@ -338,7 +340,7 @@ void Simulator::CompleteJob(const std::string& key) {
     // Completion is not an eviction: the pods go without the job's PodEvicted policy.
     for (const std::string& k : keys) state_.DeletePod(k);
     state_.DeletePodGroup(job->meta.namespace_ + "/" + JobController::PodGroupName(*job));
-    state_.mutable_jobs().erase(key);
+    state_.DeleteJob(key);
   }
   jobs_.erase(key);
   metrics_.AddJobCompleted();

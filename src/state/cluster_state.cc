@@ -95,7 +95,12 @@ void ClusterState::UpsertPodGroup(PodGroup pg) {
   podgroups_[k] = std::move(pg);
   ++generation_;
 }
-void ClusterState::UpsertJob(VcJob job) { std::string k = job.meta.Key(); jobs_[k] = std::move(job); ++generation_; }
+void ClusterState::UpsertJob(VcJob job) {
+  std::string k = job.meta.Key();
+  Journal(Change::Kind::kJob, k);
+  jobs_[k] = std::move(job);
+  ++generation_;
+}
 void ClusterState::UpsertPriorityClass(PriorityClass pc) {
   std::string k = pc.meta.Key();
   priority_classes_[k] = std::move(pc);
@@ -136,7 +141,12 @@ bool ClusterState::DeleteNode(const std::string& name) {
   ++structure_version_;
   return true;
 }
-bool ClusterState::DeleteJob(const std::string& key) { ++generation_; return jobs_.erase(key) > 0; }
+bool ClusterState::DeleteJob(const std::string& key) {
+  ++generation_;
+  if (jobs_.erase(key) == 0) return false;
+  Journal(Change::Kind::kJob, key);
+  return true;
+}
 bool ClusterState::DeleteCommand(const std::string& key) { ++generation_; return commands_.erase(key) > 0; }
 
 const Pod* ClusterState::FindPod(const std::string& key) const {
@@ -167,9 +177,15 @@ Queue* ClusterState::EditQueue(const std::string& name) {
   auto it = queues_.find(name);
   return it == queues_.end() ? nullptr : &it->second;
 }
-VcJob* ClusterState::FindJob(const std::string& key) {
+const VcJob* ClusterState::FindJob(const std::string& key) const {
   auto it = jobs_.find(key);
   return it == jobs_.end() ? nullptr : &it->second;
+}
+VcJob* ClusterState::EditJob(const std::string& key) {
+  auto it = jobs_.find(key);
+  if (it == jobs_.end()) return nullptr;
+  Journal(Change::Kind::kJob, key);
+  return &it->second;
 }
 const OwnerObject* ClusterState::FindOwner(const std::string& ns, const std::string& kind,
                                            const std::string& name) const {

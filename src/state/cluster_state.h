@@ -57,7 +57,8 @@ class ClusterState {
   Pod* EditPod(const std::string& key);
   PodGroup* EditPodGroup(const std::string& key);
   Queue* EditQueue(const std::string& name);
-  VcJob* FindJob(const std::string& key);
+  const VcJob* FindJob(const std::string& key) const;
+  VcJob* EditJob(const std::string& key);  // journaled, like EditPod
   const OwnerObject* FindOwner(const std::string& ns, const std::string& kind, const std::string& name) const;
 
   const std::map<std::string, Pod>& pods() const { return pods_; }
@@ -75,7 +76,11 @@ class ClusterState {
   // snapshot is rebuilt in full). Prefer EditPod/EditPodGroup.
   std::map<std::string, Pod>& mutable_pods() { ++structure_version_; return pods_; }
   std::map<std::string, PodGroup>& mutable_podgroups() { ++structure_version_; return podgroups_; }
-  std::map<std::string, VcJob>& mutable_jobs() { return jobs_; }
+  // Whole-map access to vcjobs (the job controller's loop; erasing): bumps
+  // `job_map_version` so a reader of the journal knows it cannot tell what
+  // changed.
+  std::map<std::string, VcJob>& mutable_jobs() { ++job_map_version_; return jobs_; }
+  uint64_t job_map_version() const { return job_map_version_; }
   // flow.volcano.sh JobTemplates (as vcjob specs) and JobFlows, by "ns/name";
   // the JobFlow controller writes the flows' status.
   const std::map<std::string, VcJob>& job_templates() const { return job_templates_; }
@@ -95,7 +100,7 @@ class ClusterState {
   // `journal_begin()` were dropped (the journal is bounded), and a reader that
   // finds its position dropped rebuilds from scratch.
   struct Change {
-    enum class Kind : uint8_t { kPod, kPodGroup };
+    enum class Kind : uint8_t { kPod, kPodGroup, kJob };
     Kind kind;
     std::string key;
   };
@@ -125,6 +130,7 @@ class ClusterState {
   std::vector<Change> journal_;
   uint64_t journal_begin_ = 0;
   uint64_t structure_version_ = 0;
+  uint64_t job_map_version_ = 0;
   uint64_t instance_id_ = NextInstanceId();
   static uint64_t NextInstanceId();
 };
