@@ -66,13 +66,14 @@ uint64_t ClusterState::NextInstanceId() {
 }
 
 void ClusterState::Journal(Change::Kind kind, const std::string& key) {
+  Change entry{kind, key};  // copied first: `key` may live in the journal itself
   // Bounded: past this many entries a reader gains nothing over a full rebuild.
   const size_t cap = std::max<size_t>(4096, pods_.size() / 2);
   if (journal_.size() >= cap) {
     journal_begin_ += journal_.size();
     journal_.clear();
   }
-  journal_.push_back({kind, key});
+  journal_.push_back(std::move(entry));
 }
 
 void ClusterState::UpsertPod(Pod pod) {
@@ -125,14 +126,18 @@ void ClusterState::UpsertNumatopology(Numatopology t) {
 
 bool ClusterState::DeletePod(const std::string& key) {
   ++generation_;
-  if (pods_.erase(key) == 0) return false;
-  Journal(Change::Kind::kPod, key);
+  auto it = pods_.find(key);
+  if (it == pods_.end()) return false;
+  Journal(Change::Kind::kPod, key);  // before the erase: `key` may be the erased entry's own key
+  pods_.erase(it);
   return true;
 }
 bool ClusterState::DeletePodGroup(const std::string& key) {
   ++generation_;
-  if (podgroups_.erase(key) == 0) return false;
-  Journal(Change::Kind::kPodGroup, key);
+  auto it = podgroups_.find(key);
+  if (it == podgroups_.end()) return false;
+  Journal(Change::Kind::kPodGroup, key);  // before the erase: `key` may be the erased entry's own key
+  podgroups_.erase(it);
   return true;
 }
 bool ClusterState::DeleteNode(const std::string& name) {
@@ -143,8 +148,10 @@ bool ClusterState::DeleteNode(const std::string& name) {
 }
 bool ClusterState::DeleteJob(const std::string& key) {
   ++generation_;
-  if (jobs_.erase(key) == 0) return false;
-  Journal(Change::Kind::kJob, key);
+  auto it = jobs_.find(key);
+  if (it == jobs_.end()) return false;
+  Journal(Change::Kind::kJob, key);  // before the erase: `key` may be the erased entry's own key
+  jobs_.erase(it);
   return true;
 }
 bool ClusterState::DeleteCommand(const std::string& key) { ++generation_; return commands_.erase(key) > 0; }
