@@ -286,29 +286,24 @@ std::vector<std::string> SyncJobObjects(ClusterState& state, VcJob& job) {
 using namespace job_internal;  // NOLINT: this file implements them
 
 void JobController::ForgetJobsChangedSinceLastSync(const ClusterState& state) {
-  const bool intact = store_id_ == state.instance_id() && structure_version_ == state.structure_version() &&
-                      job_map_version_ == state.job_map_version() && journal_position_ >= state.journal_begin();
-  if (!intact) {
+  if (!journal_.Intact(state) || job_map_version_ != state.job_map_version()) {
     quiet_.clear();
   } else if (!quiet_.empty()) {
-    for (uint64_t seq = journal_position_; seq < state.journal_end(); ++seq) {
-      const ClusterState::Change& change = state.journal_entry(seq);
+    journal_.ForEachSince(state, [this](const ClusterState::Change& change) {
       // A job's PodGroup has the job's key (PodGroupName).
       if (change.kind != ClusterState::Change::Kind::kPod) {
         quiet_.erase(change.key);
-        continue;
+        return;
       }
       // Pod "ns/<job>-<task>-<index>": every "ns/<name up to a dash>" may be its job.
       const std::string& k = change.key;
       for (size_t dash = k.find('-', k.find('/') + 1); dash != std::string::npos; dash = k.find('-', dash + 1)) {
         quiet_.erase(k.substr(0, dash));
       }
-    }
+    });
   }
-  store_id_ = state.instance_id();
-  structure_version_ = state.structure_version();
   // From here on (this Sync's own changes included), the next Sync looks again.
-  journal_position_ = state.journal_end();
+  journal_.MoveToEnd(state);
 }
 
 void JobController::Sync(ClusterState& state, int64_t now) {

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "state/cluster_state.h"
+#include "state/journal_cursor.h"
 
 namespace basalt {
 
@@ -126,10 +127,8 @@ class JobController {
   };
   void ForgetJobsChangedSinceLastSync(const ClusterState& state);
   std::map<std::string, Quiet> quiet_;  // by job key
-  uint64_t store_id_ = 0;
-  uint64_t structure_version_ = 0;
+  JournalCursor journal_;
   uint64_t job_map_version_ = 0;  // after this controller's own mutable_jobs()
-  uint64_t journal_position_ = 0;
 };
 
 // Shared by job_controller.cc and job_policies.cc.

@@ -29,15 +29,12 @@ const OwnerReference* ControllerRef(const ObjectMeta& meta) {
 }  // namespace
 
 void PodGroupController::Sync(ClusterState& state) {
-  const bool journal_intact = store_id_ == state.instance_id() && structure_version_ == state.structure_version() &&
-                              journal_position_ >= state.journal_begin();
-  if (journal_intact) {
+  if (journal_.Intact(state)) {
     // Pods changed since the last Sync, in key order as a full pass visits them.
     std::vector<std::string> keys;
-    for (uint64_t seq = journal_position_; seq < state.journal_end(); ++seq) {
-      const ClusterState::Change& change = state.journal_entry(seq);
+    journal_.ForEachSince(state, [&keys](const ClusterState::Change& change) {
       if (change.kind == ClusterState::Change::Kind::kPod) keys.push_back(change.key);
-    }
+    });
     std::sort(keys.begin(), keys.end());
     keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
     for (const std::string& key : keys) {
@@ -46,9 +43,7 @@ void PodGroupController::Sync(ClusterState& state) {
   } else {
     for (const auto& [key, pod] : state.pods()) SyncPod(state, key, pod);
   }
-  store_id_ = state.instance_id();
-  structure_version_ = state.structure_version();
-  journal_position_ = state.journal_end();
+  journal_.MoveToEnd(state);
 }
 
 void PodGroupController::SyncPod(ClusterState& state, const std::string& key, const Pod& pod) {

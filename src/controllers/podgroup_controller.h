@@ -8,6 +8,7 @@
 #include <string>
 
 #include "state/cluster_state.h"
+#include "state/journal_cursor.h"
 
 namespace basalt {
 
@@ -22,10 +23,7 @@ class PodGroupController {
   void SyncPod(ClusterState& state, const std::string& key, const Pod& pod);
 
   std::set<std::string> scheduler_names_;
-  // Where the last Sync left the store's journal.
-  uint64_t store_id_ = 0;
-  uint64_t structure_version_ = 0;
-  uint64_t journal_position_ = 0;
+  JournalCursor journal_;  // where the last Sync left the store's journal
 };
 
 }  // namespace basalt

@@ -108,6 +108,24 @@ std::string SpecSignature(const Pod& pod) {
   return sig;
 }
 
+// Tasks and jobs are in key order (the store's), so a key is found by bisection.
+template <typename Info>
+int32_t FindByKey(const std::vector<Info>& v, const std::string& key) {
+  auto it = std::lower_bound(v.begin(), v.end(), key, [](const Info& i, const std::string& k) { return i.key < k; });
+  return it != v.end() && it->key == key ? static_cast<int32_t>(it - v.begin()) : kNone;
+}
+
+// A queue's fields as the snapshot reads them (all but id and name).
+void ReadQueue(const Queue& q, QueueInfo* info) {
+  info->queue = &q;
+  info->weight = q.weight;
+  info->priority = q.priority;
+  info->reclaimable = q.IsReclaimable();
+  info->state = q.state;
+  info->parent = q.parent;
+  info->creation = q.meta.creation_timestamp;
+}
+
 int64_t NameIndex(const std::string& name) {
   size_t parts = std::count(name.begin(), name.end(), '-') + 1;
   if (parts < 3) return -1;
@@ -131,12 +149,7 @@ struct Session::SnapshotBuilder {
     }
   }
 
-  // Jobs are in PodGroup key order (the store's), so a key is found by bisection.
-  JobId FindJob(const std::string& key) const {
-    auto it = std::lower_bound(ssn.jobs_.begin(), ssn.jobs_.end(), key,
-                               [](const JobInfo& j, const std::string& k) { return j.key < k; });
-    return it != ssn.jobs_.end() && it->key == key ? it->id : kNone;
-  }
+  JobId FindJob(const std::string& key) const { return FindByKey(ssn.jobs_, key); }
 
   std::optional<int32_t> ClassValue(const std::string& name) {
     if (!last_class_name || *last_class_name != name) {
@@ -309,12 +322,6 @@ void SortUnique(std::vector<std::string>& keys) {
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
 }
 
-template <typename Info>
-int32_t FindByKey(const std::vector<Info>& v, const std::string& key) {
-  auto it = std::lower_bound(v.begin(), v.end(), key, [](const Info& i, const std::string& k) { return i.key < k; });
-  return it != v.end() && it->key == key ? static_cast<int32_t>(it - v.begin()) : kNone;
-}
-
 }  // namespace
 
 Status Session::BuildSnapshot() {
@@ -336,9 +343,7 @@ Status Session::BuildSnapshot() {
     BASALT_RETURN_IF_ERROR(BuildFullSnapshot());
     ++cache->full_builds_;
   }
-  cache->store_id_ = state_.instance_id();
-  cache->structure_version_ = state_.structure_version();
-  cache->journal_position_ = state_.journal_end();
+  cache->journal_.MoveToEnd(state_);
   cache->scheduler_names_ = options_.scheduler_names;
   cache->default_queue_ = options_.default_queue;
   return Status::Ok();
@@ -364,14 +369,8 @@ Status Session::BuildFullSnapshot() {
   for (const auto& [name, q] : state_.queues()) {
     QueueInfo info;
     info.id = static_cast<QueueId>(queues_.size());
-    info.queue = &q;
     info.name = name;
-    info.weight = q.weight;
-    info.priority = q.priority;
-    info.reclaimable = q.IsReclaimable();
-    info.state = q.state;
-    info.parent = q.parent;
-    info.creation = q.meta.creation_timestamp;
+    ReadQueue(q, &info);
     queue_index_.emplace_hint(queue_index_.end(), name, info.id);
     queues_.push_back(std::move(info));
   }
@@ -409,12 +408,10 @@ Status Session::BuildFullSnapshot() {
 
 bool Session::TakeCachedSnapshot() {
   SnapshotCache& c = *cache_;
-  bool usable = c.valid_ && c.store_id_ == state_.instance_id() &&
-                c.structure_version_ == state_.structure_version() &&
-                c.journal_position_ >= state_.journal_begin() && c.scheduler_names_ == options_.scheduler_names &&
+  bool usable = c.valid_ && c.journal_.Intact(state_) && c.scheduler_names_ == options_.scheduler_names &&
                 c.default_queue_ == options_.default_queue && c.queues_.size() == state_.queues().size() &&
                 // Past a quarter of the pods changed, a full build is cheaper.
-                state_.journal_end() - c.journal_position_ <= std::max<size_t>(1024, state_.pods().size() / 4);
+                c.journal_.Pending(state_) <= std::max<size_t>(1024, state_.pods().size() / 4);
   if (usable) {
     size_t i = 0;
     for (const auto& [name, q] : state_.queues()) usable = usable && c.queues_[i++].name == name;
@@ -450,26 +447,14 @@ void Session::PatchSnapshot() {
   SnapshotBuilder builder(*this);
   builder.track_orphans = true;
   // Queues are few: read again, in the same order (TakeCachedSnapshot checked the names).
-  {
-    size_t i = 0;
-    for (const auto& [name, q] : state_.queues()) {
-      QueueInfo& info = queues_[i++];
-      info.queue = &q;
-      info.weight = q.weight;
-      info.priority = q.priority;
-      info.reclaimable = q.IsReclaimable();
-      info.state = q.state;
-      info.parent = q.parent;
-      info.creation = q.meta.creation_timestamp;
-    }
-  }
+  size_t queue_index = 0;
+  for (const auto& [name, q] : state_.queues()) ReadQueue(q, &queues_[queue_index++]);
   std::vector<std::string> pod_keys;
   std::vector<std::string> group_keys;
-  for (uint64_t seq = c.journal_position_; seq < state_.journal_end(); ++seq) {
-    const ClusterState::Change& change = state_.journal_entry(seq);
+  c.journal_.ForEachSince(state_, [&](const ClusterState::Change& change) {
     if (change.kind == ClusterState::Change::Kind::kPod) pod_keys.push_back(change.key);
     if (change.kind == ClusterState::Change::Kind::kPodGroup) group_keys.push_back(change.key);
-  }
+  });
   for (TaskId id : c.touched_tasks_) pod_keys.push_back(tasks_[id].key);
   std::vector<char> node_dirty(nodes_.size(), 0);
   for (NodeId id : c.touched_nodes_) node_dirty[id] = 1;
@@ -610,19 +595,17 @@ void Session::PatchSnapshot() {
     if (t.node != kNone) nodes_[t.node].tasks.push_back(id);
     if (t.job != kNone) jobs_[t.job].tasks.push_back(id);
   }
-  for (NodeInfo& node : nodes_) {
-    if (!node_dirty[node.id]) continue;
-    auto& v = node.tasks;
-    v.erase(std::remove_if(v.begin(), v.end(), [&](TaskId id) { return tasks_[id].node != node.id; }), v.end());
+  // Keeps the ids whose task is still there, once each, in id order.
+  auto tidy = [](std::vector<TaskId>& v, auto still_there) {
+    v.erase(std::remove_if(v.begin(), v.end(), [&](TaskId id) { return !still_there(id); }), v.end());
     std::sort(v.begin(), v.end());
     v.erase(std::unique(v.begin(), v.end()), v.end());
+  };
+  for (NodeInfo& node : nodes_) {
+    if (node_dirty[node.id]) tidy(node.tasks, [&](TaskId id) { return tasks_[id].node == node.id; });
   }
   for (JobInfo& job : jobs_) {
-    if (!job_dirty[job.id]) continue;
-    auto& v = job.tasks;
-    v.erase(std::remove_if(v.begin(), v.end(), [&](TaskId id) { return tasks_[id].job != job.id; }), v.end());
-    std::sort(v.begin(), v.end());
-    v.erase(std::unique(v.begin(), v.end()), v.end());
+    if (job_dirty[job.id]) tidy(job.tasks, [&](TaskId id) { return tasks_[id].job == job.id; });
   }
   // Totals of the marked nodes and jobs, summed in task order as a full build sums them.
   for (NodeInfo& node : nodes_) {

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "framework/types.h"
+#include "state/journal_cursor.h"
 
 namespace basalt {
 
@@ -49,9 +50,7 @@ class SnapshotCache {
   bool valid_ = false;
   bool lent_ = false;  // a session holds the vectors now
   // What the snapshot was built from.
-  uint64_t store_id_ = 0;
-  uint64_t structure_version_ = 0;
-  uint64_t journal_position_ = 0;
+  JournalCursor journal_;
   std::set<std::string> scheduler_names_;
   std::string default_queue_;
 
