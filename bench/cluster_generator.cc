@@ -19,8 +19,9 @@ Resource Make(const std::string& cpu, const std::string& memory, int gpus, int64
 
 // Adds one gang (PodGroup and its pods) to `objs`. Running gangs go round-robin
 // onto the nodes, from `*next_node` on.
-void AddGang(const ClusterProfile& cluster, const WorkloadProfile& w, const std::string& name, int64_t creation,
-             bool running, const std::string& queue, int* next_node, ClusterObjects* objs) {
+void AddGang(const ClusterProfile& cluster, const WorkloadProfile& w, const std::string& name,
+             int64_t creation, bool running, const std::string& queue, int* next_node,
+             ClusterObjects* objs) {
   const PodShape& shape = running ? w.running_pod : w.pod;
   const Resource request = Make(shape.cpu, shape.memory, shape.gpus, 1);
   Resource per_pod = request;
@@ -72,7 +73,8 @@ void Generate(const ClusterProfile& cluster, const WorkloadProfile& workload, Cl
     Node n;
     std::snprintf(name, sizeof(name), "node-%06d", i);
     n.meta.name = name;
-    n.allocatable = Make(cluster.node_cpu, cluster.node_memory, cluster.gpus_per_node, cluster.pods_per_node);
+    n.allocatable =
+        Make(cluster.node_cpu, cluster.node_memory, cluster.gpus_per_node, cluster.pods_per_node);
     n.capacity = n.allocatable;
     objs.nodes.push_back(std::move(n));
   }
@@ -94,16 +96,18 @@ void Generate(const ClusterProfile& cluster, const WorkloadProfile& workload, Cl
   };
   int next_node = 0;
   for (int g = 0; g * workload.tasks_per_gang < workload.running_pods; ++g) {
-    AddGang(cluster, workload, GangName("run", g), g, true, queue_of(workload.running_queue), &next_node, &objs);
+    AddGang(cluster, workload, GangName("run", g), g, true, queue_of(workload.running_queue),
+            &next_node, &objs);
   }
   for (int g = 0; g * workload.tasks_per_gang < workload.pending_pods; ++g) {
-    AddGang(cluster, workload, GangName("job", g), g, false, queue_of(workload.pending_queue), &next_node, &objs);
+    AddGang(cluster, workload, GangName("job", g), g, false, queue_of(workload.pending_queue),
+            &next_node, &objs);
   }
   (void)state->AddAll(std::move(objs));
 }
 
-void Churn(const WorkloadProfile& workload, int gangs, int64_t now, std::mt19937_64& rng, int* serial,
-           ClusterState* state) {
+void Churn(const WorkloadProfile& workload, int gangs, int64_t now, std::mt19937_64& rng,
+           int* serial, ClusterState* state) {
   std::vector<std::string> running;
   for (const auto& [key, pg] : state->podgroups()) {
     if (pg.phase == "Running") running.push_back(key);
@@ -113,16 +117,19 @@ void Churn(const WorkloadProfile& workload, int gangs, int64_t now, std::mt19937
     const std::string key = running[pick];
     running[pick] = running.back();
     running.pop_back();
-    for (int t = 0; t < workload.tasks_per_gang; ++t) state->DeletePod(key + "-w-" + std::to_string(t));
+    for (int t = 0; t < workload.tasks_per_gang; ++t)
+      state->DeletePod(key + "-w-" + std::to_string(t));
     state->DeletePodGroup(key);
   }
   ClusterObjects objs;
   int unused_node = 0;
   ClusterProfile no_nodes;
   for (int i = 0; i < gangs; ++i) {
-    std::string queue =
-        workload.pending_queue.empty() ? "queue-" + std::to_string(rng() % workload.queues) : workload.pending_queue;
-    AddGang(no_nodes, workload, GangName("new", (*serial)++), now, false, queue, &unused_node, &objs);
+    std::string queue = workload.pending_queue.empty()
+                            ? "queue-" + std::to_string(rng() % workload.queues)
+                            : workload.pending_queue;
+    AddGang(no_nodes, workload, GangName("new", (*serial)++), now, false, queue, &unused_node,
+            &objs);
   }
   for (Pod& p : objs.pods) state->UpsertPod(std::move(p));
   for (PodGroup& pg : objs.podgroups) state->UpsertPodGroup(std::move(pg));

@@ -50,7 +50,7 @@ void Generate(const ClusterProfile& cluster, const WorkloadProfile& workload, Cl
 // leave the store with their PodGroup, and as many new pending gangs of the
 // workload's pending shape arrive (Inqueue). `serial` numbers the new gangs and
 // advances; their creation time is `now`.
-void Churn(const WorkloadProfile& workload, int gangs, int64_t now, std::mt19937_64& rng, int* serial,
-           ClusterState* state);
+void Churn(const WorkloadProfile& workload, int gangs, int64_t now, std::mt19937_64& rng,
+           int* serial, ClusterState* state);
 
 }  // namespace basalt::bench

@@ -43,7 +43,9 @@ std::vector<Profile> MakeProfiles() {
   {
     Profile p;
     p.name = "alloc-10k";
-    p.description = "10,000 nodes, 100,000 pending pods in 12,500 gangs across 100 queues, 1.25x oversubscribed";
+    p.description =
+        "10,000 nodes, 100,000 pending pods in 12,500 gangs across 100 queues, 1.25x "
+        "oversubscribed";
     p.cluster.nodes = 10000;
     p.workload.queues = 100;
     p.workload.pending_pods = 100000;
@@ -53,7 +55,8 @@ std::vector<Profile> MakeProfiles() {
     Profile p;
     p.name = "preempt-1k";
     p.description =
-        "1,000 nodes full of 8,000 low-priority running pods (gangs of 8, minMember 1), 4,000 high-priority "
+        "1,000 nodes full of 8,000 low-priority running pods (gangs of 8, minMember 1), 4,000 "
+        "high-priority "
         "pending pods in the same queue";
     p.cluster.nodes = 1000;
     p.actions = "enqueue, allocate, preempt";
@@ -69,7 +72,9 @@ std::vector<Profile> MakeProfiles() {
   {
     Profile p;
     p.name = "reclaim-5k";
-    p.description = "5,000 nodes full of 40,000 running pods of queue-0 (minMember 1), 5,000 pending pods in queue-1";
+    p.description =
+        "5,000 nodes full of 40,000 running pods of queue-0 (minMember 1), 5,000 pending pods in "
+        "queue-1";
     p.cluster.nodes = 5000;
     p.actions = "enqueue, allocate, reclaim";
     p.workload.queues = 2;
@@ -84,7 +89,8 @@ std::vector<Profile> MakeProfiles() {
     Profile p;
     p.name = "idle-10k";
     p.description =
-        "10,000 nodes, 100,000 running pods (10 per node: 2 CPU, 16 Gi, no GPU, so that they fit), nothing pending";
+        "10,000 nodes, 100,000 running pods (10 per node: 2 CPU, 16 Gi, no GPU, so that they fit), "
+        "nothing pending";
     p.cluster.nodes = 10000;
     p.workload.queues = 4;
     p.workload.pending_pods = 0;
@@ -96,14 +102,18 @@ std::vector<Profile> MakeProfiles() {
   {
     Profile p = out.back();
     p.name = "churn-10k";
-    p.description = "idle-10k with 1% of the pods (125 whole gangs of 8) finishing and 125 new gangs arriving per cycle";
+    p.description =
+        "idle-10k with 1% of the pods (125 whole gangs of 8) finishing and 125 new gangs arriving "
+        "per cycle";
     p.churn_gangs = 125;
     out.push_back(p);
   }
   return out;
 }
 
-double Seconds(std::chrono::steady_clock::duration d) { return std::chrono::duration<double>(d).count(); }
+double Seconds(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
 
 double CpuNow() {
   timespec ts{};
@@ -151,7 +161,8 @@ const Profile* FindProfile(const std::string& name) {
 Profile Scaled(int nodes, int pending_pods) {
   Profile p = *FindProfile("alloc-1k");
   p.name = "scale-" + std::to_string(nodes) + "x" + std::to_string(pending_pods);
-  p.description = std::to_string(nodes) + " nodes, " + std::to_string(pending_pods) + " pending pods, 4 queues";
+  p.description =
+      std::to_string(nodes) + " nodes, " + std::to_string(pending_pods) + " pending pods, 4 queues";
   p.cluster.nodes = nodes;
   p.workload.pending_pods = pending_pods;
   return p;
@@ -186,7 +197,8 @@ Result<ProfileResult> RunProfile(const Profile& profile, const RunOptions& optio
   for (const std::string& name : conf->actions) {
     auto action = action_registry.Create(name);
     if (!action.ok()) return action.status();
-    if (const Arguments* args = conf->ActionArguments(name)) BASALT_RETURN_IF_ERROR((*action)->Configure(*args));
+    if (const Arguments* args = conf->ActionArguments(name))
+      BASALT_RETURN_IF_ERROR((*action)->Configure(*args));
     actions.push_back(std::move(action).value());
   }
   ProfileResult result;
@@ -204,7 +216,8 @@ Result<ProfileResult> RunProfile(const Profile& profile, const RunOptions& optio
       state = std::make_unique<ClusterState>();
       Generate(profile.cluster, profile.workload, state.get());
     }
-    if (profile.churn_gangs > 0) Churn(profile.workload, profile.churn_gangs, run + 1, churn_rng, &serial, state.get());
+    if (profile.churn_gangs > 0)
+      Churn(profile.workload, profile.churn_gangs, run + 1, churn_rng, &serial, state.get());
     if (run == 0) {
       result.nodes = static_cast<int64_t>(state->nodes().size());
       result.pods = static_cast<int64_t>(state->pods().size());
@@ -284,7 +297,8 @@ nlohmann::ordered_json ResultJson(const ProfileResult& r, const RunOptions& opti
   j["cycle_cpu_seconds_median"] = Median(cpu);
   j["open_seconds_median"] = Median(open);
   nlohmann::ordered_json acts = nlohmann::ordered_json::object();
-  for (const std::string& name : action_names) acts[name + "_seconds_median"] = Median(per_action[name]);
+  for (const std::string& name : action_names)
+    acts[name + "_seconds_median"] = Median(per_action[name]);
   j["actions"] = acts;
   j["close_seconds_median"] = Median(close);
   const double med = Median(wall);

@@ -10,10 +10,9 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "api/status.h"
 #include "cluster_generator.h"
@@ -46,7 +45,7 @@ Profile Scaled(int nodes, int pending_pods);
 std::string ConfText(const Profile& p);
 
 struct CycleStats {
-  double wall = 0, cpu = 0;  // seconds, whole cycle (open + actions + close)
+  double wall = 0, cpu = 0;    // seconds, whole cycle (open + actions + close)
   double open = 0, close = 0;  // wall seconds
   std::vector<std::pair<std::string, double>> actions;  // wall seconds per action, in order
   int64_t bound = 0, evicted = 0, pipelined = 0;

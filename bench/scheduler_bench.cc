@@ -42,7 +42,8 @@ void RunCase(benchmark::State& st, const Profile& profile, bool reference) {
   for (const CycleStats& c : last.cycles) cpu.push_back(c.cpu);
   st.counters["cpu_ms"] = Median(cpu) * 1e3;
   st.counters["bound"] = last.cycles.empty() ? 0 : static_cast<double>(last.cycles.back().bound);
-  st.counters["evicted"] = last.cycles.empty() ? 0 : static_cast<double>(last.cycles.back().evicted);
+  st.counters["evicted"] =
+      last.cycles.empty() ? 0 : static_cast<double>(last.cycles.back().evicted);
   st.counters["rss_mb"] = static_cast<double>(last.peak_rss_bytes) / (1 << 20);
 }
 
@@ -50,22 +51,25 @@ void RegisterAll() {
   for (const Profile& p : Profiles()) {
     for (bool reference : {false, true}) {
       std::string name = "BM_Profile/" + p.name + (reference ? "/reference" : "");
-      benchmark::RegisterBenchmark(name.c_str(), [&p, reference](benchmark::State& st) { RunCase(st, p, reference); })
+      benchmark::RegisterBenchmark(
+          name.c_str(), [&p, reference](benchmark::State& st) { RunCase(st, p, reference); })
           ->UseManualTime()
           ->Iterations(1)
           ->Unit(benchmark::kMillisecond);
     }
   }
   const std::pair<int, int> grid[] = {
-      {1000, 1000},  {1000, 4000},  {1000, 16000}, {1000, 64000}, {2500, 10000},
+      {1000, 1000},  {1000, 4000},   {1000, 16000},  {1000, 64000},   {2500, 10000},
       {5000, 20000}, {10000, 10000}, {10000, 40000}, {10000, 100000},
   };
   for (const auto& [nodes, pods] : grid) {
     for (bool reference : {false, true}) {
-      std::string name = "BM_Scale/" + std::to_string(nodes) + "/" + std::to_string(pods) + (reference ? "/reference" : "");
-      benchmark::RegisterBenchmark(name.c_str(), [nodes = nodes, pods = pods, reference](benchmark::State& st) {
-        RunCase(st, Scaled(nodes, pods), reference);
-      })
+      std::string name = "BM_Scale/" + std::to_string(nodes) + "/" + std::to_string(pods) +
+                         (reference ? "/reference" : "");
+      benchmark::RegisterBenchmark(name.c_str(),
+                                   [nodes = nodes, pods = pods, reference](benchmark::State& st) {
+                                     RunCase(st, Scaled(nodes, pods), reference);
+                                   })
           ->UseManualTime()
           ->Iterations(1)
           ->Unit(benchmark::kMillisecond);

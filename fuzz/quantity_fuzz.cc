@@ -20,13 +20,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string canonical = basalt::FormatMilliDecimal(*milli);
     auto again = basalt::ParseQuantityMilli(canonical);
     BASALT_CHECK(again.ok() && *again == *milli)
-        << "input \"" << text << "\" -> " << *milli << " -> \"" << canonical << "\" does not round-trip";
+        << "input \"" << text << "\" -> " << *milli << " -> \"" << canonical
+        << "\" does not round-trip";
   }
   if (units.ok() && *units >= 0) {
     std::string canonical = basalt::FormatBinaryBytes(*units);
     auto again = basalt::ParseQuantityUnits(canonical);
     BASALT_CHECK(again.ok() && *again == *units)
-        << "input \"" << text << "\" -> " << *units << " bytes -> \"" << canonical << "\" does not round-trip";
+        << "input \"" << text << "\" -> " << *units << " bytes -> \"" << canonical
+        << "\" does not round-trip";
   }
   auto r = basalt::Resource::Parse(text);
   if (r.ok()) (void)r->ToString();

@@ -25,12 +25,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto conf = basalt::ParseSchedulerConfig(text, "fuzz.conf", plugins->Names(), actions->Names());
   if (!conf.ok()) return 0;
   for (const basalt::Tier& tier : conf->tiers) {
-    for (const basalt::PluginOption& opt : tier.plugins) (void)plugins->Create(opt.name, opt.arguments);
+    for (const basalt::PluginOption& opt : tier.plugins)
+      (void)plugins->Create(opt.name, opt.arguments);
   }
   for (const std::string& name : conf->actions) {
     auto action = actions->Create(name);
     if (!action.ok()) continue;
-    if (const basalt::Arguments* args = conf->ActionArguments(name)) (void)(*action)->Configure(*args);
+    if (const basalt::Arguments* args = conf->ActionArguments(name))
+      (void)(*action)->Configure(*args);
   }
   return 0;
 }

@@ -18,11 +18,16 @@ namespace {
 const char* TypeName(basalt::kube::WatchEventType t) {
   using T = basalt::kube::WatchEventType;
   switch (t) {
-    case T::kAdded: return "ADDED";
-    case T::kModified: return "MODIFIED";
-    case T::kDeleted: return "DELETED";
-    case T::kBookmark: return "BOOKMARK";
-    case T::kError: return "ERROR";
+    case T::kAdded:
+      return "ADDED";
+    case T::kModified:
+      return "MODIFIED";
+    case T::kDeleted:
+      return "DELETED";
+    case T::kBookmark:
+      return "BOOKMARK";
+    case T::kError:
+      return "ERROR";
   }
   return "?";
 }
@@ -43,7 +48,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   auto re = basalt::kube::DecodeWatchLine(again);
-  BASALT_CHECK(re.ok() && re->has_value()) << "event does not decode after a round trip: " << again.substr(0, 200);
+  BASALT_CHECK(re.ok() && re->has_value())
+      << "event does not decode after a round trip: " << again.substr(0, 200);
   BASALT_CHECK((*re)->type == ev.type && (*re)->object == ev.object &&
                (*re)->resource_version == ev.resource_version)
       << "event changed in a round trip: " << again.substr(0, 200);

@@ -1,12 +1,11 @@
 // The capacity-card plugin's parts that scenario files cannot show directly:
 // card discovery on node objects, argument errors, the name rules of
 // alternatives, and the tidal example run as a user runs it.
-#include <fstream>
-#include <sstream>
-
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "api/card_annotations.h"
 #include "api/decode.h"
@@ -28,7 +27,8 @@ Node DecodeNode(const std::string& yaml) {
 
 std::string Describe(const std::vector<NodeCard>& cards) {
   std::string s;
-  for (const NodeCard& c : cards) s += c.model + "=" + std::to_string(c.milli_count) + "@" + c.resource + ";";
+  for (const NodeCard& c : cards)
+    s += c.model + "=" + std::to_string(c.milli_count) + "@" + c.resource + ";";
   return s;
 }
 
@@ -160,7 +160,8 @@ TEST(CardNameTest, AlternativesMustShareOneResource) {
   EXPECT_OK(ParseCardName("NVIDIA-H800/mps-80g*1/2|NVIDIA-A100/mps-80g*1/8"));
   Result<std::vector<std::string>> mixed = ParseCardName("NVIDIA-A100|NVIDIA-H800/mps-80g*1/2");
   ASSERT_FALSE(mixed.ok());
-  EXPECT_NE(mixed.status().message().find("mix Kubernetes resources"), std::string::npos) << mixed.status().message();
+  EXPECT_NE(mixed.status().message().find("mix Kubernetes resources"), std::string::npos)
+      << mixed.status().message();
   EXPECT_NE(mixed.status().message().find("nvidia.com/gpu.shared"), std::string::npos);
   Result<std::vector<std::string>> two_mig =
       ParseCardName("NVIDIA-H200/mig-1g.18gb-mixed|NVIDIA-H200/mig-2g.35gb-mixed");
@@ -201,7 +202,8 @@ TEST(CapacityCardArgumentsTest, BadArgumentsNamed) {
     auto p = NewCapacityCardPlugin(Args(c.args));
     ASSERT_FALSE(p.ok()) << c.want;
     EXPECT_NE(p.status().message().find(c.want), std::string::npos) << p.status().message();
-    EXPECT_NE(p.status().message().find("plugin capacity-card"), std::string::npos) << p.status().message();
+    EXPECT_NE(p.status().message().find("plugin capacity-card"), std::string::npos)
+        << p.status().message();
   }
 }
 
@@ -235,7 +237,8 @@ tiers:
 )";
 
 TEST(TidalExampleTest, UsesTheSeedConfigurationVerbatim) {
-  EXPECT_EQ(ReadFile(std::string(BASALT_SOURCE_DIR) + "/examples/tidal/scheduler.conf"), kSeed000Conf);
+  EXPECT_EQ(ReadFile(std::string(BASALT_SOURCE_DIR) + "/examples/tidal/scheduler.conf"),
+            kSeed000Conf);
 }
 
 // Inference pods arrive on a node full of a training gang: reclaim evicts one
@@ -243,13 +246,14 @@ TEST(TidalExampleTest, UsesTheSeedConfigurationVerbatim) {
 // training job is left running.
 TEST(TidalExampleTest, InferenceReclaimsAndTheGangLeavesWhole) {
   const std::string dir = std::string(BASALT_SOURCE_DIR) + "/examples/tidal";
-  testing::RunResult r =
-      testing::Basalt("schedule --conf " + dir + "/scheduler.conf --cluster " + dir + "/cluster --cycles 3");
+  testing::RunResult r = testing::Basalt("schedule --conf " + dir + "/scheduler.conf --cluster " +
+                                         dir + "/cluster --cycles 3");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const nlohmann::json out = nlohmann::json::parse(r.out);
   std::vector<std::string> evicted;
   for (const auto& c : out["cycles"]) {
-    for (const auto& e : c["evictions"]) evicted.push_back(e["pod"].get<std::string>() + "/" + e["action"].get<std::string>());
+    for (const auto& e : c["evictions"])
+      evicted.push_back(e["pod"].get<std::string>() + "/" + e["action"].get<std::string>());
   }
   // One worker is reclaimed (the later one in task order); the policy stops the other.
   EXPECT_EQ(evicted, std::vector<std::string>({"default/training-low-worker2-0/reclaim"}));
@@ -259,10 +263,12 @@ TEST(TidalExampleTest, InferenceReclaimsAndTheGangLeavesWhole) {
   EXPECT_EQ(out["final"]["jobs"][0]["phase"], "Aborted");
   std::vector<std::string> running;
   for (const auto& p : out["final"]["pods"]) {
-    if (p["phase"] == "Running") running.push_back(p["pod"].get<std::string>() + "@" + p["node"].get<std::string>());
+    if (p["phase"] == "Running")
+      running.push_back(p["pod"].get<std::string>() + "@" + p["node"].get<std::string>());
   }
-  EXPECT_EQ(running, std::vector<std::string>({"default/inference-high-6d4cf56db6-7xk2p@gpu-4090-1",
-                                               "default/inference-high-6d4cf56db6-9qz4m@gpu-4090-1"}));
+  EXPECT_EQ(running,
+            std::vector<std::string>({"default/inference-high-6d4cf56db6-7xk2p@gpu-4090-1",
+                                      "default/inference-high-6d4cf56db6-9qz4m@gpu-4090-1"}));
 }
 
 }  // namespace

@@ -25,16 +25,19 @@ using testing::SessionFixture;
 // ---- manifest builders ----
 
 // `extra`: more allocatable entries, e.g. `, nvidia.com/gpu: "4"`.
-std::string NodeYaml(const std::string& name, const std::string& cpu, const std::string& memory = "0",
-                     const std::string& extra = "") {
-  return "apiVersion: v1\nkind: Node\nmetadata: {name: " + name + "}\nstatus:\n  allocatable: {cpu: \"" + cpu +
-         "\", memory: \"" + memory + "\", pods: \"110\"" + extra + "}\n---\n";
+std::string NodeYaml(const std::string& name, const std::string& cpu,
+                     const std::string& memory = "0", const std::string& extra = "") {
+  return "apiVersion: v1\nkind: Node\nmetadata: {name: " + name +
+         "}\nstatus:\n  allocatable: {cpu: \"" + cpu + "\", memory: \"" + memory +
+         "\", pods: \"110\"" + extra + "}\n---\n";
 }
 
 // `spec`: spec entries in flow syntax, e.g. {"deserved: {cpu: 2}", "parent: a"}.
 std::string QueueYaml(const std::string& name, const std::vector<std::string>& spec = {},
                       const std::string& state = "Open") {
-  std::string s = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: " + name + "}\nspec:\n";
+  std::string s =
+      "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: " + name +
+      "}\nspec:\n";
   if (spec.empty()) s += "  weight: 1\n";
   for (const auto& line : spec) s += "  " + line + "\n";
   return s + "status: {state: " + state + "}\n---\n";
@@ -54,16 +57,18 @@ std::string PodYaml(const std::string& name, const std::string& pg, const std::s
 }
 
 // `count` pods named `<prefix>-<i>` of PodGroup `pg`, each requesting `cpu` cpus.
-std::string Pods(const std::string& prefix, const std::string& pg, int count, const std::string& cpu,
-                 const std::string& node = "") {
+std::string Pods(const std::string& prefix, const std::string& pg, int count,
+                 const std::string& cpu, const std::string& node = "") {
   std::string s;
-  for (int i = 0; i < count; ++i) s += PodYaml(prefix + "-" + std::to_string(i), pg, "{cpu: \"" + cpu + "\"}", node);
+  for (int i = 0; i < count; ++i)
+    s += PodYaml(prefix + "-" + std::to_string(i), pg, "{cpu: \"" + cpu + "\"}", node);
   return s;
 }
 
 // Scheduler configurations: capacity alone, or after gang/predicates for runs
 // of whole actions. Every switch is left on (as a configuration file does).
-std::string Conf(bool hierarchy, const std::string& actions = "enqueue, allocate", bool with_gang = false) {
+std::string Conf(bool hierarchy, const std::string& actions = "enqueue, allocate",
+                 bool with_gang = false) {
   std::string s = "actions: \"" + actions + "\"\ntiers:\n";
   if (with_gang) s += "- plugins:\n  - name: priority\n  - name: gang\n";
   s += "- plugins:\n";
@@ -93,7 +98,8 @@ std::vector<std::string> Victims(SessionFixture& fx, const std::string& reclaime
   std::vector<const TaskInfo*> cands;
   for (const auto& c : candidates) cands.push_back(&fx.Task("default/" + c));
   std::vector<std::string> out;
-  for (const TaskInfo* v : fx.ssn().Reclaimable(fx.Task("default/" + reclaimer), cands)) out.push_back(v->key);
+  for (const TaskInfo* v : fx.ssn().Reclaimable(fx.Task("default/" + reclaimer), cands))
+    out.push_back(v->key);
   return out;
 }
 
@@ -126,7 +132,8 @@ TEST(CapacityTest, CapabilityCapsRealCapability) {
   SessionFixture fx(NodeYaml("n1", "12", "8Gi") + QueueYaml("q1", {"capability: {cpu: 3}"}) +
                         PodGroupYaml("pg1", "q1", 1, "", "Inqueue") + Pods("a", "pg1", 1, "1"),
                     kFlat);
-  // realCapability(q1) = min(cpu 12, memory 8Gi; capability cpu 3, memory unlimited) = cpu 3, memory 8Gi.
+  // realCapability(q1) = min(cpu 12, memory 8Gi; capability cpu 3, memory unlimited) = cpu 3,
+  // memory 8Gi.
   EXPECT_TRUE(Allocatable(fx, "q1", "cpu=3"));
   EXPECT_FALSE(Allocatable(fx, "q1", "cpu=3001m"));
   EXPECT_TRUE(Allocatable(fx, "q1", "memory=8Gi"));
@@ -136,7 +143,8 @@ TEST(CapacityTest, CapabilityCapsRealCapability) {
 // A scalar the capability does not name is limited by the cluster only; a
 // scalar it names is capped.
 TEST(CapacityTest, ScalarsTheCapabilityDoesNotNameAreNotCapped) {
-  SessionFixture fx(NodeYaml("n1", "12", "0", ", nvidia.com/gpu: \"4\"") + QueueYaml("q1", {"capability: {cpu: 2}"}) +
+  SessionFixture fx(NodeYaml("n1", "12", "0", ", nvidia.com/gpu: \"4\"") +
+                        QueueYaml("q1", {"capability: {cpu: 2}"}) +
                         QueueYaml("q2", {"capability: {cpu: 2, nvidia.com/gpu: 1}"}) +
                         PodGroupYaml("pg1", "q1", 1, "", "Inqueue") + Pods("a", "pg1", 1, "1") +
                         PodGroupYaml("pg2", "q2", 1, "", "Inqueue") + Pods("b", "pg2", 1, "1"),
@@ -160,7 +168,8 @@ TEST(CapacityTest, DeservedIsCappedByRealCapability) {
 
 // The guarantee is a floor for deserved.
 TEST(CapacityTest, GuaranteeIsAFloorForDeserved) {
-  SessionFixture fx(NodeYaml("n1", "8") + QueueYaml("q1", {"deserved: {cpu: 1}", "guarantee: {resource: {cpu: 3}}"}) +
+  SessionFixture fx(NodeYaml("n1", "8") +
+                        QueueYaml("q1", {"deserved: {cpu: 1}", "guarantee: {resource: {cpu: 3}}"}) +
                         PodGroupYaml("pg1", "q1", 1, "", "Inqueue") + Pods("a", "pg1", 1, "1"),
                     kFlat);
   // deserved(q1) = max(min(1, realCapability 8), guarantee 3) = 3 cpu.
@@ -175,9 +184,10 @@ TEST(CapacityTest, GuaranteeIsAFloorForDeserved) {
 // A queue may reclaim while the task fits deserved on at least one dimension
 // the task asks for.
 TEST(CapacityTest, PreemptiveNeedsOneFittingDimension) {
-  SessionFixture fx(NodeYaml("n1", "8", "8Gi") + QueueYaml("q1", {"deserved: {cpu: 2, memory: 2Gi}"}) +
-                        PodGroupYaml("pg1", "q1", 1, "", "Running") + Pods("r", "pg1", 2, "1", "n1"),
-                    kFlat);
+  SessionFixture fx(
+      NodeYaml("n1", "8", "8Gi") + QueueYaml("q1", {"deserved: {cpu: 2, memory: 2Gi}"}) +
+          PodGroupYaml("pg1", "q1", 1, "", "Running") + Pods("r", "pg1", 2, "1", "n1"),
+      kFlat);
   // allocated(q1) = cpu 2, memory 0, pods 2; deserved = cpu 2, memory 2Gi.
   // cpu 1 + memory 1Gi: cpu 3 > 2, memory 1Gi <= 2Gi -> true.  cpu 1 alone: 3 > 2 -> false.
   EXPECT_TRUE(Preemptive(fx, "q1", "cpu=1,memory=1Gi"));
@@ -187,11 +197,12 @@ TEST(CapacityTest, PreemptiveNeedsOneFittingDimension) {
 // `pods` counts in the preemptive check: a deserved naming `pods` lets a queue
 // over its cpu reclaim on the pod count alone.
 TEST(CapacityTest, PreemptiveComparesPods) {
-  SessionFixture fx(NodeYaml("n1", "8") + QueueYaml("q1", {"deserved: {cpu: 1, pods: 5}"}) +
-                        QueueYaml("q2", {"deserved: {cpu: 1}"}) + PodGroupYaml("pg1", "q1", 1, "", "Running") +
-                        Pods("r", "pg1", 1, "1", "n1") + PodGroupYaml("pg2", "q2", 1, "", "Running") +
-                        Pods("s", "pg2", 1, "1", "n1"),
-                    kFlat);
+  SessionFixture fx(
+      NodeYaml("n1", "8") + QueueYaml("q1", {"deserved: {cpu: 1, pods: 5}"}) +
+          QueueYaml("q2", {"deserved: {cpu: 1}"}) + PodGroupYaml("pg1", "q1", 1, "", "Running") +
+          Pods("r", "pg1", 1, "1", "n1") + PodGroupYaml("pg2", "q2", 1, "", "Running") +
+          Pods("s", "pg2", 1, "1", "n1"),
+      kFlat);
   // q1: cpu 1 + 1 = 2 > 1; pods 1 + 1 = 2 <= 5 -> true.
   // q2: cpu 2 > 1; pods 2 > 0 (deserved names no pods) -> false.
   EXPECT_TRUE(Preemptive(fx, "q1", "cpu=1,pods=1"));
@@ -201,9 +212,9 @@ TEST(CapacityTest, PreemptiveComparesPods) {
 // A closed queue may neither reclaim nor allocate.
 TEST(CapacityTest, ClosedQueueIsNeitherPreemptiveNorAllocatable) {
   SessionFixture fx(NodeYaml("n1", "8") + QueueYaml("q1", {"deserved: {cpu: 4}"}, "Closed") +
-                        QueueYaml("q2", {"deserved: {cpu: 4}"}) + PodGroupYaml("pg1", "q1", 1, "", "Inqueue") +
-                        Pods("a", "pg1", 1, "1") + PodGroupYaml("pg2", "q2", 1, "", "Inqueue") +
-                        Pods("b", "pg2", 1, "1"),
+                        QueueYaml("q2", {"deserved: {cpu: 4}"}) +
+                        PodGroupYaml("pg1", "q1", 1, "", "Inqueue") + Pods("a", "pg1", 1, "1") +
+                        PodGroupYaml("pg2", "q2", 1, "", "Inqueue") + Pods("b", "pg2", 1, "1"),
                     kFlat);
   EXPECT_FALSE(Preemptive(fx, "q1", "cpu=1"));
   EXPECT_FALSE(Allocatable(fx, "q1", "cpu=1"));
@@ -214,20 +225,22 @@ TEST(CapacityTest, ClosedQueueIsNeitherPreemptiveNorAllocatable) {
 // Allocatable compares only the dimensions the task asks for: a cpu-only pod
 // is never blocked by the queue's memory.
 TEST(CapacityTest, AllocatableComparesRequestedDimensionsOnly) {
-  SessionFixture fx(NodeYaml("n1", "8", "8Gi") + QueueYaml("q1", {"capability: {cpu: 8, memory: 1Gi}"}) +
+  SessionFixture fx(NodeYaml("n1", "8", "8Gi") +
+                        QueueYaml("q1", {"capability: {cpu: 8, memory: 1Gi}"}) +
                         PodGroupYaml("pg1", "q1", 1, "", "Running") +
                         PodYaml("r-0", "pg1", "{cpu: \"1\", memory: 1Gi}", "n1"),
                     kFlat);
   // allocated = cpu 1, memory 1Gi; realCapability = cpu 8, memory 1Gi.
-  EXPECT_TRUE(Allocatable(fx, "q1", "cpu=1"));             // memory not asked for
-  EXPECT_FALSE(Allocatable(fx, "q1", "cpu=1,memory=1"));   // memory 1Gi + 1 > 1Gi
+  EXPECT_TRUE(Allocatable(fx, "q1", "cpu=1"));            // memory not asked for
+  EXPECT_FALSE(Allocatable(fx, "q1", "cpu=1,memory=1"));  // memory 1Gi + 1 > 1Gi
 }
 
 // capacity registers no Overused function: a queue far above deserved still
 // takes part in reclaim.
 TEST(CapacityTest, NeverOverused) {
   SessionFixture fx(NodeYaml("n1", "8") + QueueYaml("q1", {"deserved: {cpu: 1}"}) +
-                        PodGroupYaml("pg1", "q1", 1, "", "Running") + Pods("r", "pg1", 4, "1", "n1"),
+                        PodGroupYaml("pg1", "q1", 1, "", "Running") +
+                        Pods("r", "pg1", 4, "1", "n1"),
                     kFlat);
   // allocated 4 cpu >= deserved 1 cpu in every dimension deserved names.
   EXPECT_FALSE(fx.ssn().Overused(fx.QueueNamed("q1")));
@@ -242,9 +255,10 @@ TEST(CapacityTest, NeverOverused) {
 // `pods`, is unlimited).
 TEST(CapacityTest, ReclaimableTakesOnlyWhatIsAboveDeserved) {
   SessionFixture fx(NodeYaml("n1", "4") + QueueYaml("q1", {"deserved: {cpu: 2}"}) +
-                        QueueYaml("q2", {"deserved: {cpu: 2}"}) + PodGroupYaml("pg1", "q1", 1, "", "Running") +
-                        Pods("run", "pg1", 4, "1", "n1") + PodGroupYaml("pg2", "q2", 1, "", "Inqueue") +
-                        Pods("b", "pg2", 1, "1"),
+                        QueueYaml("q2", {"deserved: {cpu: 2}"}) +
+                        PodGroupYaml("pg1", "q1", 1, "", "Running") +
+                        Pods("run", "pg1", 4, "1", "n1") +
+                        PodGroupYaml("pg2", "q2", 1, "", "Inqueue") + Pods("b", "pg2", 1, "1"),
                     kFlat);
   // running allocation of q1 = cpu 4, pods 4; deserved = cpu 2.
   // run-0: 4 > 2 -> victim (3); run-1: 3 > 2 -> victim (2); run-2, run-3: 2 <= 2 -> kept.
@@ -255,15 +269,16 @@ TEST(CapacityTest, ReclaimableTakesOnlyWhatIsAboveDeserved) {
 // A candidate whose removal would leave its queue below its guarantee on any
 // dimension is kept, even when the queue is above deserved on another one.
 TEST(CapacityTest, ReclaimableNeverTakesTheGuarantee) {
-  SessionFixture fx(NodeYaml("n1", "8", "8Gi") +
-                        QueueYaml("q1", {"deserved: {cpu: 2}", "guarantee: {resource: {memory: 4Gi}}"}) +
-                        QueueYaml("q2", {"deserved: {cpu: 4}"}) + PodGroupYaml("pg1", "q1", 1, "", "Running") +
-                        PodYaml("r-0", "pg1", "{cpu: \"1\", memory: 1Gi}", "n1") +
-                        PodYaml("r-1", "pg1", "{cpu: \"1\", memory: 1Gi}", "n1") +
-                        PodYaml("r-2", "pg1", "{cpu: \"1\", memory: 1Gi}", "n1") +
-                        PodYaml("r-3", "pg1", "{cpu: \"1\", memory: 1Gi}", "n1") +
-                        PodGroupYaml("pg2", "q2", 1, "", "Inqueue") + Pods("b", "pg2", 1, "1"),
-                    kFlat);
+  SessionFixture fx(
+      NodeYaml("n1", "8", "8Gi") +
+          QueueYaml("q1", {"deserved: {cpu: 2}", "guarantee: {resource: {memory: 4Gi}}"}) +
+          QueueYaml("q2", {"deserved: {cpu: 4}"}) + PodGroupYaml("pg1", "q1", 1, "", "Running") +
+          PodYaml("r-0", "pg1", "{cpu: \"1\", memory: 1Gi}", "n1") +
+          PodYaml("r-1", "pg1", "{cpu: \"1\", memory: 1Gi}", "n1") +
+          PodYaml("r-2", "pg1", "{cpu: \"1\", memory: 1Gi}", "n1") +
+          PodYaml("r-3", "pg1", "{cpu: \"1\", memory: 1Gi}", "n1") +
+          PodGroupYaml("pg2", "q2", 1, "", "Inqueue") + Pods("b", "pg2", 1, "1"),
+      kFlat);
   // deserved(q1) = max(cpu 2, guarantee memory 4Gi) = cpu 2, memory 4Gi.
   // allocated = cpu 4, memory 4Gi: above deserved on cpu, so each candidate is
   // considered, but 4Gi - 1Gi = 3Gi < guarantee 4Gi -> every one is kept.
@@ -274,13 +289,14 @@ TEST(CapacityTest, ReclaimableNeverTakesTheGuarantee) {
 // queue's allocation lacks, so such a queue gives victims while under deserved
 // on cpu; a deserved scalar written as 0 is dropped (helpers.Max) and does not.
 TEST(CapacityTest, ReclaimableWhenDeservedNamesAnUnusedScalar) {
-  SessionFixture fx(NodeYaml("n1", "8", "0", ", nvidia.com/gpu: \"4\"") +
-                        QueueYaml("q1", {"deserved: {cpu: 4, nvidia.com/gpu: 1}"}) +
-                        QueueYaml("q2", {"deserved: {cpu: 4, nvidia.com/gpu: 0}"}) + QueueYaml("q3") +
-                        PodGroupYaml("pg1", "q1", 1, "", "Running") + Pods("a", "pg1", 2, "1", "n1") +
-                        PodGroupYaml("pg2", "q2", 1, "", "Running") + Pods("b", "pg2", 2, "1", "n1") +
-                        PodGroupYaml("pg3", "q3", 1, "", "Inqueue") + Pods("c", "pg3", 1, "1"),
-                    kFlat);
+  SessionFixture fx(
+      NodeYaml("n1", "8", "0", ", nvidia.com/gpu: \"4\"") +
+          QueueYaml("q1", {"deserved: {cpu: 4, nvidia.com/gpu: 1}"}) +
+          QueueYaml("q2", {"deserved: {cpu: 4, nvidia.com/gpu: 0}"}) + QueueYaml("q3") +
+          PodGroupYaml("pg1", "q1", 1, "", "Running") + Pods("a", "pg1", 2, "1", "n1") +
+          PodGroupYaml("pg2", "q2", 1, "", "Running") + Pods("b", "pg2", 2, "1", "n1") +
+          PodGroupYaml("pg3", "q3", 1, "", "Inqueue") + Pods("c", "pg3", 1, "1"),
+      kFlat);
   // q1: allocated cpu 2, pods 2 (no gpu) vs deserved cpu 4, gpu 1: gpu is named
   //     on the right only -> "not <=" -> a-0 and a-1 are victims.
   // q2: deserved cpu 4 (gpu 0 dropped): cpu 2 <= 4 -> kept.
@@ -294,11 +310,12 @@ TEST(CapacityTest, ReclaimableWhenDeservedNamesAnUnusedScalar) {
 
 // Lower share (allocated / deserved) first.
 TEST(CapacityTest, QueueOrderLowerShareFirst) {
-  SessionFixture fx(NodeYaml("n1", "8") + QueueYaml("qa", {"deserved: {cpu: 4}"}) +
-                        QueueYaml("qb", {"deserved: {cpu: 2}"}) + PodGroupYaml("pga", "qa", 1, "", "Running") +
-                        Pods("a", "pga", 1, "1", "n1") + PodGroupYaml("pgb", "qb", 1, "", "Running") +
-                        Pods("b", "pgb", 1, "1", "n1"),
-                    kFlat);
+  SessionFixture fx(
+      NodeYaml("n1", "8") + QueueYaml("qa", {"deserved: {cpu: 4}"}) +
+          QueueYaml("qb", {"deserved: {cpu: 2}"}) + PodGroupYaml("pga", "qa", 1, "", "Running") +
+          Pods("a", "pga", 1, "1", "n1") + PodGroupYaml("pgb", "qb", 1, "", "Running") +
+          Pods("b", "pgb", 1, "1", "n1"),
+      kFlat);
   // shares: qa = 1/4 = 0.25, qb = 1/2 = 0.50 (pods is not a dimension of deserved).
   EXPECT_TRUE(QueueBefore(fx, "qa", "qb"));
   EXPECT_FALSE(QueueBefore(fx, "qb", "qa"));
@@ -306,11 +323,12 @@ TEST(CapacityTest, QueueOrderLowerShareFirst) {
 
 // A higher spec.priority orders a queue first whatever the shares.
 TEST(CapacityTest, QueueOrderPriorityBeforeShare) {
-  SessionFixture fx(NodeYaml("n1", "8") + QueueYaml("qa", {"deserved: {cpu: 4}"}) +
-                        QueueYaml("qb", {"deserved: {cpu: 2}", "priority: 1"}) +
-                        PodGroupYaml("pga", "qa", 1, "", "Running") + Pods("a", "pga", 1, "1", "n1") +
-                        PodGroupYaml("pgb", "qb", 1, "", "Running") + Pods("b", "pgb", 1, "1", "n1"),
-                    kFlat);
+  SessionFixture fx(
+      NodeYaml("n1", "8") + QueueYaml("qa", {"deserved: {cpu: 4}"}) +
+          QueueYaml("qb", {"deserved: {cpu: 2}", "priority: 1"}) +
+          PodGroupYaml("pga", "qa", 1, "", "Running") + Pods("a", "pga", 1, "1", "n1") +
+          PodGroupYaml("pgb", "qb", 1, "", "Running") + Pods("b", "pgb", 1, "1", "n1"),
+      kFlat);
   // shares: qa = 0.25 < qb = 0.50, but priority qb = 1 > qa = 0.
   EXPECT_TRUE(QueueBefore(fx, "qb", "qa"));
 }
@@ -318,9 +336,9 @@ TEST(CapacityTest, QueueOrderPriorityBeforeShare) {
 // A placement raises its queue's share at once; undoing it lowers it again.
 TEST(CapacityTest, ShareFollowsAllocateEvents) {
   SessionFixture fx(NodeYaml("n1", "4") + QueueYaml("qa", {"deserved: {cpu: 2}"}) +
-                        QueueYaml("qb", {"deserved: {cpu: 2}"}) + PodGroupYaml("pga", "qa", 1, "", "Inqueue") +
-                        Pods("a", "pga", 2, "1") + PodGroupYaml("pgb", "qb", 1, "", "Inqueue") +
-                        Pods("b", "pgb", 2, "1"),
+                        QueueYaml("qb", {"deserved: {cpu: 2}"}) +
+                        PodGroupYaml("pga", "qa", 1, "", "Inqueue") + Pods("a", "pga", 2, "1") +
+                        PodGroupYaml("pgb", "qb", 1, "", "Inqueue") + Pods("b", "pgb", 2, "1"),
                     kFlat);
   Session& ssn = fx.ssn();
   // shares 0 and 0: name order, qa first.
@@ -362,23 +380,28 @@ TEST(CapacityTest, EnqueueAdmitsWithinRealCapability) {
 // The refusal names every short dimension minResources asks for: cpu, memory,
 // then scalars by name.
 TEST(CapacityTest, EnqueueEventNamesEveryShortDimension) {
-  SessionFixture fx(NodeYaml("n1", "8", "8Gi", ", nvidia.com/gpu: \"4\", example.com/foo: \"4\"") +
-                        QueueYaml("q1", {"capability: {cpu: 1, memory: 1Gi, nvidia.com/gpu: 1, example.com/foo: 1}"}) +
-                        PodGroupYaml("pga", "q1", 1, "{cpu: 2, memory: 2Gi, nvidia.com/gpu: 2, example.com/foo: 2}"),
-                    Conf(false, "enqueue"));
+  SessionFixture fx(
+      NodeYaml("n1", "8", "8Gi", ", nvidia.com/gpu: \"4\", example.com/foo: \"4\"") +
+          QueueYaml("q1",
+                    {"capability: {cpu: 1, memory: 1Gi, nvidia.com/gpu: 1, example.com/foo: 1}"}) +
+          PodGroupYaml("pga", "q1", 1,
+                       "{cpu: 2, memory: 2Gi, nvidia.com/gpu: 2, example.com/foo: 2}"),
+      Conf(false, "enqueue"));
   fx.RunActions({"enqueue"});
   Decisions d = fx.Close();
   ASSERT_EQ(d.events.size(), 1u);
   EXPECT_EQ(d.events[0].message,
-            "queue resource quota insufficient: insufficient cpu, insufficient memory, insufficient example.com/foo, "
+            "queue resource quota insufficient: insufficient cpu, insufficient memory, "
+            "insufficient example.com/foo, "
             "insufficient nvidia.com/gpu");
 }
 
 // What a job holds above its minResources (elastic) does not count at admission.
 TEST(CapacityTest, EnqueueDiscountsElasticAllocation) {
   SessionFixture fx(NodeYaml("n1", "8") + QueueYaml("q1", {"capability: {cpu: 4}"}) +
-                        PodGroupYaml("pgr", "q1", 1, "{cpu: 1}", "Running") + Pods("r", "pgr", 3, "1", "n1") +
-                        PodGroupYaml("pgp", "q1", 1, "{cpu: 2}") + Pods("p", "pgp", 1, "2"),
+                        PodGroupYaml("pgr", "q1", 1, "{cpu: 1}", "Running") +
+                        Pods("r", "pgr", 3, "1", "n1") + PodGroupYaml("pgp", "q1", 1, "{cpu: 2}") +
+                        Pods("p", "pgp", 1, "2"),
                     Conf(false, "enqueue"));
   // allocated 3; elastic = 3 - 1 = 2; pgr reserves max(1 - 3, 0) = 0.
   // pgp: 2 + 3 + 0 - 2 = 3 <= 4 -> admitted (without elastic: 5 > 4).
@@ -389,8 +412,9 @@ TEST(CapacityTest, EnqueueDiscountsElasticAllocation) {
 // reserved in `inqueue`.
 TEST(CapacityTest, EnqueueCountsRunningJobReservation) {
   SessionFixture fx(NodeYaml("n1", "8") + QueueYaml("q1", {"capability: {cpu: 4}"}) +
-                        PodGroupYaml("pgr", "q1", 1, "{cpu: 4}", "Running") + Pods("r", "pgr", 3, "1", "n1") +
-                        PodGroupYaml("pgp", "q1", 1, "{cpu: 1}") + Pods("p", "pgp", 1, "1"),
+                        PodGroupYaml("pgr", "q1", 1, "{cpu: 4}", "Running") +
+                        Pods("r", "pgr", 3, "1", "n1") + PodGroupYaml("pgp", "q1", 1, "{cpu: 1}") +
+                        Pods("p", "pgp", 1, "1"),
                     Conf(false, "enqueue"));
   // allocated 3; elastic = max(3 - 4, 0) = 0; pgr reserves 4 - 3 = 1.
   // pgp: 1 + 3 + 1 - 0 = 5 > 4 -> rejected (without the reservation: 4 <= 4).
@@ -400,8 +424,9 @@ TEST(CapacityTest, EnqueueCountsRunningJobReservation) {
 // Without minResources the vote is Permit, however full the queue.
 TEST(CapacityTest, EnqueuePermitsWithoutMinResources) {
   SessionFixture fx(NodeYaml("n1", "8") + QueueYaml("q1", {"capability: {cpu: 1}"}) +
-                        PodGroupYaml("pgr", "q1", 1, "", "Running") + Pods("r", "pgr", 1, "1", "n1") +
-                        PodGroupYaml("pgp", "q1", 1) + Pods("p", "pgp", 1, "4"),
+                        PodGroupYaml("pgr", "q1", 1, "", "Running") +
+                        Pods("r", "pgr", 1, "1", "n1") + PodGroupYaml("pgp", "q1", 1) +
+                        Pods("p", "pgp", 1, "4"),
                     Conf(false, "enqueue"));
   EXPECT_TRUE(fx.ssn().JobEnqueueable(fx.Job("default/pgp")));
 }
@@ -462,8 +487,9 @@ TEST(CapacityHierarchyTest, ChildInheritsParentCapability) {
 // names cpu only leaves memory at 0, which the children inherit, so nothing
 // that asks for memory fits (Volcano does the same).
 TEST(CapacityHierarchyTest, ExplicitRootCapabilityWithoutMemoryBlocksMemory) {
-  SessionFixture fx(NodeYaml("n1", "12", "12Gi") + QueueYaml("root", {"capability: {cpu: 6}"}) + QueueYaml("a1") +
-                        PodGroupYaml("pg1", "a1", 1, "", "Inqueue") + Pods("p", "pg1", 1, "1"),
+  SessionFixture fx(NodeYaml("n1", "12", "12Gi") + QueueYaml("root", {"capability: {cpu: 6}"}) +
+                        QueueYaml("a1") + PodGroupYaml("pg1", "a1", 1, "", "Inqueue") +
+                        Pods("p", "pg1", 1, "1"),
                     kTree);
   // capability(a1) = cpu 6, memory 0 (inherited); realCapability(a1) = min(12 cpu 12Gi, that).
   EXPECT_TRUE(Allocatable(fx, "a1", "cpu=6"));
@@ -474,10 +500,11 @@ TEST(CapacityHierarchyTest, ExplicitRootCapabilityWithoutMemoryBlocksMemory) {
 // Allocation is checked against every ancestor: siblings together stay within
 // their parent's capability.
 TEST(CapacityHierarchyTest, ParentCapabilityBindsItsChildrenTogether) {
-  SessionFixture fx(NodeYaml("n1", "12") + QueueYaml("a", {"capability: {cpu: 4}"}) + QueueYaml("a1", {"parent: a"}) +
-                        QueueYaml("a2", {"parent: a"}) + PodGroupYaml("pg1", "a1", 1, "", "Running") +
-                        Pods("r", "pg1", 3, "1", "n1") + PodGroupYaml("pg2", "a2", 1, "", "Inqueue") +
-                        Pods("p", "pg2", 1, "1"),
+  SessionFixture fx(NodeYaml("n1", "12") + QueueYaml("a", {"capability: {cpu: 4}"}) +
+                        QueueYaml("a1", {"parent: a"}) + QueueYaml("a2", {"parent: a"}) +
+                        PodGroupYaml("pg1", "a1", 1, "", "Running") +
+                        Pods("r", "pg1", 3, "1", "n1") +
+                        PodGroupYaml("pg2", "a2", 1, "", "Inqueue") + Pods("p", "pg2", 1, "1"),
                     kTree);
   // allocated: a1 = 3, a = 3 (rolled up). realCapability a2 = 4 (inherited capability).
   // cpu 1: a2 1 <= 4, a 4 <= 4 -> true.  cpu 2: a2 2 <= 4, but a 5 > 4 -> false.
@@ -488,7 +515,8 @@ TEST(CapacityHierarchyTest, ParentCapabilityBindsItsChildrenTogether) {
 // The root's realCapability (the cluster total) is checked too.
 TEST(CapacityHierarchyTest, RootIsCheckedToo) {
   SessionFixture fx(NodeYaml("n1", "12") + QueueYaml("a1") + QueueYaml("b1") +
-                        PodGroupYaml("pgb", "b1", 1, "", "Running") + Pods("r", "pgb", 10, "1", "n1") +
+                        PodGroupYaml("pgb", "b1", 1, "", "Running") +
+                        Pods("r", "pgb", 10, "1", "n1") +
                         PodGroupYaml("pga", "a1", 1, "", "Inqueue") + Pods("p", "pga", 1, "1"),
                     kTree);
   // realCapability(a1) = 12; allocated: a1 0, root 10.
@@ -509,9 +537,10 @@ TEST(CapacityHierarchyTest, NonLeafQueueIsNotAllocatable) {
 // End to end: an allocate run binds only what the parent's capability allows
 // across both children (allocated rolls up as tasks are placed).
 TEST(CapacityHierarchyTest, AllocateStopsAtParentCapability) {
-  SessionFixture fx(NodeYaml("n1", "12") + QueueYaml("a", {"capability: {cpu: 4}"}) + QueueYaml("a1", {"parent: a"}) +
-                        QueueYaml("a2", {"parent: a"}) + PodGroupYaml("pg1", "a1", 1, "", "Inqueue") +
-                        Pods("x", "pg1", 3, "1") + PodGroupYaml("pg2", "a2", 1, "", "Inqueue") + Pods("y", "pg2", 3, "1"),
+  SessionFixture fx(NodeYaml("n1", "12") + QueueYaml("a", {"capability: {cpu: 4}"}) +
+                        QueueYaml("a1", {"parent: a"}) + QueueYaml("a2", {"parent: a"}) +
+                        PodGroupYaml("pg1", "a1", 1, "", "Inqueue") + Pods("x", "pg1", 3, "1") +
+                        PodGroupYaml("pg2", "a2", 1, "", "Inqueue") + Pods("y", "pg2", 3, "1"),
                     Conf(true, "allocate", true));
   // a1 and a2 have no deserved: both shares stay 0, so a1 (name order) keeps
   // going first: x-0..x-2 (a = 3), then y-0 (a = 4); y-1 would take a to 5 > 4.
@@ -523,12 +552,13 @@ TEST(CapacityHierarchyTest, AllocateStopsAtParentCapability) {
 // Enqueue checks the queue and every ancestor, and an admitted job's
 // minResources join the ancestors' `inqueue` as well.
 TEST(CapacityHierarchyTest, EnqueueChecksAncestors) {
-  SessionFixture fx(NodeYaml("n1", "12") + QueueYaml("a", {"capability: {cpu: 4}"}) + QueueYaml("a1", {"parent: a"}) +
-                        QueueYaml("a2", {"parent: a"}) + PodGroupYaml("pg1", "a1", 1, "{cpu: 3}") +
-                        Pods("x", "pg1", 1, "3") + PodGroupYaml("pg2", "a2", 1, "{cpu: 2}") + Pods("y", "pg2", 1, "2"),
+  SessionFixture fx(NodeYaml("n1", "12") + QueueYaml("a", {"capability: {cpu: 4}"}) +
+                        QueueYaml("a1", {"parent: a"}) + QueueYaml("a2", {"parent: a"}) +
+                        PodGroupYaml("pg1", "a1", 1, "{cpu: 3}") + Pods("x", "pg1", 1, "3") +
+                        PodGroupYaml("pg2", "a2", 1, "{cpu: 2}") + Pods("y", "pg2", 1, "2"),
                     Conf(true, "enqueue"));
-  // pg1 (a1 first by name): a1 3 <= 4, a 3 <= 4, root 3 <= 12 -> Inqueue; inqueue a1 = a = root = 3.
-  // pg2: a2 2 <= 4, a 2 + 3 = 5 > 4 -> Pending.
+  // pg1 (a1 first by name): a1 3 <= 4, a 3 <= 4, root 3 <= 12 -> Inqueue; inqueue a1 = a = root
+  // = 3. pg2: a2 2 <= 4, a 2 + 3 = 5 > 4 -> Pending.
   fx.RunActions({"enqueue"});
   Decisions d = fx.Close();
   EXPECT_EQ(d.podgroup_phases.at("default/pg1"), "Inqueue");
@@ -541,10 +571,12 @@ TEST(CapacityHierarchyTest, EnqueueChecksAncestors) {
 // In the tree deserved is the spec as written: no guarantee floor, so
 // Preemptive can refuse below the guarantee (flat mode would accept).
 TEST(CapacityHierarchyTest, DeservedIsNotRaisedToGuarantee) {
-  SessionFixture fx(NodeYaml("n1", "12") + QueueYaml("a", {"deserved: {cpu: 2}", "guarantee: {resource: {cpu: 3}}"}) +
-                        QueueYaml("a1", {"parent: a", "deserved: {cpu: 2}", "guarantee: {resource: {cpu: 3}}"}) +
-                        PodGroupYaml("pg1", "a1", 1, "", "Inqueue") + Pods("p", "pg1", 1, "1"),
-                    kTree);
+  SessionFixture fx(
+      NodeYaml("n1", "12") +
+          QueueYaml("a", {"deserved: {cpu: 2}", "guarantee: {resource: {cpu: 3}}"}) +
+          QueueYaml("a1", {"parent: a", "deserved: {cpu: 2}", "guarantee: {resource: {cpu: 3}}"}) +
+          PodGroupYaml("pg1", "a1", 1, "", "Inqueue") + Pods("p", "pg1", 1, "1"),
+      kTree);
   // deserved(a1) = cpu 2 (flat: max(2, 3) = 3).
   EXPECT_TRUE(Preemptive(fx, "a1", "cpu=2"));
   EXPECT_FALSE(Preemptive(fx, "a1", "cpu=3"));
@@ -553,14 +585,19 @@ TEST(CapacityHierarchyTest, DeservedIsNotRaisedToGuarantee) {
 // The guarantee is never reclaimed: victims stop where the next one would take
 // the queue below it, however far above deserved it still is.
 TEST(CapacityHierarchyTest, ReclaimableStopsAtGuarantee) {
-  SessionFixture fx(NodeYaml("n1", "12") + QueueYaml("a", {"deserved: {cpu: 1}", "guarantee: {resource: {cpu: 3}}"}) +
-                        QueueYaml("a1", {"parent: a", "deserved: {cpu: 1}", "guarantee: {resource: {cpu: 3}}"}) +
-                        QueueYaml("b1") + PodGroupYaml("pga", "a1", 1, "", "Running") + Pods("r", "pga", 4, "1", "n1") +
-                        PodGroupYaml("pgb", "b1", 1, "", "Inqueue") + Pods("p", "pgb", 1, "1"),
-                    kTree);
+  SessionFixture fx(
+      NodeYaml("n1", "12") +
+          QueueYaml("a", {"deserved: {cpu: 1}", "guarantee: {resource: {cpu: 3}}"}) +
+          QueueYaml("a1", {"parent: a", "deserved: {cpu: 1}", "guarantee: {resource: {cpu: 3}}"}) +
+          QueueYaml("b1") + PodGroupYaml("pga", "a1", 1, "", "Running") +
+          Pods("r", "pga", 4, "1", "n1") + PodGroupYaml("pgb", "b1", 1, "", "Inqueue") +
+          Pods("p", "pgb", 1, "1"),
+      kTree);
   // running allocation of a1 = cpu 4; deserved 1; guarantee 3.
-  // r-0: 4 > 1 and 4 - 1 = 3 >= 3 -> victim (3). r-1: 3 > 1 but 3 - 1 = 2 < 3 -> kept; r-2, r-3 likewise.
-  EXPECT_EQ(Victims(fx, "p-0", {"r-0", "r-1", "r-2", "r-3"}), (std::vector<std::string>{"default/r-0"}));
+  // r-0: 4 > 1 and 4 - 1 = 3 >= 3 -> victim (3). r-1: 3 > 1 but 3 - 1 = 2 < 3 -> kept; r-2, r-3
+  // likewise.
+  EXPECT_EQ(Victims(fx, "p-0", {"r-0", "r-1", "r-2", "r-3"}),
+            (std::vector<std::string>{"default/r-0"}));
 }
 
 // =====================================================================
@@ -570,11 +607,13 @@ TEST(CapacityHierarchyTest, ReclaimableStopsAtGuarantee) {
 // Cluster with a leaf `a1` under `a` (specs supplied by each test), a running
 // pods in a1 and a pending job (minResources cpu 1) in `b1` (deserved cpu 4,
 // a child of root).
-std::string TreeCluster(const std::vector<std::string>& a_spec, const std::vector<std::string>& a1_spec,
+std::string TreeCluster(const std::vector<std::string>& a_spec,
+                        const std::vector<std::string>& a1_spec,
                         const std::string& more_queues = "") {
   std::vector<std::string> a1 = a1_spec;
   a1.push_back("parent: a");
-  return NodeYaml("n1", "12") + QueueYaml("a", a_spec) + QueueYaml("a1", a1) + QueueYaml("b1", {"deserved: {cpu: 4}"}) + more_queues +
+  return NodeYaml("n1", "12") + QueueYaml("a", a_spec) + QueueYaml("a1", a1) +
+         QueueYaml("b1", {"deserved: {cpu: 4}"}) + more_queues +
          PodGroupYaml("pga", "a1", 1, "", "Running") + Pods("r", "pga", 2, "1", "n1") +
          PodGroupYaml("pgb", "b1", 1, "{cpu: 1}") + Pods("p", "pgb", 1, "1");
 }
@@ -590,10 +629,12 @@ void ExpectRefusesEverything(SessionFixture& fx) {
 
 // Control for the tests below: the same tree with consistent specs is usable.
 TEST(CapacityHierarchyTest, ConsistentTreeIsUsable) {
-  SessionFixture fx(TreeCluster({"capability: {cpu: 6}", "deserved: {cpu: 4}", "guarantee: {resource: {cpu: 2}}"},
-                                {"capability: {cpu: 6}", "deserved: {cpu: 1}"}),
-                    kTree);
-  // b1: realCapability (12 - 2) + 0 = 10, deserved 4. a1: deserved 1, allocated 2 -> r-0 victim, r-1 kept.
+  SessionFixture fx(
+      TreeCluster({"capability: {cpu: 6}", "deserved: {cpu: 4}", "guarantee: {resource: {cpu: 2}}"},
+                  {"capability: {cpu: 6}", "deserved: {cpu: 1}"}),
+      kTree);
+  // b1: realCapability (12 - 2) + 0 = 10, deserved 4. a1: deserved 1, allocated 2 -> r-0 victim,
+  // r-1 kept.
   EXPECT_TRUE(Allocatable(fx, "b1", "cpu=1"));
   EXPECT_TRUE(Preemptive(fx, "b1", "cpu=1"));
   EXPECT_TRUE(fx.ssn().JobEnqueueable(fx.Job("default/pgb")));
@@ -618,9 +659,10 @@ TEST(CapacityHierarchyTest, InvalidWhenChildrenDeservedExceedParent) {
 
 // Children's guarantees summing above the parent's.
 TEST(CapacityHierarchyTest, InvalidWhenChildrenGuaranteesExceedParent) {
-  SessionFixture fx(TreeCluster({"guarantee: {resource: {cpu: 2}}"}, {"guarantee: {resource: {cpu: 2}}"},
-                                QueueYaml("a2", {"parent: a", "guarantee: {resource: {cpu: 1}}"})),
-                    kTree);
+  SessionFixture fx(
+      TreeCluster({"guarantee: {resource: {cpu: 2}}"}, {"guarantee: {resource: {cpu: 2}}"},
+                  QueueYaml("a2", {"parent: a", "guarantee: {resource: {cpu: 1}}"})),
+      kTree);
   // guarantee a = 2 < a1 + a2 = 2 + 1 = 3.
   ExpectRefusesEverything(fx);
 }
@@ -641,7 +683,8 @@ TEST(CapacityHierarchyTest, RootGuaranteeDefaultsToChildrenSum) {
     EXPECT_TRUE(Allocatable(fx, "b1", "cpu=1"));
   }
   {
-    SessionFixture fx(TreeCluster({}, {}, a + QueueYaml("root", {"guarantee: {resource: {cpu: 2}}"})), kTree);
+    SessionFixture fx(
+        TreeCluster({}, {}, a + QueueYaml("root", {"guarantee: {resource: {cpu: 2}}"})), kTree);
     // root guarantee 2 < 5 -> invalid.
     ExpectRefusesEverything(fx);
   }
@@ -655,22 +698,24 @@ TEST(CapacityHierarchyTest, InvalidWhenParentIsMissing) {
 
 // Parents that loop without reaching root break the tree.
 TEST(CapacityHierarchyTest, InvalidWhenParentsLoop) {
-  SessionFixture fx(TreeCluster({}, {}, QueueYaml("x", {"parent: y"}) + QueueYaml("y", {"parent: x"})), kTree);
+  SessionFixture fx(
+      TreeCluster({}, {}, QueueYaml("x", {"parent: y"}) + QueueYaml("y", {"parent: x"})), kTree);
   ExpectRefusesEverything(fx);
 }
 
 // One job in a non-leaf queue makes the plugin refuse everything for the session.
 TEST(CapacityHierarchyTest, JobInNonLeafQueueStopsTheSession) {
-  SessionFixture fx(TreeCluster({}, {}) + PodGroupYaml("pgx", "a", 1, "", "Inqueue") + Pods("x", "pgx", 1, "1"),
-                    kTree);
+  SessionFixture fx(
+      TreeCluster({}, {}) + PodGroupYaml("pgx", "a", 1, "", "Inqueue") + Pods("x", "pgx", 1, "1"),
+      kTree);
   ExpectRefusesEverything(fx);
 }
 
 // A broken tree registers no queue order: queues fall back to creation time,
 // then name, whatever their priorities.
 TEST(CapacityHierarchyTest, BrokenTreeRegistersNoQueueOrder) {
-  const std::string queues = QueueYaml("q1") + QueueYaml("q2", {"priority: 5"}) + PodGroupYaml("g1", "q1", 1) +
-                             PodGroupYaml("g2", "q2", 1);
+  const std::string queues = QueueYaml("q1") + QueueYaml("q2", {"priority: 5"}) +
+                             PodGroupYaml("g1", "q1", 1) + PodGroupYaml("g2", "q2", 1);
   {
     SessionFixture fx(TreeCluster({}, {}) + queues, kTree);
     EXPECT_TRUE(QueueBefore(fx, "q2", "q1"));  // valid: priority 5 first
@@ -690,8 +735,10 @@ TEST(CapacityHierarchyTest, BrokenTreeRegistersNoQueueOrder) {
 // Running: a1 one pod, b1 two pods (1 cpu each). Pending: a2 three pods.
 std::string OrderTree() {
   return NodeYaml("n1", "12") + QueueYaml("a", {"deserved: {cpu: 6}"}) +
-         QueueYaml("a1", {"parent: a", "deserved: {cpu: 1}"}) + QueueYaml("a2", {"parent: a", "deserved: {cpu: 3}"}) +
-         QueueYaml("b", {"deserved: {cpu: 6}"}) + QueueYaml("b1", {"parent: b", "deserved: {cpu: 6}"}) +
+         QueueYaml("a1", {"parent: a", "deserved: {cpu: 1}"}) +
+         QueueYaml("a2", {"parent: a", "deserved: {cpu: 3}"}) +
+         QueueYaml("b", {"deserved: {cpu: 6}"}) +
+         QueueYaml("b1", {"parent: b", "deserved: {cpu: 6}"}) +
          PodGroupYaml("pga1", "a1", 1, "", "Running") + Pods("x", "pga1", 1, "1", "n1") +
          PodGroupYaml("pga2", "a2", 1, "", "Inqueue") + Pods("y", "pga2", 3, "1") +
          PodGroupYaml("pgb1", "b1", 1, "", "Running") + Pods("z", "pgb1", 2, "1", "n1");
@@ -710,7 +757,8 @@ TEST(CapacityHierarchyTest, QueueOrderLeavesBeforeNonLeaves) {
 TEST(CapacityHierarchyTest, QueueOrderComparesAncestorsBelowCommonOne) {
   SessionFixture fx(OrderTree(), kTree);
   // shares: a1 = 1/1, a2 = 0/3, b1 = 2/6; a = 1/6, b = 2/6.
-  // a1 vs b1: common ancestor root -> a (1/6) vs b (2/6): a1 first, although its own share is larger.
+  // a1 vs b1: common ancestor root -> a (1/6) vs b (2/6): a1 first, although its own share is
+  // larger.
   EXPECT_TRUE(QueueBefore(fx, "a1", "b1"));
   // a1 vs a2: siblings -> own shares 1 vs 0: a2 first.
   EXPECT_TRUE(QueueBefore(fx, "a2", "a1"));
@@ -723,7 +771,8 @@ TEST(CapacityHierarchyTest, AncestorSharesStayAsOpened) {
   Session& ssn = fx.ssn();
   Statement stmt(ssn);
   for (int i = 0; i < 3; ++i) {
-    stmt.Allocate(ssn.task(fx.Task("default/y-" + std::to_string(i)).id), ssn.node(*ssn.FindNode("n1")));
+    stmt.Allocate(ssn.task(fx.Task("default/y-" + std::to_string(i)).id),
+                  ssn.node(*ssn.FindNode("n1")));
   }
   // a2 = 3/3 = 1 now, equal to a1 = 1: tie -> name order, a1 first.
   EXPECT_TRUE(QueueBefore(fx, "a1", "a2"));
@@ -741,9 +790,9 @@ TEST(CapacityHierarchyTest, AncestorSharesStayAsOpened) {
 TEST(CapacityHierarchyTest, VictimQueueOrderSiblingsBeforeCousins) {
   SessionFixture fx(NodeYaml("n1", "12") + QueueYaml("a") + QueueYaml("x", {"parent: a"}) +
                         QueueYaml("x1", {"parent: x"}) + QueueYaml("x2", {"parent: x"}) +
-                        QueueYaml("y", {"parent: a"}) + QueueYaml("y1", {"parent: y"}) + QueueYaml("b1") +
-                        PodGroupYaml("g", "x1", 1) + PodGroupYaml("gx", "x2", 1) + PodGroupYaml("gy", "y1", 1) +
-                        PodGroupYaml("gb", "b1", 1),
+                        QueueYaml("y", {"parent: a"}) + QueueYaml("y1", {"parent: y"}) +
+                        QueueYaml("b1") + PodGroupYaml("g", "x1", 1) + PodGroupYaml("gx", "x2", 1) +
+                        PodGroupYaml("gy", "y1", 1) + PodGroupYaml("gb", "b1", 1),
                     kTree);
   Session& ssn = fx.ssn();
   const QueueInfo& reclaimer = fx.QueueNamed("x1");
@@ -770,15 +819,16 @@ class QueueFairnessTest : public ::testing::TestWithParam<std::string> {
 // Two queues of 1 running and 2 running tasks with a 2-cpu deserved each: the
 // less used queue goes first.
 TEST_P(QueueFairnessTest, LowerShareFirst) {
-  SessionFixture fx(NodeYaml("n1", "4") + QueueYaml("qa", {"weight: 1", "deserved: {cpu: 2}"}) +
-                        QueueYaml("qb", {"weight: 1", "deserved: {cpu: 2}"}) +
-                        PodGroupYaml("pga", "qa", 1, "", "Running") + Pods("a", "pga", 1, "1", "n1") +
-                        PodGroupYaml("pga2", "qa", 1, "", "Inqueue") + Pods("c", "pga2", 3, "1") +
-                        PodGroupYaml("pgb", "qb", 1, "", "Running") + Pods("b", "pgb", 2, "1", "n1") +
-                        PodGroupYaml("pgb2", "qb", 1, "", "Inqueue") + Pods("d", "pgb2", 2, "1"),
-                    Conf());
-  // proportion: deserved qa = qb = cpu 2, pods 4 -> shares max(1/2, 1/4) = 0.5 and max(2/2, 2/4) = 1.
-  // capacity:   deserved qa = qb = cpu 2          -> shares 0.5 and 1.
+  SessionFixture fx(
+      NodeYaml("n1", "4") + QueueYaml("qa", {"weight: 1", "deserved: {cpu: 2}"}) +
+          QueueYaml("qb", {"weight: 1", "deserved: {cpu: 2}"}) +
+          PodGroupYaml("pga", "qa", 1, "", "Running") + Pods("a", "pga", 1, "1", "n1") +
+          PodGroupYaml("pga2", "qa", 1, "", "Inqueue") + Pods("c", "pga2", 3, "1") +
+          PodGroupYaml("pgb", "qb", 1, "", "Running") + Pods("b", "pgb", 2, "1", "n1") +
+          PodGroupYaml("pgb2", "qb", 1, "", "Inqueue") + Pods("d", "pgb2", 2, "1"),
+      Conf());
+  // proportion: deserved qa = qb = cpu 2, pods 4 -> shares max(1/2, 1/4) = 0.5 and max(2/2, 2/4)
+  // = 1. capacity:   deserved qa = qb = cpu 2          -> shares 0.5 and 1.
   EXPECT_TRUE(QueueBefore(fx, "qa", "qb"));
   EXPECT_FALSE(QueueBefore(fx, "qb", "qa"));
 }
@@ -788,7 +838,8 @@ TEST_P(QueueFairnessTest, HigherPriorityFirst) {
   SessionFixture fx(NodeYaml("n1", "4") + QueueYaml("qa", {"weight: 1", "deserved: {cpu: 2}"}) +
                         QueueYaml("qb", {"weight: 1", "deserved: {cpu: 2}", "priority: 3"}) +
                         PodGroupYaml("pga", "qa", 1, "", "Inqueue") + Pods("a", "pga", 2, "1") +
-                        PodGroupYaml("pgb", "qb", 1, "", "Running") + Pods("b", "pgb", 2, "1", "n1"),
+                        PodGroupYaml("pgb", "qb", 1, "", "Running") +
+                        Pods("b", "pgb", 2, "1", "n1"),
                     Conf());
   // shares: qa = 0 < qb = 1, but priority qb = 3 > 0.
   EXPECT_TRUE(QueueBefore(fx, "qb", "qa"));
@@ -796,12 +847,13 @@ TEST_P(QueueFairnessTest, HigherPriorityFirst) {
 
 // Reclaim victims come from a queue above deserved, down to deserved only.
 TEST_P(QueueFairnessTest, ReclaimStopsAtDeserved) {
-  SessionFixture fx(NodeYaml("n1", "4") + QueueYaml("q1", {"weight: 1", "deserved: {cpu: 2}"}) +
-                        QueueYaml("q2", {"weight: 1", "deserved: {cpu: 2}"}) +
-                        PodGroupYaml("pg1", "q1", 1, "", "Running") + Pods("a", "pg1", 1, "1", "n1") +
-                        PodGroupYaml("pg1b", "q1", 1, "", "Inqueue") + Pods("c", "pg1b", 3, "1") +
-                        PodGroupYaml("pg2", "q2", 1, "", "Running") + Pods("b", "pg2", 3, "1", "n1"),
-                    Conf());
+  SessionFixture fx(
+      NodeYaml("n1", "4") + QueueYaml("q1", {"weight: 1", "deserved: {cpu: 2}"}) +
+          QueueYaml("q2", {"weight: 1", "deserved: {cpu: 2}"}) +
+          PodGroupYaml("pg1", "q1", 1, "", "Running") + Pods("a", "pg1", 1, "1", "n1") +
+          PodGroupYaml("pg1b", "q1", 1, "", "Inqueue") + Pods("c", "pg1b", 3, "1") +
+          PodGroupYaml("pg2", "q2", 1, "", "Running") + Pods("b", "pg2", 3, "1", "n1"),
+      Conf());
   // deserved q2: proportion cpu 2, pods 3 (its request); capacity cpu 2.
   // b-0: cpu 3 > 2 -> victim (2); b-1: cpu 2 <= 2 (pods 2 <= 3) -> kept; b-2 kept.
   EXPECT_EQ(Victims(fx, "c-0", {"b-0", "b-1", "b-2"}), (std::vector<std::string>{"default/b-0"}));
@@ -809,12 +861,13 @@ TEST_P(QueueFairnessTest, ReclaimStopsAtDeserved) {
 
 // A queue may reclaim for a cpu-only task only while it stays within deserved.
 TEST_P(QueueFairnessTest, PreemptiveWithinDeserved) {
-  SessionFixture fx(NodeYaml("n1", "4") + QueueYaml("q1", {"weight: 1", "deserved: {cpu: 2}"}) +
-                        QueueYaml("q2", {"weight: 1", "deserved: {cpu: 2}"}) +
-                        PodGroupYaml("pg1", "q1", 1, "", "Running") + Pods("a", "pg1", 1, "1", "n1") +
-                        PodGroupYaml("pg1b", "q1", 1, "", "Inqueue") + Pods("c", "pg1b", 3, "1") +
-                        PodGroupYaml("pg2", "q2", 1, "", "Running") + Pods("b", "pg2", 3, "1", "n1"),
-                    Conf());
+  SessionFixture fx(
+      NodeYaml("n1", "4") + QueueYaml("q1", {"weight: 1", "deserved: {cpu: 2}"}) +
+          QueueYaml("q2", {"weight: 1", "deserved: {cpu: 2}"}) +
+          PodGroupYaml("pg1", "q1", 1, "", "Running") + Pods("a", "pg1", 1, "1", "n1") +
+          PodGroupYaml("pg1b", "q1", 1, "", "Inqueue") + Pods("c", "pg1b", 3, "1") +
+          PodGroupYaml("pg2", "q2", 1, "", "Running") + Pods("b", "pg2", 3, "1", "n1"),
+      Conf());
   // q1: allocated 1 cpu, deserved 2 cpu.  1 + 1 <= 2 -> true; 1 + 1.001 > 2 -> false.
   EXPECT_TRUE(Preemptive(fx, "q1", "cpu=1"));
   EXPECT_FALSE(Preemptive(fx, "q1", "cpu=1001m"));
@@ -822,10 +875,12 @@ TEST_P(QueueFairnessTest, PreemptiveWithinDeserved) {
 
 // Admission: minResources + allocated + inqueue - elastic within realCapability.
 TEST_P(QueueFairnessTest, EnqueueWithinRealCapability) {
-  SessionFixture fx(NodeYaml("n1", "8") + QueueYaml("q1", {"weight: 1", "deserved: {cpu: 4}", "capability: {cpu: 4}"}) +
-                        PodGroupYaml("pgr", "q1", 1, "{cpu: 2}", "Running") + Pods("r", "pgr", 2, "1", "n1") +
-                        PodGroupYaml("pga", "q1", 1, "{cpu: 2}") + PodGroupYaml("pgb", "q1", 1, "{cpu: 3}"),
-                    Conf("enqueue"));
+  SessionFixture fx(
+      NodeYaml("n1", "8") +
+          QueueYaml("q1", {"weight: 1", "deserved: {cpu: 4}", "capability: {cpu: 4}"}) +
+          PodGroupYaml("pgr", "q1", 1, "{cpu: 2}", "Running") + Pods("r", "pgr", 2, "1", "n1") +
+          PodGroupYaml("pga", "q1", 1, "{cpu: 2}") + PodGroupYaml("pgb", "q1", 1, "{cpu: 3}"),
+      Conf("enqueue"));
   // realCapability q1 = 4; allocated 2, elastic 0, pgr reserves 0.
   // pga: 2 + 2 = 4 <= 4 -> admitted (inqueue 2); pgb: 3 + 2 + 2 = 7 > 4 -> rejected.
   EXPECT_TRUE(fx.ssn().JobEnqueueable(fx.Job("default/pga")));
@@ -834,7 +889,8 @@ TEST_P(QueueFairnessTest, EnqueueWithinRealCapability) {
 
 // A closed queue admits nothing and allocates nothing.
 TEST_P(QueueFairnessTest, ClosedQueueRefuses) {
-  SessionFixture fx(NodeYaml("n1", "8") + QueueYaml("q1", {"weight: 1", "deserved: {cpu: 4}"}, "Closed") +
+  SessionFixture fx(NodeYaml("n1", "8") +
+                        QueueYaml("q1", {"weight: 1", "deserved: {cpu: 4}"}, "Closed") +
                         PodGroupYaml("pga", "q1", 1, "{cpu: 1}") + Pods("a", "pga", 1, "1") +
                         PodGroupYaml("pgi", "q1", 1, "", "Inqueue") + Pods("i", "pgi", 1, "1"),
                     Conf());
@@ -846,14 +902,17 @@ TEST_P(QueueFairnessTest, ClosedQueueRefuses) {
 // and job2 (3 cpu); test (3 cpu / weight 3) waits with job3 (3 cpu). Reclaim
 // evicts job2 only and pipelines job3.
 TEST_P(QueueFairnessTest, Seed004ReclaimEvictsTheLargerJob) {
-  SessionFixture fx(NodeYaml("n1", "4") + QueueYaml("default", {"weight: 1", "deserved: {cpu: 1}"}) +
-                        QueueYaml("test", {"weight: 3", "deserved: {cpu: 3}"}) +
-                        PodGroupYaml("job1", "default", 1, "{cpu: 1}", "Running") + Pods("j1", "job1", 1, "1", "n1") +
-                        PodGroupYaml("job2", "default", 1, "{cpu: 3}", "Running") + Pods("j2", "job2", 1, "3", "n1") +
-                        PodGroupYaml("job3", "test", 1, "{cpu: 3}", "Inqueue") + Pods("j3", "job3", 1, "3"),
-                    "actions: \"reclaim\"\ntiers:\n- plugins:\n  - name: priority\n  - name: gang\n"
-                    "  - name: conformance\n- plugins:\n  - name: drf\n  - name: predicates\n  - name: " +
-                        GetParam() + "\n");
+  SessionFixture fx(
+      NodeYaml("n1", "4") + QueueYaml("default", {"weight: 1", "deserved: {cpu: 1}"}) +
+          QueueYaml("test", {"weight: 3", "deserved: {cpu: 3}"}) +
+          PodGroupYaml("job1", "default", 1, "{cpu: 1}", "Running") +
+          Pods("j1", "job1", 1, "1", "n1") +
+          PodGroupYaml("job2", "default", 1, "{cpu: 3}", "Running") +
+          Pods("j2", "job2", 1, "3", "n1") +
+          PodGroupYaml("job3", "test", 1, "{cpu: 3}", "Inqueue") + Pods("j3", "job3", 1, "3"),
+      "actions: \"reclaim\"\ntiers:\n- plugins:\n  - name: priority\n  - name: gang\n"
+      "  - name: conformance\n- plugins:\n  - name: drf\n  - name: predicates\n  - name: " +
+          GetParam() + "\n");
   // Tier 1: gang protects both jobs at minMember (empty answer ends the tier); tier 2 decides:
   // default is above deserved (cpu 4 > 1) -> j1-0 and j2-0 are victims; drf orders job2
   // (share 3/4) before job1 (1/4); evicting j2-0 frees 3 cpu = job3's request -> stop.
@@ -865,8 +924,11 @@ TEST_P(QueueFairnessTest, Seed004ReclaimEvictsTheLargerJob) {
   EXPECT_EQ(d.pipelined[0].pod, "default/j3-0");
 }
 
-INSTANTIATE_TEST_SUITE_P(ProportionAndCapacity, QueueFairnessTest, ::testing::Values("proportion", "capacity"),
-                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(ProportionAndCapacity, QueueFairnessTest,
+                         ::testing::Values("proportion", "capacity"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
 
 }  // namespace
 }  // namespace basalt

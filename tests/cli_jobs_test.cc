@@ -3,16 +3,16 @@
 // API server (the live path), with the Command objects compared field by field
 // with the ones vcctl creates (pkg/cli/util CreateJobCommand/CreateQueueCommand).
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "api/decode.h"
-#include "cli/vc_store.h"
-#include "cli/vc_yaml.h"
+#include "live/vc_store.h"
+#include "api/yaml_json.h"
 #include "kube_fake_apiserver.h"
 #include "testing.h"
 
@@ -27,12 +27,15 @@ using Json = nlohmann::json;
 class Folder {
  public:
   Folder() {
-    path_ = fs::temp_directory_path() / ("basalt-cli-jobs-" + std::to_string(::getpid()) + "-" + std::to_string(n_++));
+    path_ = fs::temp_directory_path() /
+            ("basalt-cli-jobs-" + std::to_string(::getpid()) + "-" + std::to_string(n_++));
     fs::remove_all(path_);
     fs::create_directories(path_);
   }
   ~Folder() { fs::remove_all(path_); }
-  void Write(const std::string& name, const std::string& text) const { std::ofstream(path_ / name) << text; }
+  void Write(const std::string& name, const std::string& text) const {
+    std::ofstream(path_ / name) << text;
+  }
   std::string Read(const std::string& name) const {
     std::ifstream in(path_ / name);
     std::stringstream ss;
@@ -100,12 +103,12 @@ Json ReadYaml(const std::string& text) {
 // The Command vcctl posts for `action` on a target: generateName
 // "<name>-<action lower>-", an ownerReference that is also the target.
 void ExpectVcctlCommand(const Json& cmd, const std::string& action, const std::string& target_api,
-                        const std::string& target_kind, const std::string& target_name, const std::string& target_uid,
-                        const std::string& ns) {
+                        const std::string& target_kind, const std::string& target_name,
+                        const std::string& target_uid, const std::string& ns) {
   std::string lower = action;
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  Json ref = {{"apiVersion", target_api}, {"kind", target_kind},        {"name", target_name},
-              {"uid", target_uid},        {"controller", true},         {"blockOwnerDeletion", true}};
+  Json ref = {{"apiVersion", target_api}, {"kind", target_kind}, {"name", target_name},
+              {"uid", target_uid},        {"controller", true},  {"blockOwnerDeletion", true}};
   EXPECT_EQ(cmd["apiVersion"], "bus.volcano.sh/v1alpha1");
   EXPECT_EQ(cmd["kind"], "Command");
   EXPECT_EQ(cmd["action"], action);
@@ -118,8 +121,8 @@ void ExpectVcctlCommand(const Json& cmd, const std::string& action, const std::s
   EXPECT_EQ(name.rfind(target_name + "-" + lower + "-", 0), 0u) << name;
   // Only these fields (the server may add its own metadata).
   for (auto it = cmd.begin(); it != cmd.end(); ++it) {
-    EXPECT_TRUE(it.key() == "apiVersion" || it.key() == "kind" || it.key() == "metadata" || it.key() == "action" ||
-                it.key() == "target")
+    EXPECT_TRUE(it.key() == "apiVersion" || it.key() == "kind" || it.key() == "metadata" ||
+                it.key() == "action" || it.key() == "target")
         << it.key();
   }
 }
@@ -153,7 +156,9 @@ TEST(CliJobsFolderTest, QueueCreateAndList) {
   // Creating it twice is refused; so is a bad weight (webhook and flag checks).
   RunResult again = d.Run("queue create batch");
   EXPECT_EQ(again.exit_code, 2) << again.out;
-  EXPECT_NE(again.out.find("Queue batch: metadata.name: duplicate Queue \"batch\""), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("Queue batch: metadata.name: duplicate Queue \"batch\""),
+            std::string::npos)
+      << again.out;
   EXPECT_EQ(d.Run("queue create w --weight 0").exit_code, 2);
 }
 
@@ -162,7 +167,8 @@ TEST(CliJobsFolderTest, JobRunListViewDelete) {
   Folder d;
   d.Write("queues.yaml", kQueues);
   d.Write("train.yaml", kTrainJob);
-  RunResult run = d.Run("job run --name sleep --queue research --replicas 2 --min 2 -R cpu=500m,memory=1Gi");
+  RunResult run =
+      d.Run("job run --name sleep --queue research --replicas 2 --min 2 -R cpu=500m,memory=1Gi");
   ASSERT_EQ(run.exit_code, 0) << run.out;
   EXPECT_EQ(run.out, "run job sleep successfully\n");
   Json job = ReadYaml(d.Read("job-default-sleep.yaml"));
@@ -183,11 +189,14 @@ TEST(CliJobsFolderTest, JobRunListViewDelete) {
   RunResult list = d.Run("job list");
   ASSERT_EQ(list.exit_code, 0) << list.out;
   EXPECT_EQ(list.out,
-            "Name    Creation       Phase       JobType     Replicas    Min   Pending   Running   Succeeded   "
+            "Name    Creation       Phase       JobType     Replicas    Min   Pending   Running   "
+            "Succeeded   "
             "Failed    Unknown     RetryCount\n"
-            "sleep   <unknown>                  Batch       2           0     0         0         0           "
+            "sleep   <unknown>                  Batch       2           0     0         0         "
+            "0           "
             "0         0           0         \n"
-            "train   2026-11-20     Running     Training    3           2     1         2         0           "
+            "train   2026-11-20     Running     Training    3           2     1         2         "
+            "0           "
             "0         0           1         \n");
   RunResult all = d.Run("job list -A --queue research --selector tra");
   ASSERT_EQ(all.exit_code, 0) << all.out;
@@ -201,11 +210,14 @@ TEST(CliJobsFolderTest, JobRunListViewDelete) {
   Json items = ReadYaml(yaml.out)["items"];
   ASSERT_EQ(items.size(), 2u);
   EXPECT_EQ(items[1]["status"]["retryCount"], 1);
-  EXPECT_EQ(items[1]["metadata"]["creationTimestamp"], "2026-11-20T08:00:00Z");  // quoted: stays a string
+  EXPECT_EQ(items[1]["metadata"]["creationTimestamp"],
+            "2026-11-20T08:00:00Z");  // quoted: stays a string
 
   RunResult view = d.Run("job view train --now 2026-11-22T08:00:00Z");
   ASSERT_EQ(view.exit_code, 0) << view.out;
-  EXPECT_NE(view.out.find("Creation Timestamp:\t2026-11-20T08:00:00Z (age 2d)\n"), std::string::npos) << view.out;
+  EXPECT_NE(view.out.find("Creation Timestamp:\t2026-11-20T08:00:00Z (age 2d)\n"),
+            std::string::npos)
+      << view.out;
   EXPECT_NE(view.out.find("  Queue:             \tresearch\n"), std::string::npos) << view.out;
   EXPECT_NE(view.out.find("  Running:      \t2\n"), std::string::npos) << view.out;
   EXPECT_NE(view.out.find("    Phase:\tRunning\n"), std::string::npos) << view.out;
@@ -230,7 +242,8 @@ TEST(CliJobsFolderTest, DeleteRemovesOnlyTheDocument) {
   // Volcano's webhook: only a Closed queue may go, and never `default`.
   RunResult open = d.Run("queue delete research");
   EXPECT_EQ(open.exit_code, 2) << open.out;
-  EXPECT_NE(open.out.find("only queue with state `Closed` can be deleted, queue `research` state is `Open`"),
+  EXPECT_NE(open.out.find(
+                "only queue with state `Closed` can be deleted, queue `research` state is `Open`"),
             std::string::npos)
       << open.out;
   EXPECT_EQ(d.Run("queue delete default").exit_code, 2);
@@ -245,7 +258,8 @@ TEST(CliJobsFolderTest, SuspendResumeWriteVcctlCommands) {
   RunResult s = d.Run("job suspend train --seed 7");
   ASSERT_EQ(s.exit_code, 0) << s.out;
   const std::string suspend_name = "train-abortjob-" + GeneratedSuffix(7, "train-abortjob-", 0);
-  EXPECT_EQ(s.out, "suspend job default/train: Command default/" + suspend_name + " (AbortJob) created\n");
+  EXPECT_EQ(s.out,
+            "suspend job default/train: Command default/" + suspend_name + " (AbortJob) created\n");
   const std::string file = "command-default-" + suspend_name + ".yaml";
   ASSERT_TRUE(d.Has(file)) << s.out;
   Json cmd = ReadYaml(d.Read(file));
@@ -261,7 +275,8 @@ TEST(CliJobsFolderTest, SuspendResumeWriteVcctlCommands) {
                      "0f1e2d3c-0000-4000-8000-00000000abcd", "default");
   // A second suspend with the same seed does not collide: the next candidate.
   ASSERT_EQ(d.Run("job suspend train --seed 7").exit_code, 0);
-  EXPECT_TRUE(d.Has("command-default-train-abortjob-" + GeneratedSuffix(7, "train-abortjob-", 1) + ".yaml"));
+  EXPECT_TRUE(d.Has("command-default-train-abortjob-" + GeneratedSuffix(7, "train-abortjob-", 1) +
+                    ".yaml"));
 
   ClusterObjects objs;
   ASSERT_TRUE(LoadPath(d.path(), &objs).ok());
@@ -293,9 +308,10 @@ TEST(CliJobsFolderTest, OpenCloseWriteVcctlCommands) {
   ExpectVcctlCommand(cmd, "CloseQueue", "scheduling.volcano.sh/v1beta1", "Queue", "research",
                      "5d6e7f80-0000-4000-8000-000000000001", "default");
   ASSERT_EQ(d.Run("queue open -n frozen --seed 1").exit_code, 0);
-  Json open = ReadYaml(d.Read("command-default-frozen-openqueue-" + GeneratedSuffix(1, "frozen-openqueue-", 0) +
-                              ".yaml"));
-  ExpectVcctlCommand(open, "OpenQueue", "scheduling.volcano.sh/v1beta1", "Queue", "frozen", "", "default");
+  Json open = ReadYaml(d.Read("command-default-frozen-openqueue-" +
+                              GeneratedSuffix(1, "frozen-openqueue-", 0) + ".yaml"));
+  ExpectVcctlCommand(open, "OpenQueue", "scheduling.volcano.sh/v1beta1", "Queue", "frozen", "",
+                     "default");
   // The queue controller acts on them.
   RunResult sched = Basalt("schedule --cluster " + d.path());
   ASSERT_EQ(sched.exit_code, 0) << sched.out;
@@ -319,10 +335,12 @@ TEST(CliJobsFolderTest, ErrorsExitTwo) {
       {"job delete nope", "Job default/nope not found"},
       {"queue open nope", "Queue nope not found"},
       {"job suspend", "job name (JOB or --name) is mandatory"},
-      {"job run --name x -R cpu", "--requests: invalid argument syntax \"cpu\", expected <resource>=<value>"},
+      {"job run --name x -R cpu",
+       "--requests: invalid argument syntax \"cpu\", expected <resource>=<value>"},
       {"job run --name x -L memory=lots", "--limits: memory"},
       {"job run", "--name: job name cannot be left blank"},
-      {"job run --name x --queue frozen", "can only submit job to queue with state `Open`, queue `frozen`"},
+      {"job run --name x --queue frozen",
+       "can only submit job to queue with state `Open`, queue `frozen`"},
       {"job run --name x --queue missing", "unable to find job queue"},
       {"job run --name x --min 3 --replicas 2", "spec.minAvailable"},
       {"job list -o table", "--output: unknown format \"table\""},
@@ -341,8 +359,11 @@ TEST(CliJobsFolderTest, ErrorsExitTwo) {
   EXPECT_EQ(Basalt("job list --cluster " + d.path() + " --bogus").exit_code, 2);
   RunResult missing = Basalt("job list --cluster /nonexistent/folder");
   EXPECT_EQ(missing.exit_code, 2);
-  EXPECT_NE(missing.out.find("/nonexistent/folder: --cluster: no such folder"), std::string::npos) << missing.out;
-  d.Write("bad.yaml", "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: b}\nspec: {minAvailable: x}\n");
+  EXPECT_NE(missing.out.find("/nonexistent/folder: --cluster: no such folder"), std::string::npos)
+      << missing.out;
+  d.Write("bad.yaml",
+          "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: b}\nspec: "
+          "{minAvailable: x}\n");
   RunResult bad = d.Run("job list");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.out.find(d.path() + "/bad.yaml:1: Job "), std::string::npos) << bad.out;
@@ -359,7 +380,8 @@ TEST(CliJobsFolderTest, RunFromFile) {
   ASSERT_EQ(r.exit_code, 0) << r.out;
   Json job = ReadYaml(d.Read("job-default-train.yaml"));
   EXPECT_EQ(job["spec"]["tasks"][0]["name"], "worker");
-  RunResult clash = Basalt("job run -f " + src.path() + "/train.yaml -n other --cluster " + d.path());
+  RunResult clash =
+      Basalt("job run -f " + src.path() + "/train.yaml -n other --cluster " + d.path());
   EXPECT_EQ(clash.exit_code, 2);
   EXPECT_NE(clash.out.find("differs from --namespace \"other\""), std::string::npos) << clash.out;
 }
@@ -372,9 +394,10 @@ class CliJobsLiveTest : public ::testing::Test {
     ASSERT_TRUE(fake_.Start());
     fake_.RequireToken("cli-token");
     kubeconfig_ = dir_.path() + "/kubeconfig";
-    std::ofstream(kubeconfig_) << "current-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\n"
-                                  "clusters: [{name: k, cluster: {server: '"
-                               << fake_.url() << "'}}]\nusers: [{name: u, user: {token: cli-token}}]\n";
+    std::ofstream(kubeconfig_)
+        << "current-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\n"
+           "clusters: [{name: k, cluster: {server: '"
+        << fake_.url() << "'}}]\nusers: [{name: u, user: {token: cli-token}}]\n";
     fake_.Put(ReadYaml(kTrainJob));
     Json queues = ReadYaml(std::string(kQueues).substr(0, std::string(kQueues).find("---")));
     fake_.Put(queues);
@@ -402,7 +425,8 @@ TEST_F(CliJobsLiveTest, SuspendResumePostVcctlCommands) {
     cmd["metadata"].erase(server_field);
   }
   ExpectVcctlCommand(cmd, "AbortJob", "batch.volcano.sh/v1alpha1", "Job", "train", uid, "default");
-  EXPECT_NE(s.out.find("Command default/" + cmd["metadata"]["name"].get<std::string>() + " (AbortJob) created"),
+  EXPECT_NE(s.out.find("Command default/" + cmd["metadata"]["name"].get<std::string>() +
+                       " (AbortJob) created"),
             std::string::npos)
       << s.out;
   ASSERT_EQ(Run("job resume train").exit_code, 0);
@@ -419,11 +443,14 @@ TEST_F(CliJobsLiveTest, OpenClosePostVcctlCommands) {
   std::vector<Json> cmds = fake_.List("Command");
   ASSERT_EQ(cmds.size(), 1u);
   Json cmd = cmds[0];
-  for (const char* f : {"uid", "resourceVersion", "creationTimestamp", "generation"}) cmd["metadata"].erase(f);
-  ExpectVcctlCommand(cmd, "CloseQueue", "scheduling.volcano.sh/v1beta1", "Queue", "research", uid, "default");
+  for (const char* f : {"uid", "resourceVersion", "creationTimestamp", "generation"})
+    cmd["metadata"].erase(f);
+  ExpectVcctlCommand(cmd, "CloseQueue", "scheduling.volcano.sh/v1beta1", "Queue", "research", uid,
+                     "default");
   RunResult missing = Run("queue open nope");
   EXPECT_EQ(missing.exit_code, 2);
-  EXPECT_NE(missing.out.find("Queue nope not found in server " + fake_.url()), std::string::npos) << missing.out;
+  EXPECT_NE(missing.out.find("Queue nope not found in server " + fake_.url()), std::string::npos)
+      << missing.out;
 }
 
 TEST_F(CliJobsLiveTest, RunListViewDelete) {
@@ -437,16 +464,20 @@ TEST_F(CliJobsLiveTest, RunListViewDelete) {
   RunResult list = Run("job list");
   ASSERT_EQ(list.exit_code, 0) << list.out;
   EXPECT_EQ(list.out.substr(0, list.out.find('\n')),
-            "Name    Creation       Phase       JobType     Replicas    Min   Pending   Running   Succeeded   "
+            "Name    Creation       Phase       JobType     Replicas    Min   Pending   Running   "
+            "Succeeded   "
             "Failed    Unknown     RetryCount");
-  EXPECT_NE(list.out.find("\nsleep   2026-11-2"), std::string::npos) << list.out;  // the server's time
-  EXPECT_NE(list.out.find("\ntrain   2026-11-20     Running     Training    3"), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find("\nsleep   2026-11-2"), std::string::npos)
+      << list.out;  // the server's time
+  EXPECT_NE(list.out.find("\ntrain   2026-11-20     Running     Training    3"), std::string::npos)
+      << list.out;
   RunResult json = Run("job view sleep -o json");
   ASSERT_EQ(json.exit_code, 0) << json.out;
   EXPECT_EQ(Json::parse(json.out)["metadata"]["name"], "sleep");
   RunResult queues = Run("queue list");
   ASSERT_EQ(queues.exit_code, 0) << queues.out;
-  EXPECT_NE(queues.out.find("\nresearch                 4       Open    1       2       3"), std::string::npos)
+  EXPECT_NE(queues.out.find("\nresearch                 4       Open    1       2       3"),
+            std::string::npos)
       << queues.out;
 
   ASSERT_EQ(Run("job delete sleep").exit_code, 0);
@@ -460,9 +491,10 @@ TEST_F(CliJobsLiveTest, RunListViewDelete) {
 // kubeconfig: exit 2 naming the file.
 TEST_F(CliJobsLiveTest, AuthAndKubeconfigErrors) {
   std::string wrong = dir_.path() + "/wrong";
-  std::ofstream(wrong) << "current-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\n"
-                          "clusters: [{name: k, cluster: {server: '"
-                       << fake_.url() << "'}}]\nusers: [{name: u, user: {token: nope}}]\n";
+  std::ofstream(wrong)
+      << "current-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\n"
+         "clusters: [{name: k, cluster: {server: '"
+      << fake_.url() << "'}}]\nusers: [{name: u, user: {token: nope}}]\n";
   RunResult denied = Basalt("job list --kubeconfig " + wrong);
   EXPECT_NE(denied.exit_code, 0);
   EXPECT_NE(denied.out.find("401"), std::string::npos) << denied.out;
@@ -475,9 +507,9 @@ TEST_F(CliJobsLiveTest, AuthAndKubeconfigErrors) {
 
 // Every job/queue/completion command's --help shows examples.
 TEST(CliJobsHelpTest, EveryCommandHasExamples) {
-  for (const char* cmd : {"job", "job run", "job list", "job view", "job suspend", "job resume", "job delete", "queue",
-                          "queue create", "queue list", "queue get", "queue open", "queue close", "queue delete",
-                          "completion"}) {
+  for (const char* cmd : {"job", "job run", "job list", "job view", "job suspend", "job resume",
+                          "job delete", "queue", "queue create", "queue list", "queue get",
+                          "queue open", "queue close", "queue delete", "completion"}) {
     RunResult r = Basalt(std::string(cmd) + " --help");
     EXPECT_EQ(r.exit_code, 0) << cmd;
     EXPECT_NE(r.out.find("Example"), std::string::npos) << cmd << "\n" << r.out;
@@ -491,18 +523,22 @@ TEST(CliJobsCompletionTest, BashAndZshFromTheTree) {
   ASSERT_EQ(bash.exit_code, 0) << bash.out;
   EXPECT_NE(bash.out.find("\"basalt job list\") words=\""), std::string::npos);
   EXPECT_NE(bash.out.find("--all-namespaces"), std::string::npos);
-  EXPECT_NE(bash.out.find("\"basalt queue\") words=\"create list get open close delete"), std::string::npos)
+  EXPECT_NE(bash.out.find("\"basalt queue\") words=\"create list get open close delete"),
+            std::string::npos)
       << bash.out;
-  EXPECT_NE(bash.out.find("\"basalt schedule:--conf\") COMPREPLY=($(compgen -f"), std::string::npos);
-  EXPECT_NE(bash.out.find("\"basalt job list:--output\") COMPREPLY=($(compgen -W \"json yaml\""), std::string::npos);
+  EXPECT_NE(bash.out.find("\"basalt schedule:--conf\") COMPREPLY=($(compgen -f"),
+            std::string::npos);
+  EXPECT_NE(bash.out.find("\"basalt job list:--output\") COMPREPLY=($(compgen -W \"json yaml\""),
+            std::string::npos);
   EXPECT_EQ(bash.out.find("\"basalt job list:--now\""), std::string::npos);  // hidden
   Folder d;
   d.Write("basalt.bash", bash.out);
   // The script is valid bash and completes `basalt job l` to `list`.
   std::string probe = d.path() + "/probe.sh";
-  std::ofstream(probe) << "source " << d.path() << "/basalt.bash\n"
-                       << "COMP_WORDS=(basalt job l); COMP_CWORD=2; _basalt; echo \"${COMPREPLY[*]}\"\n"
-                       << "COMP_WORDS=(basalt queue get -o ''); COMP_CWORD=4; _basalt; echo \"${COMPREPLY[*]}\"\n";
+  std::ofstream(probe)
+      << "source " << d.path() << "/basalt.bash\n"
+      << "COMP_WORDS=(basalt job l); COMP_CWORD=2; _basalt; echo \"${COMPREPLY[*]}\"\n"
+      << "COMP_WORDS=(basalt queue get -o ''); COMP_CWORD=4; _basalt; echo \"${COMPREPLY[*]}\"\n";
   FILE* p = popen(("bash " + probe + " 2>&1").c_str(), "r");
   ASSERT_NE(p, nullptr);
   std::string out;
@@ -514,7 +550,8 @@ TEST(CliJobsCompletionTest, BashAndZshFromTheTree) {
   RunResult zsh = Basalt("completion zsh");
   ASSERT_EQ(zsh.exit_code, 0) << zsh.out;
   EXPECT_EQ(zsh.out.rfind("#compdef basalt\n", 0), 0u);
-  EXPECT_NE(zsh.out.find("(\"basalt job\") candidates=(run list view suspend resume delete"), std::string::npos)
+  EXPECT_NE(zsh.out.find("(\"basalt job\") candidates=(run list view suspend resume delete"),
+            std::string::npos)
       << zsh.out;
 }
 

@@ -19,12 +19,15 @@ namespace fs = std::filesystem;
 using ::basalt::testing::Basalt;
 using ::basalt::testing::RunResult;
 
-std::string Example(const std::string& rel) { return std::string(BASALT_SOURCE_DIR) + "/examples/" + rel; }
+std::string Example(const std::string& rel) {
+  return std::string(BASALT_SOURCE_DIR) + "/examples/" + rel;
+}
 
 class TempDir {
  public:
   TempDir() {
-    path_ = fs::temp_directory_path() / ("basalt-cli-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
+    path_ = fs::temp_directory_path() /
+            ("basalt-cli-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
     fs::create_directories(path_);
   }
   ~TempDir() { fs::remove_all(path_); }
@@ -64,7 +67,8 @@ TEST(CliTest, BadManifestExitsTwo) {
                                "status: {allocatable: {cpu: lots, pods: \"10\"}}\n");
   RunResult r = Basalt("schedule --cluster " + file);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.out.find(file + ":1: Node n1: status.allocatable.cpu: invalid quantity \"lots\""), std::string::npos)
+  EXPECT_NE(r.out.find(file + ":1: Node n1: status.allocatable.cpu: invalid quantity \"lots\""),
+            std::string::npos)
       << r.out;
 }
 
@@ -81,10 +85,13 @@ TEST(CliTest, MalformedYamlExitsTwo) {
 // An unknown action in the configuration exits 2 and lists the known ones.
 TEST(CliTest, UnknownActionExitsTwo) {
   TempDir dir;
-  std::string conf = dir.Write("s.conf", "actions: \"enqueue, alocate\"\ntiers:\n- plugins:\n  - name: gang\n");
-  RunResult r = Basalt("schedule --conf " + conf + " --cluster " + Example("gang-training/cluster"));
+  std::string conf =
+      dir.Write("s.conf", "actions: \"enqueue, alocate\"\ntiers:\n- plugins:\n  - name: gang\n");
+  RunResult r =
+      Basalt("schedule --conf " + conf + " --cluster " + Example("gang-training/cluster"));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.out.find(conf + ":1: actions: unknown action \"alocate\" (known:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(conf + ":1: actions: unknown action \"alocate\" (known:"), std::string::npos)
+      << r.out;
 }
 
 // A missing path exits 2 naming it.
@@ -97,7 +104,9 @@ TEST(CliTest, MissingClusterPathExitsTwo) {
 // A bad command line (no --cluster, bad --cycles) exits 2.
 TEST(CliTest, BadArgumentsExitTwo) {
   EXPECT_EQ(Basalt("schedule").exit_code, 2);
-  EXPECT_EQ(Basalt("schedule --cluster " + Example("gang-training/cluster") + " --cycles 0").exit_code, 2);
+  EXPECT_EQ(
+      Basalt("schedule --cluster " + Example("gang-training/cluster") + " --cycles 0").exit_code,
+      2);
   EXPECT_EQ(Basalt("frobnicate").exit_code, 2);
 }
 
@@ -106,15 +115,16 @@ TEST(CliTest, BadArgumentsExitTwo) {
 TEST(CliTest, EmptyConfigurationExitsTwo) {
   TempDir dir;
   std::string conf = dir.Write("empty.conf", "\n");
-  RunResult r = Basalt("schedule --conf " + conf + " --cluster " + Example("gang-training/cluster"));
+  RunResult r =
+      Basalt("schedule --conf " + conf + " --cluster " + Example("gang-training/cluster"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.out.find("empty scheduler configuration"), std::string::npos) << r.out;
 }
 
 // --scores adds a scores list per cycle.
 TEST(CliTest, ScoresFlag) {
-  RunResult r = Basalt("schedule --scores --conf " + Example("gang-training/scheduler.conf") + " --cluster " +
-                 Example("gang-training/cluster"));
+  RunResult r = Basalt("schedule --scores --conf " + Example("gang-training/scheduler.conf") +
+                       " --cluster " + Example("gang-training/cluster"));
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("\"scores\""), std::string::npos);
 }
@@ -122,10 +132,11 @@ TEST(CliTest, ScoresFlag) {
 // --check-invariants checks every action and changes nothing in the output.
 TEST(CliTest, CheckInvariantsKeepsTheOutput) {
   const std::vector<std::string> runs = {
-      "--conf " + Example("gang-training/scheduler.conf") + " --cluster " + Example("gang-training/cluster") +
-          " --cycles 3",
-      "--conf " + Example("reclaim-4-steps/proportion.conf") + " --cluster " + Example("reclaim-4-steps/common") +
-          " --cluster " + Example("reclaim-4-steps/queues-proportion.yaml") + " --cycles 5",
+      "--conf " + Example("gang-training/scheduler.conf") + " --cluster " +
+          Example("gang-training/cluster") + " --cycles 3",
+      "--conf " + Example("reclaim-4-steps/proportion.conf") + " --cluster " +
+          Example("reclaim-4-steps/common") + " --cluster " +
+          Example("reclaim-4-steps/queues-proportion.yaml") + " --cycles 5",
   };
   for (const std::string& args : runs) {
     RunResult plain = Basalt("schedule " + args);
@@ -152,7 +163,8 @@ class OvercommitAction : public Action {
 
 ScheduleRequest OvercommitRequest() {
   ScheduleRequest req;
-  req.conf_text = "actions: \"enqueue, overcommit\"\ntiers:\n- plugins:\n  - name: priority\n  - name: gang\n";
+  req.conf_text =
+      "actions: \"enqueue, overcommit\"\ntiers:\n- plugins:\n  - name: priority\n  - name: gang\n";
   req.cluster_text = R"(apiVersion: v1
 kind: Node
 metadata: {name: n1}

@@ -13,9 +13,11 @@
 namespace basalt {
 namespace {
 
-const std::vector<std::string> kPlugins = {"priority", "gang",       "conformance", "drf",    "proportion",
-                                           "overcommit", "predicates", "nodeorder",   "binpack"};
-const std::vector<std::string> kActions = {"enqueue", "allocate", "backfill", "preempt", "reclaim", "shuffle"};
+const std::vector<std::string> kPlugins = {"priority",   "gang",       "conformance",
+                                           "drf",        "proportion", "overcommit",
+                                           "predicates", "nodeorder",  "binpack"};
+const std::vector<std::string> kActions = {"enqueue", "allocate", "backfill",
+                                           "preempt", "reclaim",  "shuffle"};
 
 SchedulerConfig ParseOk(const std::string& text) {
   Result<SchedulerConfig> r = ParseSchedulerConfig(text, "c.conf", kPlugins, kActions);
@@ -38,7 +40,8 @@ std::string OnePlugin(const std::string& name, const std::string& fields = "") {
 }
 
 // The example of VOLCANO_SEMANTICS §11, verbatim.
-const char* kVolcanoExample = R"(actions: "enqueue, allocate, backfill"      # comma-separated, order matters, spaces trimmed
+const char* kVolcanoExample =
+    R"(actions: "enqueue, allocate, backfill"      # comma-separated, order matters, spaces trimmed
 tiers:
 - plugins:
   - name: priority
@@ -82,7 +85,8 @@ TEST(ConfigTest, VolcanoExampleVerbatim) {
   const PluginOption& binpack = c.tiers[1].plugins[5];
   EXPECT_EQ(binpack.name, "binpack");
   EXPECT_EQ(binpack.arguments.owner(), "plugin binpack");
-  EXPECT_EQ(binpack.arguments.values(), (std::map<std::string, std::string>{{"binpack.weight", "10"}}));
+  EXPECT_EQ(binpack.arguments.values(),
+            (std::map<std::string, std::string>{{"binpack.weight", "10"}}));
 }
 
 // Action names are split on commas and trimmed; order is kept.
@@ -97,13 +101,16 @@ TEST(ConfigTest, ActionsWithSpaces) {
 // The switch keys are exactly Volcano's, including the inconsistent spellings.
 TEST(ConfigTest, SwitchKeyNamesExactlyAsVolcano) {
   std::set<std::string> keys;
-  for (size_t i = 0; i < static_cast<size_t>(Switch::kCount); ++i) keys.insert(SwitchKey(static_cast<Switch>(i)));
+  for (size_t i = 0; i < static_cast<size_t>(Switch::kCount); ++i)
+    keys.insert(SwitchKey(static_cast<Switch>(i)));
   EXPECT_EQ(keys, (std::set<std::string>{
-                      "enableJobOrder", "enableHierarchy", "enableJobReady", "enableJobPipelined", "enableTaskOrder",
-                      "enablePreemptable", "enableReclaimable", "enablePreemptive", "enableQueueOrder",
-                      "EnabledClusterOrder", "enablePredicate", "enableBestNode", "enableNodeOrder",
-                      "enableTargetJob", "enableReservedNodes", "enableJobEnqueued", "enabledVictim",
-                      "enableJobStarving", "enabledOverused", "enabledAllocatable", "enabledHyperNodeOrder"}));
+                      "enableJobOrder",      "enableHierarchy",    "enableJobReady",
+                      "enableJobPipelined",  "enableTaskOrder",    "enablePreemptable",
+                      "enableReclaimable",   "enablePreemptive",   "enableQueueOrder",
+                      "EnabledClusterOrder", "enablePredicate",    "enableBestNode",
+                      "enableNodeOrder",     "enableTargetJob",    "enableReservedNodes",
+                      "enableJobEnqueued",   "enabledVictim",      "enableJobStarving",
+                      "enabledOverused",     "enabledAllocatable", "enabledHyperNodeOrder"}));
   EXPECT_STREQ(SwitchKey(Switch::kOverused), "enabledOverused");
   EXPECT_STREQ(SwitchKey(Switch::kAllocatable), "enabledAllocatable");
   EXPECT_STREQ(SwitchKey(Switch::kVictim), "enabledVictim");
@@ -114,7 +121,8 @@ TEST(ConfigTest, SwitchKeyNamesExactlyAsVolcano) {
 TEST(ConfigTest, EverySwitchCanBeTurnedOff) {
   for (size_t i = 0; i < static_cast<size_t>(Switch::kCount); ++i) {
     Switch s = static_cast<Switch>(i);
-    SchedulerConfig c = ParseOk(OnePlugin("gang", std::string("    ") + SwitchKey(s) + ": false\n"));
+    SchedulerConfig c =
+        ParseOk(OnePlugin("gang", std::string("    ") + SwitchKey(s) + ": false\n"));
     const PluginOption& p = c.tiers.at(0).plugins.at(0);
     EXPECT_FALSE(p.Enabled(s)) << SwitchKey(s);
     EXPECT_EQ(p.switches[i], false) << SwitchKey(s);
@@ -136,7 +144,8 @@ TEST(ConfigTest, UnsetSwitchDefaults) {
 
 // The two default-off switches turn on when written.
 TEST(ConfigTest, DefaultOffSwitchesCanBeTurnedOn) {
-  SchedulerConfig c = ParseOk(OnePlugin("drf", "    enableHierarchy: true\n    EnabledClusterOrder: true\n"));
+  SchedulerConfig c =
+      ParseOk(OnePlugin("drf", "    enableHierarchy: true\n    EnabledClusterOrder: true\n"));
   const PluginOption& p = c.tiers.at(0).plugins.at(0);
   EXPECT_TRUE(p.Enabled(Switch::kHierarchy));
   EXPECT_TRUE(p.Enabled(Switch::kClusterOrder));
@@ -144,8 +153,8 @@ TEST(ConfigTest, DefaultOffSwitchesCanBeTurnedOn) {
 
 // Switch values are YAML 1.1 booleans, as Volcano's YAML reader resolves them.
 TEST(ConfigTest, SwitchValuesAcceptYaml11Booleans) {
-  SchedulerConfig c =
-      ParseOk(OnePlugin("gang", "    enableJobReady: no\n    enablePreemptable: Off\n    enableJobOrder: yes\n"));
+  SchedulerConfig c = ParseOk(OnePlugin(
+      "gang", "    enableJobReady: no\n    enablePreemptable: Off\n    enableJobOrder: yes\n"));
   const PluginOption& p = c.tiers.at(0).plugins.at(0);
   EXPECT_FALSE(p.Enabled(Switch::kJobReady));
   EXPECT_FALSE(p.Enabled(Switch::kPreemptable));
@@ -154,19 +163,21 @@ TEST(ConfigTest, SwitchValuesAcceptYaml11Booleans) {
 
 // Nested argument maps flatten to dotted keys and lists to indexed keys.
 TEST(ConfigTest, ArgumentsFlatten) {
-  SchedulerConfig c = ParseOk(OnePlugin("proportion",
-                                        "    arguments:\n"
-                                        "      podOwnerReferenceToServiceType: {ReplicaSet: inference, Job: training}\n"
-                                        "      binpack.resources: nvidia.com/gpu\n"
-                                        "      list: [a, {b: 1}]\n"
-                                        "      empty:\n"));
+  SchedulerConfig c = ParseOk(
+      OnePlugin("proportion",
+                "    arguments:\n"
+                "      podOwnerReferenceToServiceType: {ReplicaSet: inference, Job: training}\n"
+                "      binpack.resources: nvidia.com/gpu\n"
+                "      list: [a, {b: 1}]\n"
+                "      empty:\n"));
   EXPECT_EQ(c.tiers.at(0).plugins.at(0).arguments.values(),
-            (std::map<std::string, std::string>{{"podOwnerReferenceToServiceType.ReplicaSet", "inference"},
-                                                {"podOwnerReferenceToServiceType.Job", "training"},
-                                                {"binpack.resources", "nvidia.com/gpu"},
-                                                {"list[0]", "a"},
-                                                {"list[1].b", "1"},
-                                                {"empty", ""}}));
+            (std::map<std::string, std::string>{
+                {"podOwnerReferenceToServiceType.ReplicaSet", "inference"},
+                {"podOwnerReferenceToServiceType.Job", "training"},
+                {"binpack.resources", "nvidia.com/gpu"},
+                {"list[0]", "a"},
+                {"list[1].b", "1"},
+                {"empty", ""}}));
 }
 
 // `configurations:` gives each action its own arguments.
@@ -193,7 +204,8 @@ TEST(ConfigTest, DefaultConfigurationParses) {
   for (const auto& p : c.tiers[0].plugins) t1.push_back(p.name);
   for (const auto& p : c.tiers[1].plugins) t2.push_back(p.name);
   EXPECT_EQ(t1, (std::vector<std::string>{"priority", "gang", "conformance"}));
-  EXPECT_EQ(t2, (std::vector<std::string>{"overcommit", "drf", "predicates", "proportion", "nodeorder"}));
+  EXPECT_EQ(
+      t2, (std::vector<std::string>{"overcommit", "drf", "predicates", "proportion", "nodeorder"}));
   for (const auto& tier : c.tiers) {
     for (const auto& p : tier.plugins) EXPECT_TRUE(p.Enabled(Switch::kPreemptable)) << p.name;
   }
@@ -201,14 +213,16 @@ TEST(ConfigTest, DefaultConfigurationParses) {
 
 // drf with enableHierarchy alone is fine; only the combination with proportion fails.
 TEST(ConfigTest, DrfHierarchyWithoutProportion) {
-  EXPECT_TRUE(ParseOk(OnePlugin("drf", "    enableHierarchy: true\n")).tiers.at(0).plugins.at(0).Enabled(
-      Switch::kHierarchy));
+  EXPECT_TRUE(ParseOk(OnePlugin("drf", "    enableHierarchy: true\n"))
+                  .tiers.at(0)
+                  .plugins.at(0)
+                  .Enabled(Switch::kHierarchy));
 }
 
 // Empty known lists accept any name (tests that register their own plugins).
 TEST(ConfigTest, EmptyKnownListsAcceptAnything) {
-  Result<SchedulerConfig> r =
-      ParseSchedulerConfig("actions: \"mine\"\ntiers:\n- plugins:\n  - name: custom\n", "c.conf", {}, {});
+  Result<SchedulerConfig> r = ParseSchedulerConfig(
+      "actions: \"mine\"\ntiers:\n- plugins:\n  - name: custom\n", "c.conf", {}, {});
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->tiers.at(0).plugins.at(0).name, "custom");
 }
@@ -217,7 +231,8 @@ TEST(ConfigTest, EmptyKnownListsAcceptAnything) {
 
 // Malformed YAML reports the line and column.
 TEST(ConfigErrorTest, MalformedYaml) {
-  EXPECT_HAS(ParseError("actions: \"enqueue\"\ntiers:\n- plugins:\n  - name: gang\n   enablePreemptable: false\n"),
+  EXPECT_HAS(ParseError("actions: \"enqueue\"\ntiers:\n- plugins:\n  - name: gang\n   "
+                        "enablePreemptable: false\n"),
              "c.conf:5:4: malformed YAML: end of sequence not found");
 }
 
@@ -229,34 +244,39 @@ TEST(ConfigErrorTest, UnknownTopLevelField) {
 
 // actions must be a comma-separated string, and is required.
 TEST(ConfigErrorTest, ActionsNotAString) {
-  EXPECT_HAS(ParseError("actions: [enqueue, allocate]\n"), "c.conf:1: actions: expected a comma-separated string");
+  EXPECT_HAS(ParseError("actions: [enqueue, allocate]\n"),
+             "c.conf:1: actions: expected a comma-separated string");
   EXPECT_HAS(ParseError("tiers: []\n"), "c.conf: actions: missing");
 }
 
 // An unknown action lists the known ones.
 TEST(ConfigErrorTest, UnknownAction) {
   EXPECT_EQ(ParseError("\nactions: \"enqueue, alocate\"\n"),
-            "c.conf:2: actions: unknown action \"alocate\" (known: allocate, backfill, enqueue, preempt, reclaim, "
+            "c.conf:2: actions: unknown action \"alocate\" (known: allocate, backfill, enqueue, "
+            "preempt, reclaim, "
             "shuffle)");
 }
 
 // An unknown plugin lists the known ones.
 TEST(ConfigErrorTest, UnknownPlugin) {
   EXPECT_EQ(ParseError(OnePlugin("gangs")),
-            "c.conf:4: tiers[0].plugins[0].name: unknown plugin \"gangs\" (known: binpack, conformance, drf, gang, "
+            "c.conf:4: tiers[0].plugins[0].name: unknown plugin \"gangs\" (known: binpack, "
+            "conformance, drf, gang, "
             "nodeorder, overcommit, predicates, priority, proportion)");
 }
 
 // A plugin entry needs a name.
 TEST(ConfigErrorTest, PluginWithoutName) {
-  EXPECT_HAS(ParseError(OnePlugin("gang", "  - enablePreemptable: false\n")), "c.conf:5: tiers[0].plugins[1].name: missing");
+  EXPECT_HAS(ParseError(OnePlugin("gang", "  - enablePreemptable: false\n")),
+             "c.conf:5: tiers[0].plugins[1].name: missing");
   EXPECT_HAS(ParseError(OnePlugin("[gang]")), "tiers[0].plugins[0].name: expected a string");
 }
 
 // A switch needs a boolean.
 TEST(ConfigErrorTest, SwitchNotABoolean) {
-  EXPECT_HAS(ParseError(OnePlugin("gang", "    enablePreemptable: sometimes\n")),
-             "c.conf:5: tiers[0].plugins[0].enablePreemptable: expected true or false, got \"sometimes\"");
+  EXPECT_HAS(
+      ParseError(OnePlugin("gang", "    enablePreemptable: sometimes\n")),
+      "c.conf:5: tiers[0].plugins[0].enablePreemptable: expected true or false, got \"sometimes\"");
   EXPECT_HAS(ParseError(OnePlugin("gang", "    enableJobReady: [true]\n")),
              "tiers[0].plugins[0].enableJobReady: expected true or false, got a non-scalar");
 }
@@ -264,7 +284,8 @@ TEST(ConfigErrorTest, SwitchNotABoolean) {
 // A misspelt switch is an error instead of a silently ignored field.
 TEST(ConfigErrorTest, UnknownPluginField) {
   EXPECT_HAS(ParseError(OnePlugin("gang", "    enablePreemtable: false\n")),
-             "c.conf:5: tiers[0].plugins[0].enablePreemtable: unknown field (want name, arguments or a switch");
+             "c.conf:5: tiers[0].plugins[0].enablePreemtable: unknown field (want name, arguments "
+             "or a switch");
   // Switch names are case-sensitive: Volcano's capitalised key only.
   EXPECT_HAS(ParseError(OnePlugin("gang", "    enabledClusterOrder: true\n")),
              "tiers[0].plugins[0].enabledClusterOrder: unknown field");
@@ -272,19 +293,23 @@ TEST(ConfigErrorTest, UnknownPluginField) {
 
 // tiers must be a list of mappings with a plugins list.
 TEST(ConfigErrorTest, TiersShape) {
-  EXPECT_HAS(ParseError("actions: \"allocate\"\ntiers:\n  plugins: []\n"), "c.conf:3: tiers: expected a list of tiers");
+  EXPECT_HAS(ParseError("actions: \"allocate\"\ntiers:\n  plugins: []\n"),
+             "c.conf:3: tiers: expected a list of tiers");
   EXPECT_HAS(ParseError("actions: \"allocate\"\ntiers:\n- name: gang\n"),
              "c.conf:3: tiers[0].name: unknown field (want plugins)");
   EXPECT_HAS(ParseError("actions: \"allocate\"\ntiers:\n- plugins: gang\n"),
              "c.conf:3: tiers[0].plugins: expected a list");
-  EXPECT_HAS(ParseError("actions: \"allocate\"\ntiers:\n- plugins:\n"), "c.conf:3: tiers[0].plugins: missing");
+  EXPECT_HAS(ParseError("actions: \"allocate\"\ntiers:\n- plugins:\n"),
+             "c.conf:3: tiers[0].plugins: missing");
 }
 
 // drf with enableHierarchy and proportion together is refused, as Volcano does.
 TEST(ConfigErrorTest, DrfHierarchyWithProportion) {
-  EXPECT_HAS(ParseError("actions: \"allocate\"\ntiers:\n- plugins:\n  - name: drf\n    enableHierarchy: true\n"
-                        "- plugins:\n  - name: proportion\n"),
-             "c.conf:3: tiers: drf with enableHierarchy cannot be used together with proportion");
+  EXPECT_HAS(
+      ParseError(
+          "actions: \"allocate\"\ntiers:\n- plugins:\n  - name: drf\n    enableHierarchy: true\n"
+          "- plugins:\n  - name: proportion\n"),
+      "c.conf:3: tiers: drf with enableHierarchy cannot be used together with proportion");
 }
 
 // arguments must be a mapping.
@@ -301,15 +326,18 @@ TEST(ConfigErrorTest, ConfigurationsShape) {
              "c.conf:3: configurations[0].name: unknown action \"alocate\" (known: allocate,");
   EXPECT_HAS(ParseError("actions: \"allocate\"\nconfigurations:\n- arguments: {a: 1}\n"),
              "c.conf:3: configurations[0].name: missing");
-  EXPECT_HAS(ParseError("actions: \"allocate\"\nconfigurations:\n- name: allocate\n  argument: {a: 1}\n"),
-             "c.conf:4: configurations[0].argument: unknown field (want name or arguments)");
-  EXPECT_HAS(ParseError("actions: \"allocate\"\nconfigurations:\n- name: allocate\n  arguments: 5\n"),
-             "c.conf:4: configurations[0].arguments: expected a mapping");
+  EXPECT_HAS(
+      ParseError("actions: \"allocate\"\nconfigurations:\n- name: allocate\n  argument: {a: 1}\n"),
+      "c.conf:4: configurations[0].argument: unknown field (want name or arguments)");
+  EXPECT_HAS(
+      ParseError("actions: \"allocate\"\nconfigurations:\n- name: allocate\n  arguments: 5\n"),
+      "c.conf:4: configurations[0].arguments: expected a mapping");
 }
 
 // A key written twice (which yaml-cpp would silently resolve to the first) is an error.
 TEST(ConfigErrorTest, DuplicateKey) {
-  EXPECT_HAS(ParseError("actions: \"enqueue\"\nactions: \"allocate\"\n"), "c.conf:2: actions: duplicate key");
+  EXPECT_HAS(ParseError("actions: \"enqueue\"\nactions: \"allocate\"\n"),
+             "c.conf:2: actions: duplicate key");
   EXPECT_HAS(ParseError(OnePlugin("gang", "    enableJobReady: true\n    enableJobReady: false\n")),
              "c.conf:6: tiers[0].plugins[0].enableJobReady: duplicate key");
 }
@@ -323,7 +351,8 @@ TEST(ConfigErrorTest, EmptyOrNotAMapping) {
 
 // Self-referencing or exploding aliases in arguments are refused, not walked.
 TEST(ConfigErrorTest, HostileAliases) {
-  EXPECT_HAS(ParseError(OnePlugin("binpack", "    arguments: &a {x: *a}\n")), "an alias refers to its own ancestor");
+  EXPECT_HAS(ParseError(OnePlugin("binpack", "    arguments: &a {x: *a}\n")),
+             "an alias refers to its own ancestor");
   std::string bomb = "    arguments:\n      l0: &a0 [1,1,1,1,1,1,1,1,1,1]\n";
   for (int i = 1; i < 9; ++i) {
     bomb += "      l" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
@@ -400,12 +429,15 @@ TEST(ArgumentsTest, WrongTypeNamesPluginAndKey) {
   a.Set("binpack.weight", "x");
   int64_t i = 1;
   Status st = a.GetInt("binpack.weight", &i);
-  EXPECT_EQ(st.message(), "plugin binpack: arguments.binpack.weight: expected an integer, got \"x\"");
+  EXPECT_EQ(st.message(),
+            "plugin binpack: arguments.binpack.weight: expected an integer, got \"x\"");
   EXPECT_EQ(i, 1);
   bool b = false;
-  EXPECT_EQ(a.GetBool("bad", &b).message(), "plugin binpack: arguments.bad: expected true or false, got \"x\"");
+  EXPECT_EQ(a.GetBool("bad", &b).message(),
+            "plugin binpack: arguments.bad: expected true or false, got \"x\"");
   double d = 0;
-  EXPECT_EQ(a.GetDouble("bad", &d).message(), "plugin binpack: arguments.bad: expected a number, got \"x\"");
+  EXPECT_EQ(a.GetDouble("bad", &d).message(),
+            "plugin binpack: arguments.bad: expected a number, got \"x\"");
 }
 
 // Integers are decimal int64 only.
@@ -436,9 +468,11 @@ TEST(ArgumentsTest, DoubleRejectsNonNumbers) {
 TEST(ArgumentsTest, NestedValueIsATypeError) {
   Arguments a = Args();
   double d = 0;
-  EXPECT_EQ(a.GetDouble("nested", &d).message(), "plugin binpack: arguments.nested: expected a number, got an object");
+  EXPECT_EQ(a.GetDouble("nested", &d).message(),
+            "plugin binpack: arguments.nested: expected a number, got an object");
   int64_t i = 0;
-  EXPECT_EQ(a.GetInt("listed", &i).message(), "plugin binpack: arguments.listed: expected an integer, got a list");
+  EXPECT_EQ(a.GetInt("listed", &i).message(),
+            "plugin binpack: arguments.listed: expected an integer, got a list");
   std::string s;
   EXPECT_FALSE(a.GetString("nested", &s).ok());
   bool b = false;
@@ -448,8 +482,9 @@ TEST(ArgumentsTest, NestedValueIsATypeError) {
 // WithPrefix returns the keys under a prefix with the prefix removed.
 TEST(ArgumentsTest, WithPrefix) {
   Arguments a = Args();
-  EXPECT_EQ(a.WithPrefix("binpack.resources."),
-            (std::map<std::string, std::string>{{"example.com/fpga", "3"}, {"nvidia.com/gpu", "2"}}));
+  EXPECT_EQ(
+      a.WithPrefix("binpack.resources."),
+      (std::map<std::string, std::string>{{"example.com/fpga", "3"}, {"nvidia.com/gpu", "2"}}));
   EXPECT_TRUE(a.WithPrefix("nothing.").empty());
 }
 

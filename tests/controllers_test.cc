@@ -13,7 +13,7 @@
 #include "controllers/job_controller.h"
 #include "controllers/queue_controller.h"
 #include "plugins/builtin.h"
-#include "sim/cycle_runner.h"
+#include "engine/cycle_runner.h"
 #include "testing.h"
 
 namespace basalt {
@@ -40,8 +40,8 @@ kind: Job
 metadata: {name: j, namespace: default}
 spec:
   minAvailable: 2
-  maxRetry: )" + std::to_string(max_retry) +
-         "\n" + policies + R"(
+  maxRetry: )" +
+         std::to_string(max_retry) + "\n" + policies + R"(
   tasks:
   - name: w
     replicas: 2
@@ -317,13 +317,15 @@ target: {apiVersion: batch.volcano.sh/v1alpha1, kind: Job, name: j}
   ASSERT_EQ(objects.commands.size(), 1u);
   EXPECT_EQ(objects.commands[0].target.name, "j");
   ClusterObjects bad;
-  Status st = DecodeText("apiVersion: bus.volcano.sh/v1alpha1\nkind: Command\nmetadata: {name: c}\naction: Explode\n"
-                         "target: {kind: Job, name: j}\n",
-                         "c.yaml", &bad);
+  Status st = DecodeText(
+      "apiVersion: bus.volcano.sh/v1alpha1\nkind: Command\nmetadata: {name: c}\naction: Explode\n"
+      "target: {kind: Job, name: j}\n",
+      "c.yaml", &bad);
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("action"), std::string::npos) << st.message();
-  st = DecodeText("apiVersion: bus.volcano.sh/v1alpha1\nkind: Command\nmetadata: {name: c}\naction: AbortJob\n",
-                  "c.yaml", &bad);
+  st = DecodeText(
+      "apiVersion: bus.volcano.sh/v1alpha1\nkind: Command\nmetadata: {name: c}\naction: AbortJob\n",
+      "c.yaml", &bad);
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("target"), std::string::npos) << st.message();
 }
@@ -342,7 +344,8 @@ TEST(WorldStepTest, NoHalfRunningGangAfterAnyWorldStep) {
     RegisterBuiltinPlugins(plugins);
     ActionRegistry actions;
     RegisterBuiltinActions(actions);
-    std::string conf_text = doc["conf"] ? doc["conf"].as<std::string>() : DefaultSchedulerConfigText();
+    std::string conf_text =
+        doc["conf"] ? doc["conf"].as<std::string>() : DefaultSchedulerConfigText();
     auto conf = ParseSchedulerConfig(conf_text, "conf", plugins.Names(), actions.Names());
     ASSERT_OK(conf);
     ClusterState state = StateOf(doc["cluster"].as<std::string>());
@@ -355,7 +358,8 @@ TEST(WorldStepTest, NoHalfRunningGangAfterAnyWorldStep) {
       ASSERT_OK(runner.RunCycle(false));
       runner.WorldStep();
       auto half = JobController::HalfRunningGangJobs(state);
-      EXPECT_TRUE(half.empty()) << "after world step " << i + 1 << ": " << (half.empty() ? "" : half[0]);
+      EXPECT_TRUE(half.empty()) << "after world step " << i + 1 << ": "
+                                << (half.empty() ? "" : half[0]);
     }
     ++checked;
   }
@@ -407,7 +411,8 @@ TEST_F(QuietJobTest, AQuietJobStillSeesEditsOfItsSpecPodsAndPodGroup) {
   jobs_.Sync(state_, 7);
   EXPECT_TRUE(state_.FindPod("default/j-w-0"));
   // Pods finish: the job completes.
-  for (const char* name : {"default/j-w-0", "default/j-w-1"}) state_.EditPod(name)->phase = "Succeeded";
+  for (const char* name : {"default/j-w-0", "default/j-w-1"})
+    state_.EditPod(name)->phase = "Succeeded";
   jobs_.Sync(state_, 8);
   EXPECT_EQ(state_.FindJob("default/j")->phase, "Completed");
 }

@@ -1,13 +1,12 @@
 // Decoding bad manifests (api/decode.h): a message naming the file and line, the
 // object and the field (DESIGN.md: "Bad input: exit code 2 and a message naming
 // the file, the object and the field"). Nothing user-supplied may crash or throw.
-#include "api/decode.h"
-
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <string>
 
+#include "api/decode.h"
 #include "decode_test_util.h"
 #include "state/cluster_state.h"
 
@@ -23,31 +22,37 @@ using namespace decode_test;  // NOLINT: the shared manifest builders
 // A bad quantity in a container's requests.
 TEST(DecodeErrorTest, BadQuantityInRequests) {
   std::string msg = DecodeError(PodRequesting("cpu: abc"));
-  EXPECT_HAS(msg, std::string(kPodPrefix) +
-                      "spec.containers[0].resources.requests.cpu: invalid quantity \"abc\": expected a number");
+  EXPECT_HAS(
+      msg,
+      std::string(kPodPrefix) +
+          "spec.containers[0].resources.requests.cpu: invalid quantity \"abc\": expected a number");
 }
 
 // A bad quantity in a container's limits.
 TEST(DecodeErrorTest, BadQuantityInLimits) {
-  std::string msg = DecodeError(
-      PodWithSpec("{containers: [{name: c, resources: {limits: {memory: 1Gb}}}]}"));
+  std::string msg =
+      DecodeError(PodWithSpec("{containers: [{name: c, resources: {limits: {memory: 1Gb}}}]}"));
   EXPECT_HAS(msg, std::string(kPodPrefix) +
-                      "spec.containers[0].resources.limits.memory: invalid quantity \"1Gb\": unknown suffix \"Gb\"");
+                      "spec.containers[0].resources.limits.memory: invalid quantity \"1Gb\": "
+                      "unknown suffix \"Gb\"");
 }
 
 // A bad quantity in an init container.
 TEST(DecodeErrorTest, BadQuantityInInitContainer) {
-  std::string msg = DecodeError(PodWithSpec(
-      "{containers: [{name: c}], initContainers: [{name: i}, {name: j, resources: {requests: {cpu: 1.2.3}}}]}"));
+  std::string msg =
+      DecodeError(PodWithSpec("{containers: [{name: c}], initContainers: [{name: i}, {name: j, "
+                              "resources: {requests: {cpu: 1.2.3}}}]}"));
   EXPECT_HAS(msg, std::string(kPodPrefix) +
-                      "spec.initContainers[1].resources.requests.cpu: invalid quantity \"1.2.3\": more than one "
+                      "spec.initContainers[1].resources.requests.cpu: invalid quantity \"1.2.3\": "
+                      "more than one "
                       "decimal point");
 }
 
 // A bad quantity in the pod overhead.
 TEST(DecodeErrorTest, BadQuantityInOverhead) {
   std::string msg = DecodeError(PodWithSpec("{containers: [{name: c}], overhead: {cpu: \"1 m\"}}"));
-  EXPECT_HAS(msg, std::string(kPodPrefix) + "spec.overhead.cpu: invalid quantity \"1 m\": whitespace");
+  EXPECT_HAS(msg,
+             std::string(kPodPrefix) + "spec.overhead.cpu: invalid quantity \"1 m\": whitespace");
 }
 
 // A bad quantity in a node's allocatable.
@@ -68,8 +73,9 @@ TEST(DecodeErrorTest, BadQuantityInQueueResources) {
              "c.yaml:1: Queue q1: spec.capability.cpu: invalid quantity \"x\"");
   EXPECT_HAS(DecodeError(QueueWith("{deserved: {memory: 1Kb}}")),
              "c.yaml:1: Queue q1: spec.deserved.memory: invalid quantity \"1Kb\"");
-  EXPECT_HAS(DecodeError(QueueWith("{guarantee: {resource: {nvidia.com/gpu: --1}}}")),
-             "c.yaml:1: Queue q1: spec.guarantee.resource.nvidia.com/gpu: invalid quantity \"--1\"");
+  EXPECT_HAS(
+      DecodeError(QueueWith("{guarantee: {resource: {nvidia.com/gpu: --1}}}")),
+      "c.yaml:1: Queue q1: spec.guarantee.resource.nvidia.com/gpu: invalid quantity \"--1\"");
 }
 
 // A bad quantity in a PodGroup's minResources.
@@ -92,20 +98,24 @@ spec:
       spec:
         containers: [{name: c, resources: {requests: {cpu: 2x}}}]
 )"));
-  EXPECT_HAS(msg, "c.yaml:1: Job default/j: spec.tasks[0].template.spec.containers[0].resources.requests.cpu: "
-                  "invalid quantity \"2x\"");
+  EXPECT_HAS(
+      msg,
+      "c.yaml:1: Job default/j: spec.tasks[0].template.spec.containers[0].resources.requests.cpu: "
+      "invalid quantity \"2x\"");
 }
 
 // A negative quantity is refused.
 TEST(DecodeErrorTest, NegativeQuantity) {
   EXPECT_HAS(DecodeError(PodRequesting("cpu: \"-1\"")),
-             std::string(kPodPrefix) + "spec.containers[0].resources.requests.cpu: negative quantity \"-1\"");
+             std::string(kPodPrefix) +
+                 "spec.containers[0].resources.requests.cpu: negative quantity \"-1\"");
 }
 
 // A quantity above the 2^62 limit is refused (see the overflow policy in resource.h).
 TEST(DecodeErrorTest, QuantityAboveLimit) {
   EXPECT_HAS(DecodeError(NodeWith("{allocatable: {memory: 5Ei}}")),
-             "c.yaml:1: Node n1: status.allocatable.memory: quantity \"5Ei\" is too large (the limit is 4Ei)");
+             "c.yaml:1: Node n1: status.allocatable.memory: quantity \"5Ei\" is too large (the "
+             "limit is 4Ei)");
   EXPECT_HAS(DecodeError(NodeWith("{allocatable: {cpu: 5e15}}")),
              "status.allocatable.cpu: quantity \"5e15\" is too large");
 }
@@ -119,8 +129,9 @@ TEST(DecodeErrorTest, QuantityPastInt64) {
 // An unprefixed resource name Kubernetes does not know is an error, not a silent drop.
 TEST(DecodeErrorTest, UnknownResourceName) {
   EXPECT_HAS(DecodeError(PodRequesting("gpu: 1")),
-             std::string(kPodPrefix) + "spec.containers[0].resources.requests.gpu: unknown resource name \"gpu\" "
-                                       "(extended resources need a domain prefix, e.g. nvidia.com/gpu)");
+             std::string(kPodPrefix) +
+                 "spec.containers[0].resources.requests.gpu: unknown resource name \"gpu\" "
+                 "(extended resources need a domain prefix, e.g. nvidia.com/gpu)");
   EXPECT_HAS(DecodeError(PodRequesting("Example.com/x: 1")),
              "requests.Example.com/x: unknown resource name");
 }
@@ -128,13 +139,17 @@ TEST(DecodeErrorTest, UnknownResourceName) {
 // A quantity must be a scalar.
 TEST(DecodeErrorTest, QuantityNotScalar) {
   EXPECT_HAS(DecodeError(PodRequesting("cpu: {value: 1}")),
-             std::string(kPodPrefix) + "spec.containers[0].resources.requests.cpu: expected a quantity, got an object");
+             std::string(kPodPrefix) +
+                 "spec.containers[0].resources.requests.cpu: expected a quantity, got an object");
 }
 
 // An unknown kind names the kind and the supported ones.
 TEST(DecodeErrorTest, UnknownKind) {
-  std::string msg = DecodeError("apiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: default}\n");
-  EXPECT_HAS(msg, "c.yaml:1: Service default/s: kind: unsupported kind \"Service\" with apiVersion \"v1\"");
+  std::string msg =
+      DecodeError("apiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: default}\n");
+  EXPECT_HAS(
+      msg,
+      "c.yaml:1: Service default/s: kind: unsupported kind \"Service\" with apiVersion \"v1\"");
   EXPECT_HAS(msg, "scheduling.volcano.sh/v1beta1 Queue, PodGroup");
 }
 
@@ -142,15 +157,18 @@ TEST(DecodeErrorTest, UnknownKind) {
 TEST(DecodeErrorTest, UnsupportedApiVersion) {
   EXPECT_HAS(DecodeError("apiVersion: v2\nkind: Pod\nmetadata: {name: p1, namespace: default}\n"),
              "c.yaml:1: Pod default/p1: apiVersion: \"v2\" is not supported for Pod (want v1)");
-  EXPECT_HAS(DecodeError("apiVersion: scheduling.volcano.sh/v1alpha1\nkind: Queue\nmetadata: {name: q}\n"),
-             "c.yaml:1: Queue q: apiVersion: \"scheduling.volcano.sh/v1alpha1\" is not supported for Queue "
-             "(want scheduling.volcano.sh/v1beta1)");
+  EXPECT_HAS(
+      DecodeError("apiVersion: scheduling.volcano.sh/v1alpha1\nkind: Queue\nmetadata: {name: q}\n"),
+      "c.yaml:1: Queue q: apiVersion: \"scheduling.volcano.sh/v1alpha1\" is not supported for "
+      "Queue "
+      "(want scheduling.volcano.sh/v1beta1)");
 }
 
 // A document without kind, or with a kind that is not a string.
 TEST(DecodeErrorTest, MissingOrNonStringKind) {
   EXPECT_HAS(DecodeError("apiVersion: v1\nmetadata: {name: p}\n"), "c.yaml:1: kind: missing");
-  EXPECT_HAS(DecodeError("apiVersion: v1\nkind: [Pod]\n"), "c.yaml:1: kind: expected a string, got a list");
+  EXPECT_HAS(DecodeError("apiVersion: v1\nkind: [Pod]\n"),
+             "c.yaml:1: kind: expected a string, got a list");
 }
 
 // A document that is not an object.
@@ -175,22 +193,26 @@ TEST(DecodeErrorTest, MetadataMissingOrNotAnObject) {
 
 // labels must be an object of strings.
 TEST(DecodeErrorTest, LabelsNotAMap) {
-  EXPECT_HAS(DecodeError("apiVersion: v1\nkind: Pod\nmetadata: {name: p1, namespace: default, labels: app}\n"),
-             std::string(kPodPrefix) + "metadata.labels: expected an object, got a scalar");
   EXPECT_HAS(
-      DecodeError("apiVersion: v1\nkind: Pod\nmetadata: {name: p1, namespace: default, annotations: {a: [1]}}\n"),
-      std::string(kPodPrefix) + "metadata.annotations.a: expected a string, got a list");
+      DecodeError(
+          "apiVersion: v1\nkind: Pod\nmetadata: {name: p1, namespace: default, labels: app}\n"),
+      std::string(kPodPrefix) + "metadata.labels: expected an object, got a scalar");
+  EXPECT_HAS(DecodeError("apiVersion: v1\nkind: Pod\nmetadata: {name: p1, namespace: default, "
+                         "annotations: {a: [1]}}\n"),
+             std::string(kPodPrefix) + "metadata.annotations.a: expected a string, got a list");
 }
 
 // spec.priority must be an int32.
 TEST(DecodeErrorTest, PriorityWrongType) {
-  EXPECT_HAS(DecodeError(PodWithSpec("{priority: high}")), std::string(kPodPrefix) +
-                                                               "spec.priority: expected an integer, got \"high\"");
+  EXPECT_HAS(DecodeError(PodWithSpec("{priority: high}")),
+             std::string(kPodPrefix) + "spec.priority: expected an integer, got \"high\"");
   EXPECT_HAS(DecodeError(PodWithSpec("{priority: 3000000000}")),
-             std::string(kPodPrefix) + "spec.priority: value 3000000000 out of range [-2147483648, 2147483647]");
+             std::string(kPodPrefix) +
+                 "spec.priority: value 3000000000 out of range [-2147483648, 2147483647]");
   EXPECT_HAS(DecodeError(PodWithSpec("{priority: 99999999999999999999999}")),
              "spec.priority: value 99999999999999999999999 out of range");
-  EXPECT_HAS(DecodeError(PodWithSpec("{priority: 1e3}")), "spec.priority: expected an integer, got \"1e3\"");
+  EXPECT_HAS(DecodeError(PodWithSpec("{priority: 1e3}")),
+             "spec.priority: expected an integer, got \"1e3\"");
 }
 
 // PodGroup minMember must be a non-negative integer.
@@ -198,13 +220,15 @@ TEST(DecodeErrorTest, MinMemberWrongType) {
   EXPECT_HAS(DecodeError(PodGroupWith("{minMember: two}")),
              "c.yaml:1: PodGroup default/pg: spec.minMember: expected an integer, got \"two\"");
   EXPECT_HAS(DecodeError(PodGroupWith("{minMember: -1}")), "spec.minMember: value -1 out of range");
-  EXPECT_HAS(DecodeError(PodGroupWith("{minTaskMember: {worker: [1]}}")),
-             "c.yaml:1: PodGroup default/pg: spec.minTaskMember.worker: expected an integer, got a list");
+  EXPECT_HAS(
+      DecodeError(PodGroupWith("{minTaskMember: {worker: [1]}}")),
+      "c.yaml:1: PodGroup default/pg: spec.minTaskMember.worker: expected an integer, got a list");
 }
 
 // Queue weight must be an integer.
 TEST(DecodeErrorTest, WeightWrongType) {
-  EXPECT_HAS(DecodeError(QueueWith("{weight: 1.5}")), "c.yaml:1: Queue q1: spec.weight: expected an integer, got \"1.5\"");
+  EXPECT_HAS(DecodeError(QueueWith("{weight: 1.5}")),
+             "c.yaml:1: Queue q1: spec.weight: expected an integer, got \"1.5\"");
 }
 
 // Queue reclaimable must be a boolean.
@@ -236,15 +260,21 @@ TEST(DecodeTest, QueueNodeGroupAffinity) {
 TEST(DecodeErrorTest, QueueAffinityWrongTypes) {
   EXPECT_HAS(DecodeError(QueueWith("{affinity: [g1]}")),
              "c.yaml:1: Queue q1: spec.affinity: expected an object, got a list");
-  EXPECT_HAS(DecodeError(QueueWith("{affinity: {nodeGroupAffinity: g1}}")),
-             "c.yaml:1: Queue q1: spec.affinity.nodeGroupAffinity: expected an object, got a scalar");
-  EXPECT_HAS(DecodeError(QueueWith("{affinity: {nodeGroupAffinity: {requiredDuringSchedulingIgnoredDuringExecution: g1}}}")),
-             "c.yaml:1: Queue q1: spec.affinity.nodeGroupAffinity.requiredDuringSchedulingIgnoredDuringExecution: "
-             "expected a list, got a scalar");
   EXPECT_HAS(
-      DecodeError(QueueWith("{affinity: {nodeGroupAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution: "
-                            "[g1, {name: g2}]}}}")),
-      "c.yaml:1: Queue q1: spec.affinity.nodeGroupAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[1]: "
+      DecodeError(QueueWith("{affinity: {nodeGroupAffinity: g1}}")),
+      "c.yaml:1: Queue q1: spec.affinity.nodeGroupAffinity: expected an object, got a scalar");
+  EXPECT_HAS(
+      DecodeError(QueueWith(
+          "{affinity: {nodeGroupAffinity: {requiredDuringSchedulingIgnoredDuringExecution: g1}}}")),
+      "c.yaml:1: Queue q1: "
+      "spec.affinity.nodeGroupAffinity.requiredDuringSchedulingIgnoredDuringExecution: "
+      "expected a list, got a scalar");
+  EXPECT_HAS(
+      DecodeError(QueueWith(
+          "{affinity: {nodeGroupAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution: "
+          "[g1, {name: g2}]}}}")),
+      "c.yaml:1: Queue q1: "
+      "spec.affinity.nodeGroupAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[1]: "
       "expected a string, got an object");
 }
 
@@ -263,25 +293,32 @@ TEST(DecodeErrorTest, BadTaint) {
            "]}\nstatus: {capacity: {cpu: 1}}\n";
   };
   EXPECT_HAS(DecodeError(node("{key: k, effect: NoRun}")),
-             "c.yaml:1: Node n1: spec.taints[0].effect: want NoSchedule, PreferNoSchedule or NoExecute, got \"NoRun\"");
-  EXPECT_HAS(DecodeError(node("{effect: NoSchedule}")), "c.yaml:1: Node n1: spec.taints[0].key: missing");
+             "c.yaml:1: Node n1: spec.taints[0].effect: want NoSchedule, PreferNoSchedule or "
+             "NoExecute, got \"NoRun\"");
+  EXPECT_HAS(DecodeError(node("{effect: NoSchedule}")),
+             "c.yaml:1: Node n1: spec.taints[0].key: missing");
 }
 
 // A toleration's operator and effect are checked.
 TEST(DecodeErrorTest, BadToleration) {
-  EXPECT_HAS(DecodeError(PodWithSpec("{tolerations: [{key: k, operator: Equals, value: v}]}")),
-             std::string(kPodPrefix) + "spec.tolerations[0].operator: unknown operator \"Equals\" (want Equal or Exists)");
-  EXPECT_HAS(DecodeError(PodWithSpec("{tolerations: [{operator: Exists}, {key: k, effect: Never}]}")),
-             std::string(kPodPrefix) + "spec.tolerations[1].effect: unknown effect \"Never\"");
+  EXPECT_HAS(
+      DecodeError(PodWithSpec("{tolerations: [{key: k, operator: Equals, value: v}]}")),
+      std::string(kPodPrefix) +
+          "spec.tolerations[0].operator: unknown operator \"Equals\" (want Equal or Exists)");
+  EXPECT_HAS(
+      DecodeError(PodWithSpec("{tolerations: [{operator: Exists}, {key: k, effect: Never}]}")),
+      std::string(kPodPrefix) + "spec.tolerations[1].effect: unknown effect \"Never\"");
 }
 
 // A node-affinity requirement's operator is checked.
 TEST(DecodeErrorTest, BadNodeAffinityOperator) {
-  std::string msg = DecodeError(PodWithSpec(
-      "{affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
-      "[{matchExpressions: [{key: zone, operator: Within, values: [a]}]}]}}}}"));
+  std::string msg = DecodeError(
+      PodWithSpec("{affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+                  "{nodeSelectorTerms: "
+                  "[{matchExpressions: [{key: zone, operator: Within, values: [a]}]}]}}}}"));
   EXPECT_HAS(msg, std::string(kPodPrefix) +
-                      "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]."
+                      "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+                      "nodeSelectorTerms[0]."
                       "matchExpressions[0].operator: unknown operator \"Within\"");
 }
 
@@ -289,14 +326,17 @@ TEST(DecodeErrorTest, BadNodeAffinityOperator) {
 TEST(DecodeErrorTest, GtWithTwoValues) {
   auto pod = [](const std::string& values) {
     return PodWithSpec(
-        "{affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+        "{affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+        "{nodeSelectorTerms: "
         "[{matchExpressions: [{key: cores, operator: Gt, values: " +
         values + "}]}]}}}}");
   };
   std::string prefix = std::string(kPodPrefix) +
-                       "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]."
+                       "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+                       "nodeSelectorTerms[0]."
                        "matchExpressions[0].";
-  EXPECT_HAS(DecodeError(pod("[\"1\", \"2\"]")), prefix + "values: Gt and Lt take exactly one value");
+  EXPECT_HAS(DecodeError(pod("[\"1\", \"2\"]")),
+             prefix + "values: Gt and Lt take exactly one value");
   EXPECT_HAS(DecodeError(pod("[four]")), prefix + "values[0]: expected an integer, got \"four\"");
 }
 
@@ -305,20 +345,24 @@ TEST(DecodeErrorTest, PreferredWeightOutOfRange) {
   std::string msg = DecodeError(PodWithSpec(
       "{affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: "
       "[{weight: 0, preference: {matchExpressions: [{key: a, operator: Exists}]}}]}}}"));
-  EXPECT_HAS(msg, std::string(kPodPrefix) +
-                      "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: "
-                      "value 0 out of range [1, 100]");
+  EXPECT_HAS(
+      msg,
+      std::string(kPodPrefix) +
+          "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: "
+          "value 0 out of range [1, 100]");
 }
 
 // creationTimestamp must be RFC 3339 with a zone and a real date.
 TEST(DecodeErrorTest, BadCreationTimestamp) {
   auto pod = [](const std::string& ts) {
-    return "apiVersion: v1\nkind: Pod\nmetadata: {name: p1, namespace: default, creationTimestamp: \"" + ts +
-           "\"}\n";
+    return "apiVersion: v1\nkind: Pod\nmetadata: {name: p1, namespace: default, creationTimestamp: "
+           "\"" +
+           ts + "\"}\n";
   };
   EXPECT_HAS(DecodeError(pod("yesterday")),
              std::string(kPodPrefix) + "metadata.creationTimestamp: invalid time \"yesterday\"");
-  EXPECT_HAS(DecodeError(pod("2024-02-30T00:00:00Z")), "\"2024-02-30T00:00:00Z\": day out of range");
+  EXPECT_HAS(DecodeError(pod("2024-02-30T00:00:00Z")),
+             "\"2024-02-30T00:00:00Z\": day out of range");
   EXPECT_HAS(DecodeError(pod("2024-05-01T10:00:00")), "missing zone");
   EXPECT_HAS(DecodeError(pod("2024-05-01T10:00:00Z junk")), "the zone must be Z or an offset");
   EXPECT_HAS(DecodeError(pod("2024-05-01T10:00:60Z")), "second out of range");
@@ -340,24 +384,30 @@ TEST(DecodeErrorTest, RunningPodWithoutNodeName) {
 
 // A node needs allocatable or capacity.
 TEST(DecodeErrorTest, NodeWithoutAllocatable) {
-  EXPECT_HAS(DecodeError("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"),
-             "c.yaml:1: Node n1: status.allocatable: missing (a node needs allocatable or capacity)");
-  EXPECT_HAS(DecodeError(NodeWith("{conditions: []}")), "c.yaml:1: Node n1: status.allocatable: missing");
+  EXPECT_HAS(
+      DecodeError("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"),
+      "c.yaml:1: Node n1: status.allocatable: missing (a node needs allocatable or capacity)");
+  EXPECT_HAS(DecodeError(NodeWith("{conditions: []}")),
+             "c.yaml:1: Node n1: status.allocatable: missing");
 }
 
 // A vcjob needs a spec with at least one task.
 TEST(DecodeErrorTest, JobWithoutTasks) {
-  const std::string head = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j, namespace: default}\n";
+  const std::string head =
+      "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j, namespace: default}\n";
   EXPECT_HAS(DecodeError(head + "spec: {minAvailable: 1}\n"),
              "c.yaml:1: Job default/j: spec.tasks: missing (a job needs at least one task)");
-  EXPECT_HAS(DecodeError(head + "spec: {tasks: []}\n"), "c.yaml:1: Job default/j: spec.tasks: missing");
+  EXPECT_HAS(DecodeError(head + "spec: {tasks: []}\n"),
+             "c.yaml:1: Job default/j: spec.tasks: missing");
   EXPECT_HAS(DecodeError(head), "c.yaml:1: Job default/j: spec: missing");
 }
 
 // Every vcjob task needs a template.
 TEST(DecodeErrorTest, JobTaskWithoutTemplate) {
-  EXPECT_HAS(DecodeError("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j, namespace: default}\n"
-                         "spec: {tasks: [{name: a, replicas: 1, template: {spec: {}}}, {name: b, replicas: 1}]}\n"),
+  EXPECT_HAS(DecodeError("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j, "
+                         "namespace: default}\n"
+                         "spec: {tasks: [{name: a, replicas: 1, template: {spec: {}}}, {name: b, "
+                         "replicas: 1}]}\n"),
              "c.yaml:1: Job default/j: spec.tasks[1].template: missing");
 }
 
@@ -365,7 +415,8 @@ TEST(DecodeErrorTest, JobTaskWithoutTemplate) {
 TEST(DecodeErrorTest, MalformedYamlHasLineAndColumn) {
   EXPECT_HAS(DecodeError("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n   namespace: x\n"),
              "c.yaml:5:13: malformed YAML/JSON: illegal map value");
-  EXPECT_HAS(DecodeError("a: 1\nb: [1, 2\nc: 3\n"), "c.yaml:3:2: malformed YAML/JSON: end of sequence flow not found");
+  EXPECT_HAS(DecodeError("a: 1\nb: [1, 2\nc: 3\n"),
+             "c.yaml:3:2: malformed YAML/JSON: end of sequence flow not found");
 }
 
 // A JSON document with a syntax error reports its position.
@@ -376,7 +427,8 @@ TEST(DecodeErrorTest, MalformedJson) {
 
 // The same object twice, in two files, is reported with both locations.
 TEST(DecodeErrorTest, DuplicateObjectAcrossFiles) {
-  const std::string pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec: {}\n";
+  const std::string pod =
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec: {}\n";
   ClusterObjects objs;
   ASSERT_TRUE(DecodeText(pod, "a.yaml", &objs).ok());
   ASSERT_TRUE(DecodeText("---\n" + pod, "b.yaml", &objs).ok());
@@ -384,7 +436,8 @@ TEST(DecodeErrorTest, DuplicateObjectAcrossFiles) {
   Status st = state.AddAll(std::move(objs));
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.code(), Status::Code::kAlreadyExists);
-  EXPECT_EQ(st.message(), "a.yaml:1: Pod default/p: metadata.name: duplicate (also defined at b.yaml:2)");
+  EXPECT_EQ(st.message(),
+            "a.yaml:1: Pod default/p: metadata.name: duplicate (also defined at b.yaml:2)");
 }
 
 // A List whose item is bad names the item's line and object.
@@ -409,7 +462,8 @@ items:
 TEST(DecodeErrorTest, ListShape) {
   EXPECT_HAS(DecodeError("apiVersion: v1\nkind: List\nitems: {a: 1}\n"),
              "c.yaml:1: List: items: expected a list, got an object");
-  EXPECT_HAS(DecodeError("apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: List, items: []}\n"),
+  EXPECT_HAS(DecodeError(
+                 "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: List, items: []}\n"),
              "c.yaml:4: kind: a List cannot contain another List");
 }
 
@@ -427,14 +481,16 @@ spec:
       requests: {cpu: 1}
       requests: {cpu: 2}
 )"));
-  EXPECT_HAS(msg, std::string(kPodPrefix) + "spec.containers[0].resources.requests: duplicate key (line 9)");
+  EXPECT_HAS(msg, std::string(kPodPrefix) +
+                      "spec.containers[0].resources.requests: duplicate key (line 9)");
 }
 
 // A mapping key must be a scalar.
 TEST(DecodeErrorTest, NonScalarKey) {
-  EXPECT_HAS(DecodeError("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p1\n  namespace: default\n"
-                         "  labels: {[a, b]: c}\n"),
-             std::string(kPodPrefix) + "metadata.labels: keys must be strings, got a list (line 6)");
+  EXPECT_HAS(
+      DecodeError("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p1\n  namespace: default\n"
+                  "  labels: {[a, b]: c}\n"),
+      std::string(kPodPrefix) + "metadata.labels: keys must be strings, got a list (line 6)");
 }
 
 // An alias that refers to its own ancestor is refused instead of recursing forever.
@@ -445,7 +501,9 @@ TEST(DecodeErrorTest, CyclicAlias) {
 
 // A "billion laughs" document is refused before it is walked.
 TEST(DecodeErrorTest, AliasExpansionBomb) {
-  std::string text = "apiVersion: v1\nkind: Pod\nmetadata: {name: p1, namespace: default}\nx0: &a0 [1,1,1,1,1,1,1,1,1,1]\n";
+  std::string text =
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: p1, namespace: default}\nx0: &a0 "
+      "[1,1,1,1,1,1,1,1,1,1]\n";
   for (int i = 1; i < 10; ++i) {
     text += "x" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
     for (int k = 0; k < 10; ++k) text += std::string(k ? "," : "") + "*a" + std::to_string(i - 1);
@@ -475,16 +533,20 @@ TEST(DecodeErrorTest, VeryDeepNesting) {
 
 // An owner reference needs a kind and a name.
 TEST(DecodeErrorTest, OwnerReferenceWithoutKind) {
-  EXPECT_HAS(DecodeError("apiVersion: v1\nkind: Pod\nmetadata: {name: p1, namespace: default, ownerReferences: "
-                         "[{name: rs, apiVersion: apps/v1}]}\n"),
-             std::string(kPodPrefix) + "metadata.ownerReferences[0].kind: missing");
+  EXPECT_HAS(
+      DecodeError(
+          "apiVersion: v1\nkind: Pod\nmetadata: {name: p1, namespace: default, ownerReferences: "
+          "[{name: rs, apiVersion: apps/v1}]}\n"),
+      std::string(kPodPrefix) + "metadata.ownerReferences[0].kind: missing");
 }
 
 // A PriorityClass needs a value within Kubernetes' range.
 TEST(DecodeErrorTest, PriorityClassValue) {
-  const std::string head = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\n";
+  const std::string head =
+      "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\n";
   EXPECT_HAS(DecodeError(head), "c.yaml:1: PriorityClass high: value: missing");
-  EXPECT_HAS(DecodeError(head + "value: 3000000000\n"), "c.yaml:1: PriorityClass high: value: value 3000000000 out of range");
+  EXPECT_HAS(DecodeError(head + "value: 3000000000\n"),
+             "c.yaml:1: PriorityClass high: value: value 3000000000 out of range");
 }
 
 // containers must be a list.
@@ -496,7 +558,8 @@ TEST(DecodeErrorTest, ContainersNotAList) {
 // A host port outside 0..65535.
 TEST(DecodeErrorTest, HostPortOutOfRange) {
   EXPECT_HAS(DecodeError(PodWithSpec("{containers: [{name: c, ports: [{hostPort: 70000}]}]}")),
-             std::string(kPodPrefix) + "spec.containers[0].ports[0].hostPort: value 70000 out of range [0, 65535]");
+             std::string(kPodPrefix) +
+                 "spec.containers[0].ports[0].hostPort: value 70000 out of range [0, 65535]");
 }
 
 // Queue state and PodGroup phase must be known values.
@@ -510,14 +573,17 @@ TEST(DecodeErrorTest, UnknownQueueStateAndPodGroupPhase) {
 // preemptionPolicy must be Never or PreemptLowerPriority.
 TEST(DecodeErrorTest, BadPreemptionPolicy) {
   EXPECT_HAS(DecodeError(PodWithSpec("{preemptionPolicy: Sometimes}")),
-             std::string(kPodPrefix) + "spec.preemptionPolicy: want Never or PreemptLowerPriority, got \"Sometimes\"");
+             std::string(kPodPrefix) +
+                 "spec.preemptionPolicy: want Never or PreemptLowerPriority, got \"Sometimes\"");
 }
 
 // A vcjob's retry count cannot be negative.
 TEST(DecodeErrorTest, JobNegativeRetryCount) {
-  EXPECT_HAS(DecodeError("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j, namespace: default}\n"
-                         "spec: {tasks: [{name: t, template: {spec: {}}}]}\nstatus: {retryCount: -1}\n"),
-             "c.yaml:1: Job default/j: status.retryCount: value -1 out of range");
+  EXPECT_HAS(
+      DecodeError("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j, "
+                  "namespace: default}\n"
+                  "spec: {tasks: [{name: t, template: {spec: {}}}]}\nstatus: {retryCount: -1}\n"),
+      "c.yaml:1: Job default/j: status.retryCount: value -1 out of range");
 }
 
 // In a multi-document file, the error names the line the bad document starts on.

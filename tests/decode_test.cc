@@ -6,13 +6,12 @@
 
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include <yaml-cpp/yaml.h>
 
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <string>
-
-#include <yaml-cpp/yaml.h>
 
 #include "decode_test_util.h"
 
@@ -29,16 +28,17 @@ TEST(DecodeTest, PodRequestSumsContainers) {
       "{containers: [{name: a, resources: {requests: {cpu: 1, memory: 1Gi, nvidia.com/gpu: 1}}}, "
       "{name: b, resources: {requests: {cpu: 500m, memory: 512Mi}}}]}"));
   ASSERT_EQ(objs.pods.size(), 1u);
-  EXPECT_EQ(objs.pods[0].spec.request, *Resource::Parse("cpu=1500m,memory=1536Mi,nvidia.com/gpu=1,pods=1"));
+  EXPECT_EQ(objs.pods[0].spec.request,
+            *Resource::Parse("cpu=1500m,memory=1536Mi,nvidia.com/gpu=1,pods=1"));
 }
 
 // Init containers run one at a time: the request is the max of the app sum and
 // each init container. cpu: max(1 + 0.5, 4) = 4; memory: max(1.5Gi, 1Gi) = 1.5Gi.
 TEST(DecodeTest, PodRequestMaxWithInitContainers) {
-  ClusterObjects objs = DecodeOk(PodWithSpec(
-      "{containers: [{name: a, resources: {requests: {cpu: 1, memory: 1Gi}}}, "
-      "{name: b, resources: {requests: {cpu: 500m, memory: 512Mi}}}], "
-      "initContainers: [{name: i, resources: {requests: {cpu: 4, memory: 1Gi}}}]}"));
+  ClusterObjects objs = DecodeOk(
+      PodWithSpec("{containers: [{name: a, resources: {requests: {cpu: 1, memory: 1Gi}}}, "
+                  "{name: b, resources: {requests: {cpu: 500m, memory: 512Mi}}}], "
+                  "initContainers: [{name: i, resources: {requests: {cpu: 4, memory: 1Gi}}}]}"));
   EXPECT_EQ(objs.pods[0].spec.request, *Resource::Parse("cpu=4,memory=1536Mi,pods=1"));
 }
 
@@ -55,21 +55,22 @@ TEST(DecodeTest, PodRequestAddsSidecars) {
 
 // Without a later init container, the sidecar simply adds: 2 + 1 = 3.
 TEST(DecodeTest, PodRequestSidecarOnly) {
-  ClusterObjects objs = DecodeOk(PodWithSpec(
-      "{containers: [{name: a, resources: {requests: {cpu: 2}}}], initContainers: ["
-      "{name: s, restartPolicy: Always, resources: {requests: {cpu: 1}}}]}"));
+  ClusterObjects objs = DecodeOk(
+      PodWithSpec("{containers: [{name: a, resources: {requests: {cpu: 2}}}], initContainers: ["
+                  "{name: s, restartPolicy: Always, resources: {requests: {cpu: 1}}}]}"));
   EXPECT_EQ(objs.pods[0].spec.request.milli_cpu(), 3000);
 }
 
 // The overhead is added to the app containers before the max with init
 // containers, as Volcano does: max(1 + 0.25, 2) = 2 (Kubernetes would say 2.25).
 TEST(DecodeTest, PodOverheadJoinsTheAppSum) {
-  ClusterObjects with_init = DecodeOk(PodWithSpec(
-      "{containers: [{name: a, resources: {requests: {cpu: 1}}}], overhead: {cpu: 250m, memory: 64Mi}, "
-      "initContainers: [{name: i, resources: {requests: {cpu: 2}}}]}"));
+  ClusterObjects with_init =
+      DecodeOk(PodWithSpec("{containers: [{name: a, resources: {requests: {cpu: 1}}}], overhead: "
+                           "{cpu: 250m, memory: 64Mi}, "
+                           "initContainers: [{name: i, resources: {requests: {cpu: 2}}}]}"));
   EXPECT_EQ(with_init.pods[0].spec.request, *Resource::Parse("cpu=2,memory=64Mi,pods=1"));
-  ClusterObjects without_init =
-      DecodeOk(PodWithSpec("{containers: [{name: a, resources: {requests: {cpu: 1}}}], overhead: {cpu: 250m}}"));
+  ClusterObjects without_init = DecodeOk(PodWithSpec(
+      "{containers: [{name: a, resources: {requests: {cpu: 1}}}], overhead: {cpu: 250m}}"));
   EXPECT_EQ(without_init.pods[0].spec.request.milli_cpu(), 1250);
 }
 
@@ -78,7 +79,8 @@ TEST(DecodeTest, LimitsUsedWhenRequestsAbsent) {
   ClusterObjects objs = DecodeOk(PodWithSpec(
       "{containers: [{name: a, resources: {limits: {cpu: 2, memory: 1Gi, nvidia.com/gpu: 1}, "
       "requests: {memory: 512Mi}}}]}"));
-  EXPECT_EQ(objs.pods[0].spec.request, *Resource::Parse("cpu=2,memory=512Mi,nvidia.com/gpu=1,pods=1"));
+  EXPECT_EQ(objs.pods[0].spec.request,
+            *Resource::Parse("cpu=2,memory=512Mi,nvidia.com/gpu=1,pods=1"));
 }
 
 // Every pod carries pods: 1, even with no containers or resources.
@@ -148,16 +150,21 @@ status: {phase: Pending, nominatedNodeName: n2}
 
 // Node affinity terms decode with their operators and values.
 TEST(DecodeTest, NodeAffinity) {
-  ClusterObjects objs = DecodeOk(PodWithSpec(
-      "{affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
-      "[{matchExpressions: [{key: cores, operator: Gt, values: [\"4\"]}], matchFields: [{key: metadata.name, "
-      "operator: In, values: [n1, n2]}]}]}, preferredDuringSchedulingIgnoredDuringExecution: [{weight: 10, "
-      "preference: {matchExpressions: [{key: zone, operator: In, values: [a]}]}}]}}}"));
+  ClusterObjects objs = DecodeOk(
+      PodWithSpec("{affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+                  "{nodeSelectorTerms: "
+                  "[{matchExpressions: [{key: cores, operator: Gt, values: [\"4\"]}], matchFields: "
+                  "[{key: metadata.name, "
+                  "operator: In, values: [n1, n2]}]}]}, "
+                  "preferredDuringSchedulingIgnoredDuringExecution: [{weight: 10, "
+                  "preference: {matchExpressions: [{key: zone, operator: In, values: [a]}]}}]}}}"));
   const PodSpec& s = objs.pods.at(0).spec;
   ASSERT_EQ(s.required_node_affinity.size(), 1u);
   EXPECT_EQ(s.required_node_affinity[0].match_expressions.at(0).op, "Gt");
-  EXPECT_EQ(s.required_node_affinity[0].match_expressions.at(0).values, std::vector<std::string>{"4"});
-  EXPECT_EQ(s.required_node_affinity[0].match_fields.at(0).values, (std::vector<std::string>{"n1", "n2"}));
+  EXPECT_EQ(s.required_node_affinity[0].match_expressions.at(0).values,
+            std::vector<std::string>{"4"});
+  EXPECT_EQ(s.required_node_affinity[0].match_fields.at(0).values,
+            (std::vector<std::string>{"n1", "n2"}));
   ASSERT_EQ(s.preferred_node_affinity.size(), 1u);
   EXPECT_EQ(s.preferred_node_affinity[0].weight, 10);
   EXPECT_EQ(s.preferred_node_affinity[0].preference.match_expressions.at(0).key, "zone");
@@ -216,11 +223,11 @@ TEST(DecodeTest, QueueWeightZeroBecomesOne) {
 
 // Queue spec fields and status state.
 TEST(DecodeTest, QueueFields) {
-  ClusterObjects objs = DecodeOk(QueueWith(
-                                     "{weight: 3, priority: 5, reclaimable: false, parent: root, "
-                                     "capability: {cpu: 10, nvidia.com/gpu: 4}, deserved: {cpu: 5}, "
-                                     "guarantee: {resource: {memory: 1Gi}}}") +
-                                 "status: {state: Closed}\n");
+  ClusterObjects objs =
+      DecodeOk(QueueWith("{weight: 3, priority: 5, reclaimable: false, parent: root, "
+                         "capability: {cpu: 10, nvidia.com/gpu: 4}, deserved: {cpu: 5}, "
+                         "guarantee: {resource: {memory: 1Gi}}}") +
+               "status: {state: Closed}\n");
   const Queue& q = objs.queues.at(0);
   EXPECT_EQ(q.weight, 3);
   EXPECT_EQ(q.priority, 5);
@@ -242,9 +249,10 @@ TEST(DecodeTest, QueueEmptyCapabilityIsPresent) {
 
 // PodGroup fields.
 TEST(DecodeTest, PodGroupFields) {
-  ClusterObjects objs = DecodeOk(PodGroupWith("{minMember: 3, minTaskMember: {ps: 1, worker: 2}, queue: q1, "
-                                              "priorityClassName: high, minResources: {cpu: 3, memory: 3Gi}}") +
-                                 "status: {phase: Inqueue}\n");
+  ClusterObjects objs =
+      DecodeOk(PodGroupWith("{minMember: 3, minTaskMember: {ps: 1, worker: 2}, queue: q1, "
+                            "priorityClassName: high, minResources: {cpu: 3, memory: 3Gi}}") +
+               "status: {phase: Inqueue}\n");
   const PodGroup& pg = objs.podgroups.at(0);
   EXPECT_EQ(pg.meta.Key(), "default/pg");
   EXPECT_EQ(pg.min_member, 3);
@@ -329,8 +337,9 @@ status:
 
 // A vcjob without status is Pending.
 TEST(DecodeTest, VcJobDefaults) {
-  ClusterObjects objs = DecodeOk("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j}\n"
-                                 "spec: {tasks: [{name: t, replicas: 1, template: {spec: {}}}]}\n");
+  ClusterObjects objs = DecodeOk(
+      "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j}\n"
+      "spec: {tasks: [{name: t, replicas: 1, template: {spec: {}}}]}\n");
   const VcJob& j = objs.jobs.at(0);
   EXPECT_EQ(j.meta.namespace_, "default");
   EXPECT_EQ(j.phase, "Pending");
@@ -490,10 +499,12 @@ TEST(DecodeTest, YamlBooleans) {
   for (const char* t : {"true", "True", "TRUE", "yes", "Yes", "YES", "y", "Y", "on", "On", "ON"}) {
     EXPECT_EQ(ParseYamlBool(t), true) << t;
   }
-  for (const char* f : {"false", "False", "FALSE", "no", "No", "NO", "n", "N", "off", "Off", "OFF"}) {
+  for (const char* f :
+       {"false", "False", "FALSE", "no", "No", "NO", "n", "N", "off", "Off", "OFF"}) {
     EXPECT_EQ(ParseYamlBool(f), false) << f;
   }
-  for (const char* x : {"", "1", "0", "tRue", "enabled"}) EXPECT_EQ(ParseYamlBool(x), std::nullopt) << x;
+  for (const char* x : {"", "1", "0", "tRue", "enabled"})
+    EXPECT_EQ(ParseYamlBool(x), std::nullopt) << x;
 }
 
 // LoadPath reads every *.yaml, *.yml and *.json below a folder, sorted by path,
@@ -532,10 +543,12 @@ TEST(DecodeTest, LoadPathErrorNamesFile) {
   fs::path dir = fs::temp_directory_path() / ("basalt-decode-err-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
-  std::ofstream(dir / "bad.yaml") << "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: x}\nspec: {priority: z}\n";
+  std::ofstream(dir / "bad.yaml")
+      << "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: x}\nspec: {priority: z}\n";
   ClusterObjects objs;
   Status st = LoadPath(dir.string(), &objs);
-  EXPECT_EQ(st.message(), (dir / "bad.yaml").string() + ":1: Pod x/p: spec.priority: expected an integer, got \"z\"");
+  EXPECT_EQ(st.message(), (dir / "bad.yaml").string() +
+                              ":1: Pod x/p: spec.priority: expected an integer, got \"z\"");
   fs::remove_all(dir);
 }
 
@@ -618,15 +631,23 @@ std::string Mutate(const std::string& text, std::mt19937& rng) {
   for (int e = 0; e < edits && !s.empty(); ++e) {
     size_t at = pos(s.size() - 1);
     switch (std::uniform_int_distribution<int>(0, 5)(rng)) {
-      case 0: s.erase(at, 1 + pos(8)); break;
-      case 1: s.insert(at, 1, kAlphabet[pos(kAlphabet.size() - 1)]); break;
-      case 2: s[at] = kAlphabet[pos(kAlphabet.size() - 1)]; break;
+      case 0:
+        s.erase(at, 1 + pos(8));
+        break;
+      case 1:
+        s.insert(at, 1, kAlphabet[pos(kAlphabet.size() - 1)]);
+        break;
+      case 2:
+        s[at] = kAlphabet[pos(kAlphabet.size() - 1)];
+        break;
       case 3: {
         size_t len = std::min<size_t>(1 + pos(60), s.size() - at);
         s.insert(pos(s.size()), s.substr(at, len));
         break;
       }
-      case 4: s.resize(at); break;
+      case 4:
+        s.resize(at);
+        break;
       default: {
         size_t other = pos(s.size() - 1);
         std::swap(s[at], s[other]);
@@ -650,7 +671,8 @@ TEST(DecodeRobustnessTest, RandomMutationsNeverThrow) {
       Status st = DecodeText(text, "fuzz.yaml", &objs);
       (st.ok() ? ok : failed)++;
       if (!st.ok()) {
-        ASSERT_EQ(st.message().rfind("fuzz.yaml", 0), 0u) << "message must start with the file: " << st.message();
+        ASSERT_EQ(st.message().rfind("fuzz.yaml", 0), 0u)
+            << "message must start with the file: " << st.message();
       }
     } catch (...) {
       FAIL() << "DecodeText threw on input:\n" << text;

@@ -48,17 +48,20 @@ inline std::string NodeWith(const std::string& status) {
 }
 
 inline std::string QueueWith(const std::string& spec) {
-  return "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: q1}\nspec: " + spec + "\n";
+  return "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: q1}\nspec: " +
+         spec + "\n";
 }
 
 inline std::string PodGroupWith(const std::string& spec) {
-  return "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: pg, namespace: default}\n"
+  return "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: pg, "
+         "namespace: default}\n"
          "spec: " +
          spec + "\n";
 }
 
 inline std::string PodWithSpec(const std::string& spec_body) {
-  return "apiVersion: v1\nkind: Pod\nmetadata: {name: p1, namespace: default}\nspec: " + spec_body + "\n";
+  return "apiVersion: v1\nkind: Pod\nmetadata: {name: p1, namespace: default}\nspec: " + spec_body +
+         "\n";
 }
 
 inline const char* kPodPrefix = "c.yaml:1: Pod default/p1: ";

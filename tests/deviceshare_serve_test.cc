@@ -62,8 +62,10 @@ TEST(DeviceShareServeTest, CardsArePatchedOntoThePodBeforeItsBind) {
   // The patch went first, then the bind.
   int patch_at = -1, bind_at = -1, i = 0;
   for (const auto& r : fake.http().requests()) {
-    if (r.method == "PATCH" && r.path == "/api/v1/namespaces/fx-1/pods/v-1" && patch_at < 0) patch_at = i;
-    if (r.method == "POST" && r.path == "/api/v1/namespaces/fx-1/pods/v-1/binding" && bind_at < 0) bind_at = i;
+    if (r.method == "PATCH" && r.path == "/api/v1/namespaces/fx-1/pods/v-1" && patch_at < 0)
+      patch_at = i;
+    if (r.method == "POST" && r.path == "/api/v1/namespaces/fx-1/pods/v-1/binding" && bind_at < 0)
+      bind_at = i;
     ++i;
   }
   EXPECT_GE(patch_at, 0);

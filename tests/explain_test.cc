@@ -1,13 +1,14 @@
 // `basalt explain`: why a pod, vcjob or PodGroup is pending — the report's
 // facts (RunExplain), its text, its JSON, and the binary's exit codes.
+#include "cli/explain.h"
+
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
 
-#include "cli/explain.h"
-#include "cli/explain_probe.h"
+#include "engine/explain_probe.h"
 #include "kube_fake_apiserver.h"
 #include "testing.h"
 
@@ -17,7 +18,9 @@ namespace {
 using ::basalt::testing::Basalt;
 using ::basalt::testing::RunResult;
 
-std::string Example(const std::string& rel) { return std::string(BASALT_SOURCE_DIR) + "/examples/" + rel; }
+std::string Example(const std::string& rel) {
+  return std::string(BASALT_SOURCE_DIR) + "/examples/" + rel;
+}
 
 constexpr const char* kProportionConf = R"(
 actions: "enqueue, allocate, backfill"
@@ -33,7 +36,8 @@ tiers:
   - name: nodeorder
 )";
 
-ExplainReport Explain(const std::string& target, const std::string& cluster, const std::string& conf) {
+ExplainReport Explain(const std::string& target, const std::string& cluster,
+                      const std::string& conf) {
   ExplainRequest req;
   req.target = target;
   req.cluster_text = cluster;
@@ -96,7 +100,8 @@ TEST(ExplainTest, InsufficientResourcesOnAllNodes) {
   EXPECT_EQ(t.node_groups[0].reasons, std::vector<std::string>{"Insufficient nvidia.com/gpu"});
   EXPECT_EQ(t.node_groups[0].nodes, (std::vector<std::string>{"n1", "n2", "n3"}));
   ASSERT_EQ(t.node_groups[1].reasons.size(), 1u);
-  EXPECT_TRUE(Contains(t.node_groups[1].reasons[0], "untolerated taint")) << t.node_groups[1].reasons[0];
+  EXPECT_TRUE(Contains(t.node_groups[1].reasons[0], "untolerated taint"))
+      << t.node_groups[1].reasons[0];
   EXPECT_EQ(t.node_groups[1].nodes, std::vector<std::string>{"n4"});
   ASSERT_TRUE(t.closest_node.has_value());
   EXPECT_EQ(t.closest_node->node, "n1");
@@ -186,10 +191,12 @@ TEST(ExplainTest, QuotaRefusalNamesCapacityCardAndNumbers) {
   EXPECT_EQ(r.enqueue_rejections[0].plugin, "capacity-card");
   EXPECT_EQ(r.enqueue_rejections[0].reason, "InsufficientScalarQuota");
   EXPECT_EQ(r.enqueue_rejections[0].message,
-            "Queue <q2> has insufficient <NVIDIA-H200> quota: requested <5>, total would be <5>, but capability is <3>");
+            "Queue <q2> has insufficient <NVIDIA-H200> quota: requested <5>, total would be <5>, "
+            "but capability is <3>");
   const std::string text = ExplainText(r);
   EXPECT_TRUE(Contains(text, "Enqueue: refused")) << text;
-  EXPECT_TRUE(Contains(text, "capacity-card refused admission: Queue <q2> has insufficient <NVIDIA-H200> quota"))
+  EXPECT_TRUE(Contains(
+      text, "capacity-card refused admission: Queue <q2> has insufficient <NVIDIA-H200> quota"))
       << text;
   // Refused at enqueue: the job controller never made pods, nothing to place.
   EXPECT_TRUE(r.tasks.empty());
@@ -240,10 +247,12 @@ TEST(ExplainTest, GangShortfall) {
   // Each pod alone fits either node: the gang, not the nodes, holds it back.
   EXPECT_EQ(r.tasks[0].fitting_nodes, 2);
   const std::string text = ExplainText(r);
-  EXPECT_TRUE(Contains(text, "Gang: minAvailable 3, 3 pods; placed 0 before the session, 0 after; "
-                             "2 more could be placed now; 1 short"))
+  EXPECT_TRUE(Contains(text,
+                       "Gang: minAvailable 3, 3 pods; placed 0 before the session, 0 after; "
+                       "2 more could be placed now; 1 short"))
       << text;
-  EXPECT_TRUE(Contains(text, "only 2 of 3 pods can be placed on the cluster as it is (1 short)")) << text;
+  EXPECT_TRUE(Contains(text, "only 2 of 3 pods can be placed on the cluster as it is (1 short)"))
+      << text;
   EXPECT_EQ(ExplainJson(r)["gang"]["shortfall"], 1);
 }
 
@@ -368,14 +377,15 @@ TEST(ExplainTest, ConfiguredReclaimEvictsInTheSession) {
 // -o json through the binary: stable keys, the same bytes every run.
 TEST(ExplainTest, JsonOutputIsStable) {
   const std::string args = "explain default/inference-high-6d4cf56db6-7xk2p --conf " +
-                           Example("tidal/scheduler.conf") + " --cluster " + Example("tidal/cluster") + " -o json";
+                           Example("tidal/scheduler.conf") + " --cluster " +
+                           Example("tidal/cluster") + " -o json";
   RunResult a = Basalt(args);
   RunResult b = Basalt(args);
   ASSERT_EQ(a.exit_code, 0) << a.out;
   EXPECT_EQ(a.out, b.out);
   auto j = nlohmann::json::parse(a.out);
-  for (const char* key : {"target", "cycle", "verdict", "podgroup", "queue", "cluster", "enqueue", "gang", "pods", "events",
-                          "sessionVictims", "whatIf", "hints"}) {
+  for (const char* key : {"target", "cycle", "verdict", "podgroup", "queue", "cluster", "enqueue",
+                          "gang", "pods", "events", "sessionVictims", "whatIf", "hints"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
   EXPECT_EQ(j["target"]["kind"], "Pod");
@@ -403,9 +413,10 @@ TEST(ExplainTest, LiveClusterThroughKubeconfig) {
   const fs::path dir = fs::temp_directory_path() / ("basalt-explain-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const std::string kubeconfig = (dir / "kubeconfig").string();
-  std::ofstream(kubeconfig) << "current-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\n"
-                               "clusters: [{name: k, cluster: {server: '"
-                            << fake.url() << "'}}]\nusers: [{name: u, user: {token: explain-token}}]\n";
+  std::ofstream(kubeconfig)
+      << "current-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\n"
+         "clusters: [{name: k, cluster: {server: '"
+      << fake.url() << "'}}]\nusers: [{name: u, user: {token: explain-token}}]\n";
   for (const char* name : {"n1", "n2"}) {
     fake.Put({{"apiVersion", "v1"},
               {"kind", "Node"},

@@ -7,9 +7,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "sim/fgd/cluster.h"
 #include "sim/fgd/experiment.h"
@@ -22,19 +21,22 @@
 namespace basalt::fgd {
 namespace {
 
-NodeState Node(int gpus, std::vector<int> left = {}, int64_t cpu = 64000, int64_t memory = 262144, int model = 0) {
+NodeState Node(int gpus, std::vector<int> left = {}, int64_t cpu = 64000, int64_t memory = 262144,
+               int model = 0) {
   NodeState n;
   n.cpu_left = cpu;
   n.memory_left = memory;
   n.gpus = gpus;
   n.model = gpus > 0 ? model : -1;
   for (int g = 0; g < gpus; ++g) {
-    n.gpu_left[static_cast<size_t>(g)] = g < static_cast<int>(left.size()) ? left[static_cast<size_t>(g)] : 1000;
+    n.gpu_left[static_cast<size_t>(g)] =
+        g < static_cast<int>(left.size()) ? left[static_cast<size_t>(g)] : 1000;
   }
   return n;
 }
 
-PodSpec Pod(int num_gpu, int gpu_milli, int64_t cpu = 1000, int64_t memory = 1024, uint32_t models = 0) {
+PodSpec Pod(int num_gpu, int gpu_milli, int64_t cpu = 1000, int64_t memory = 1024,
+            uint32_t models = 0) {
   PodSpec p;
   p.name = "p";
   p.cpu_milli = cpu;
@@ -46,7 +48,9 @@ PodSpec Pod(int num_gpu, int gpu_milli, int64_t cpu = 1000, int64_t memory = 102
 }
 
 // A meter over hand-written shapes, for one GPU model.
-FragmentationMeter Meter(std::vector<PodShape> shapes, int models = 1) { return FragmentationMeter(shapes, models); }
+FragmentationMeter Meter(std::vector<PodShape> shapes, int models = 1) {
+  return FragmentationMeter(shapes, models);
+}
 
 PodShape Shape(int num_gpu, int gpu_milli, double weight, int64_t cpu = 1000, uint32_t models = 0) {
   PodShape s;
@@ -97,10 +101,10 @@ TEST(FgdAccountingTest, ModelCpuAndMemoryAreRespected) {
   NodeState t4 = Node(2, {}, 8000, 16384, /*model=*/1);
   EXPECT_FALSE(Fits(t4, Pod(1, 1000, 1000, 1024, /*models=*/0b001)));  // model 0 only
   EXPECT_TRUE(Fits(t4, Pod(1, 1000, 1000, 1024, /*models=*/0b011)));   // model 0 or 1
-  EXPECT_FALSE(Fits(t4, Pod(1, 500, 9000)));                            // CPU
-  EXPECT_FALSE(Fits(t4, Pod(0, 0, 1000, 20000)));                       // memory
-  EXPECT_TRUE(Fits(t4, Pod(0, 0, 8000, 16384)));                        // exactly full
-  EXPECT_FALSE(Fits(Node(0), Pod(1, 100)));                             // no GPUs
+  EXPECT_FALSE(Fits(t4, Pod(1, 500, 9000)));                           // CPU
+  EXPECT_FALSE(Fits(t4, Pod(0, 0, 1000, 20000)));                      // memory
+  EXPECT_TRUE(Fits(t4, Pod(0, 0, 8000, 16384)));                       // exactly full
+  EXPECT_FALSE(Fits(Node(0), Pod(1, 100)));                            // no GPUs
 }
 
 TEST(FgdAccountingTest, BestFitCardIsTheFullestThatFitsThenTheLowestIndex) {
@@ -127,10 +131,13 @@ TEST(FgdAccountingTest, ClusterKeepsAllocatedTotal) {
 
 TEST(FgdTraceTest, ParsesNodesPodsAndModelLists) {
   Trace t;
-  ASSERT_OK(ParseNodeList("sn,cpu_milli,memory_mib,gpu,model\nn0,96000,786432,8,G2\nn1,32000,1024,0,\n", "nodes.csv", t));
-  ASSERT_OK(ParsePodList("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n"
-                         "p0,1000,10,1,500,T4|G2\np1,2000,10,2,1000,\np2,3000,10,0,0,\n",
-                         "pods.csv", t));
+  ASSERT_OK(
+      ParseNodeList("sn,cpu_milli,memory_mib,gpu,model\nn0,96000,786432,8,G2\nn1,32000,1024,0,\n",
+                    "nodes.csv", t));
+  ASSERT_OK(
+      ParsePodList("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n"
+                   "p0,1000,10,1,500,T4|G2\np1,2000,10,2,1000,\np2,3000,10,0,0,\n",
+                   "pods.csv", t));
   ASSERT_EQ(t.nodes.size(), 2u);
   EXPECT_EQ(t.nodes[0].model, 0);
   EXPECT_EQ(t.nodes[1].model, -1);
@@ -145,19 +152,22 @@ TEST(FgdTraceTest, ParsesNodesPodsAndModelLists) {
 
 TEST(FgdTraceTest, BadRowsNameFileRowAndColumn) {
   Trace t;
-  Status st = ParsePodList("name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,1000,10,2,500\n", "pods.csv", t);
+  Status st = ParsePodList("name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,1000,10,2,500\n",
+                           "pods.csv", t);
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("pods.csv:row 2: gpu_milli:"), std::string::npos) << st.message();
 
   st = ParsePodList("name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,x,10,1,500\n", "pods.csv", t);
-  EXPECT_NE(st.message().find("pods.csv:row 2: cpu_milli: \"x\" is not an integer"), std::string::npos)
+  EXPECT_NE(st.message().find("pods.csv:row 2: cpu_milli: \"x\" is not an integer"),
+            std::string::npos)
       << st.message();
 
   st = ParsePodList("name,cpu_milli,memory_mib,num_gpu\np0,1,1,1\n", "pods.csv", t);
   EXPECT_NE(st.message().find("missing column \"gpu_milli\""), std::string::npos) << st.message();
 
   st = ParseNodeList("sn,cpu_milli,memory_mib,gpu,model\nn0,1000,10,9,G2\n", "nodes.csv", t);
-  EXPECT_NE(st.message().find("nodes.csv:row 2: gpu: 9 is outside [0, 8]"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("nodes.csv:row 2: gpu: 9 is outside [0, 8]"), std::string::npos)
+      << st.message();
 
   st = ParseNodeList("sn,cpu_milli,memory_mib,gpu,model\nn0,1000,10,2,\n", "nodes.csv", t);
   EXPECT_NE(st.message().find("nodes.csv:row 2: model:"), std::string::npos) << st.message();
@@ -180,7 +190,8 @@ TEST(FgdFragmentTest, CountsIdleMilliEachShapeCannotUse) {
 }
 
 TEST(FgdFragmentTest, CpuShapesModelsAndCpuShortageCountAllIdle) {
-  auto meter = Meter({Shape(0, 0, 0.25), Shape(1, 500, 0.25, 1000, /*models=*/0b10), Shape(1, 500, 0.5, 4000)}, 2);
+  auto meter = Meter(
+      {Shape(0, 0, 0.25), Shape(1, 500, 0.25, 1000, /*models=*/0b10), Shape(1, 500, 0.5, 4000)}, 2);
   // Node of model 0 with 2,000 idle milli and 8 cores: the CPU shape (0.25)
   // and the model-1 shape (0.25) count all 2,000; the last shape fits, 0 lost.
   EXPECT_DOUBLE_EQ(meter.NodeFragment(Node(2, {}, 8000)), 1000.0);
@@ -195,7 +206,8 @@ TEST(FgdFragmentTest, MemoryCountsOnlyForMemoryAwareMeters) {
   // The paper's measure ignores memory: the shape fits, nothing is lost.
   EXPECT_DOUBLE_EQ(FragmentationMeter({s}, 1).NodeFragment(short_of_memory), 0.0);
   // FGD-Mem's: the shape cannot fit for memory, both idle cards are lost.
-  EXPECT_DOUBLE_EQ(FragmentationMeter({s}, 1, /*count_memory=*/true).NodeFragment(short_of_memory), 2000.0);
+  EXPECT_DOUBLE_EQ(FragmentationMeter({s}, 1, /*count_memory=*/true).NodeFragment(short_of_memory),
+                   2000.0);
 }
 
 TEST(FgdFragmentTest, UnitCountingMetersCountCardsThatCpuOrMemoryWouldStrand) {
@@ -221,8 +233,10 @@ TEST(FgdFragmentTest, UnitCountingMetersCountCardsThatCpuOrMemoryWouldStrand) {
   // Memory limits the units too when the meter counts it: 1 unit of 4 GiB.
   half[0].memory_mib = 4096;
   NodeState short_of_memory = Node(4, {1000, 700, 600, 200}, 64000, /*memory=*/6000);
-  EXPECT_DOUBLE_EQ(FragmentationMeter(half, 1, memory, units).NodeFragment(short_of_memory), 1500.0);
-  EXPECT_DOUBLE_EQ(FragmentationMeter(half, 1, !memory, units).NodeFragment(short_of_memory), 200.0);
+  EXPECT_DOUBLE_EQ(FragmentationMeter(half, 1, memory, units).NodeFragment(short_of_memory),
+                   1500.0);
+  EXPECT_DOUBLE_EQ(FragmentationMeter(half, 1, !memory, units).NodeFragment(short_of_memory),
+                   200.0);
 }
 
 TEST(FgdFragmentTest, TargetWorkloadCanWeighShapesByGpuDemand) {
@@ -328,8 +342,10 @@ Cluster TwoNodes(std::vector<int> left0, std::vector<int> left1) {
   Cluster c(specs);
   // Reach the wanted free milli by placing sharing pods.
   for (int g = 0; g < 2; ++g) {
-    if (left0[static_cast<size_t>(g)] < 1000) c.Place(0, Pod(1, 1000 - left0[static_cast<size_t>(g)], 0, 0), g);
-    if (left1[static_cast<size_t>(g)] < 1000) c.Place(1, Pod(1, 1000 - left1[static_cast<size_t>(g)], 0, 0), g);
+    if (left0[static_cast<size_t>(g)] < 1000)
+      c.Place(0, Pod(1, 1000 - left0[static_cast<size_t>(g)], 0, 0), g);
+    if (left1[static_cast<size_t>(g)] < 1000)
+      c.Place(1, Pod(1, 1000 - left1[static_cast<size_t>(g)], 0, 0), g);
   }
   return c;
 }
@@ -413,7 +429,8 @@ TEST(FgdExperimentTest, InflationReachesTheTargetAndKeepsEveryTracePod) {
   EXPECT_NE(order, InflatedOrder(pods, 10000, 1.3, 43));
 }
 
-const std::string kOpenb = std::string(BASALT_SOURCE_DIR) + "/../shared/traces/alibaba-openb-gpu-v2023";
+const std::string kOpenb =
+    std::string(BASALT_SOURCE_DIR) + "/../shared/traces/alibaba-openb-gpu-v2023";
 
 // The first `nodes` GPU nodes and every `every`-th pod of the default trace.
 Trace OpenbSlice(size_t nodes, size_t every) {
@@ -432,10 +449,12 @@ Trace OpenbSlice(size_t nodes, size_t every) {
     }
     return out;
   };
-  Status st = ParseNodeList(keep(read(kOpenb + "/csv/openb_node_list_gpu_node.csv"), [&](size_t i) { return i <= nodes; }),
+  Status st = ParseNodeList(keep(read(kOpenb + "/csv/openb_node_list_gpu_node.csv"),
+                                 [&](size_t i) { return i <= nodes; }),
                             "nodes", t);
   EXPECT_OK(st);
-  st = ParsePodList(keep(read(kOpenb + "/csv/openb_pod_list_default.csv"), [&](size_t i) { return i % every == 0; }),
+  st = ParsePodList(keep(read(kOpenb + "/csv/openb_pod_list_default.csv"),
+                         [&](size_t i) { return i % every == 0; }),
                     "pods", t);
   EXPECT_OK(st);
   return t;
@@ -459,7 +478,8 @@ TEST(FgdExperimentTest, SliceOfTheTraceRunsEndToEnd) {
     // Nothing departs: allocation never falls as load arrives, and it cannot
     // exceed what arrived.
     for (size_t k = 1; k < run.unallocated_pct.size(); ++k) {
-      EXPECT_LE(run.unallocated_pct[k], run.unallocated_pct[k - 1] + 1e-9) << run.policy << " " << k;
+      EXPECT_LE(run.unallocated_pct[k], run.unallocated_pct[k - 1] + 1e-9)
+          << run.policy << " " << k;
     }
     EXPECT_GE(run.unallocated_pct[50], 49.0);
     EXPECT_GT(run.failed, 0);  // 130% of capacity cannot all fit
@@ -478,8 +498,8 @@ TEST(FgdExperimentTest, SliceOfTheTraceRunsEndToEnd) {
 int RunCli(const std::string& args, std::string* out, std::string* err) {
   const auto dir = std::filesystem::temp_directory_path() / "basalt_fgd_cli";
   std::filesystem::create_directories(dir);
-  const std::string cmd = std::string(BASALT_BINARY) + " fgd " + args + " >" + (dir / "out").string() + " 2>" +
-                          (dir / "err").string();
+  const std::string cmd = std::string(BASALT_BINARY) + " fgd " + args + " >" +
+                          (dir / "out").string() + " 2>" + (dir / "err").string();
   int rc = WEXITSTATUS(std::system(cmd.c_str()));
   auto read = [](const std::filesystem::path& p) {
     std::ifstream in(p);
@@ -502,7 +522,8 @@ TEST(FgdCliTest, BadInputExitsTwoWithAClearMessage) {
   const auto bad = std::filesystem::temp_directory_path() / "basalt_fgd_bad_pods.csv";
   std::ofstream(bad) << "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,1000,10,1,1500\n";
   EXPECT_EQ(RunCli("--trace " + kOpenb + " --pods " + bad.string() + " --seeds 1", &out, &err), 2);
-  EXPECT_NE(err.find("basalt_fgd_bad_pods.csv:row 2: gpu_milli: 1500 is outside [0, 1000]"), std::string::npos)
+  EXPECT_NE(err.find("basalt_fgd_bad_pods.csv:row 2: gpu_milli: 1500 is outside [0, 1000]"),
+            std::string::npos)
       << err;
 }
 
@@ -521,7 +542,8 @@ TEST(FgdCliTest, SmallRunPrintsOneJsonObject) {
   }
   std::string out, err;
   ASSERT_EQ(RunCli("--trace " + kOpenb + " --nodes " + (dir / "nodes.csv").string() +
-                       " --pods openb_pod_list_default --policies BestFit,FGD --seeds 2 --out " + (dir / "out").string(),
+                       " --pods openb_pod_list_default --policies BestFit,FGD --seeds 2 --out " +
+                       (dir / "out").string(),
                    &out, &err),
             0)
       << err;
@@ -596,7 +618,8 @@ TEST(FgdReportTest, PageHoldsOneSeriesPerPolicyAndThePublishedBands) {
                       {{"arrived_pct", 81}, {"unallocated_mean", 19.0}, {"unallocated_sd", 0.2}}};
   }
   PublishedCurve band{"FGD", {80, 81}, {19.5, 18.5}, {0.3, 0.4}, 10};
-  const std::string page = RenderFgdReport(summary, {band}, "/* lib */ var s = '</script>';", "chart.js@test");
+  const std::string page =
+      RenderFgdReport(summary, {band}, "/* lib */ var s = '</script>';", "chart.js@test");
   auto data = ReportData(summary, {band});
   EXPECT_EQ(data["arrived_pct"], nlohmann::ordered_json::parse("[80, 81]"));
   ASSERT_EQ(data["series"].size(), 2u);

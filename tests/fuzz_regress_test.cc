@@ -28,11 +28,14 @@ std::string DecodeFailure(const std::string& text) {
 // document per turn until memory ran out. Now a clear error at the ','.
 TEST(FuzzRegressTest, TextAfterAFlowCollectionEndsTheParse) {
   const auto start = std::chrono::steady_clock::now();
-  EXPECT_EQ(DecodeFailure("{},"), "f.yaml:1:3: malformed YAML/JSON: unexpected \",\" after the end of a document");
+  EXPECT_EQ(DecodeFailure("{},"),
+            "f.yaml:1:3: malformed YAML/JSON: unexpected \",\" after the end of a document");
   EXPECT_EQ(DecodeFailure("{\"\":{}},"),
             "f.yaml:1:8: malformed YAML/JSON: unexpected \",\" after the end of a document");
-  EXPECT_EQ(DecodeFailure("[1]\n,\n"), "f.yaml:2:1: malformed YAML/JSON: unexpected \",\" after the end of a document");
-  EXPECT_EQ(DecodeFailure("{\"kind\": \"Pod\", \"apiVersion\": \"v1\", \"metadata\": {\"name\": \"p\"}},\n"),
+  EXPECT_EQ(DecodeFailure("[1]\n,\n"),
+            "f.yaml:2:1: malformed YAML/JSON: unexpected \",\" after the end of a document");
+  EXPECT_EQ(DecodeFailure(
+                "{\"kind\": \"Pod\", \"apiVersion\": \"v1\", \"metadata\": {\"name\": \"p\"}},\n"),
             "f.yaml:1:63: malformed YAML/JSON: unexpected \",\" after the end of a document");
   // In a later document: the line is that document's.
   EXPECT_EQ(DecodeFailure("apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\n{b: 1},\n"),
@@ -45,10 +48,15 @@ TEST(FuzzRegressTest, TextAfterAFlowCollectionEndsTheParse) {
 TEST(FuzzRegressTest, WellFormedStreamsStillDecode) {
   const std::string a = "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n";
   const std::string b = "apiVersion: v1\nkind: Namespace\nmetadata: {name: b}\n";
-  const std::string json = "{\"apiVersion\": \"v1\", \"kind\": \"Namespace\", \"metadata\": {\"name\": \"a\"}}\n";
+  const std::string json =
+      "{\"apiVersion\": \"v1\", \"kind\": \"Namespace\", \"metadata\": {\"name\": \"a\"}}\n";
   const std::vector<std::pair<std::string, size_t>> cases = {
-      {"---\n---\n" + a + "---\n---\n", 1}, {a + "...\n---\n" + b, 2}, {a + "---\n" + b + "---\n", 2},
-      {json, 1}, {"", 0}, {"---\n", 0},
+      {"---\n---\n" + a + "---\n---\n", 1},
+      {a + "...\n---\n" + b, 2},
+      {a + "---\n" + b + "---\n", 2},
+      {json, 1},
+      {"", 0},
+      {"---\n", 0},
   };
   for (const auto& [text, namespaces] : cases) {
     ClusterObjects objects;

@@ -1,28 +1,29 @@
 // Per-GPU accounting (plugins/gpu_devices.h) and the deviceshare plugin's
 // parts that scenario files cannot show: the cards written onto a bound pod,
 // argument errors. Card layouts in the comments: [card0 used/total, card1 ...].
+#include "plugins/gpu_devices.h"
+
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 #include "cli/validate.h"
-
 #include "framework/arguments.h"
 #include "plugins/builtin.h"
-#include "plugins/gpu_devices.h"
-#include "sim/cycle_runner.h"
+#include "engine/cycle_runner.h"
 #include "testing.h"
 
 namespace basalt {
 namespace {
 
 GpuCards TwoCards(int64_t memory = 8000, int64_t sharers = 10) {
-  auto cards = GpuCards::FromVgpuRegister("GPU-a," + std::to_string(sharers) + "," + std::to_string(memory) +
-                                          ",NVIDIA-Tesla V100,true:GPU-b," + std::to_string(sharers) + "," +
-                                          std::to_string(memory) + ",NVIDIA-Tesla V100,true:");
+  auto cards =
+      GpuCards::FromVgpuRegister("GPU-a," + std::to_string(sharers) + "," + std::to_string(memory) +
+                                 ",NVIDIA-Tesla V100,true:GPU-b," + std::to_string(sharers) + "," +
+                                 std::to_string(memory) + ",NVIDIA-Tesla V100,true:");
   EXPECT_OK(cards);
   return cards.ok() ? *cards : GpuCards();
 }
@@ -44,7 +45,8 @@ CardUses MustFit(const GpuCards& cards, const VgpuRequest& r) {
 
 TEST(GpuCardsTest, ParsesTheDevicePluginRegistration) {
   auto cards = GpuCards::FromVgpuRegister(
-      "GPU-0fc3,10,32768,NVIDIA-Tesla V100-PCIE-32GB,true,hami-core:GPU-1ab2,4,16384,NVIDIA-A10,false:");
+      "GPU-0fc3,10,32768,NVIDIA-Tesla "
+      "V100-PCIE-32GB,true,hami-core:GPU-1ab2,4,16384,NVIDIA-A10,false:");
   ASSERT_OK(cards);
   ASSERT_EQ(cards->cards().size(), 2u);
   EXPECT_EQ(cards->cards()[0].uuid, "GPU-0fc3");
@@ -58,7 +60,9 @@ TEST(GpuCardsTest, ParsesTheDevicePluginRegistration) {
 TEST(GpuCardsTest, RegistrationErrorsNameTheCardAndField) {
   EXPECT_EQ(GpuCards::FromVgpuRegister("GPU-a,10,lots,NVIDIA,true:").status().message(),
             "card 0: memory: expected a non-negative integer (MiB), got \"lots\"");
-  EXPECT_EQ(GpuCards::FromVgpuRegister("GPU-a,10,10,NVIDIA,true:GPU-b,x,10,NVIDIA,true").status().message(),
+  EXPECT_EQ(GpuCards::FromVgpuRegister("GPU-a,10,10,NVIDIA,true:GPU-b,x,10,NVIDIA,true")
+                .status()
+                .message(),
             "card 1: count: expected a non-negative integer, got \"x\"");
   EXPECT_EQ(GpuCards::FromVgpuRegister("GPU-a,10,10,NVIDIA,maybe").status().message(),
             "card 0: health: expected true or false, got \"maybe\"");
@@ -122,11 +126,13 @@ TEST(GpuCardsTest, SharerLimitHealthAndTypes) {
   one.Add({{1, 100, 0}});  // card b has its one sharer
   EXPECT_EQ(MustFit(one, Vgpu(1, 100)), (CardUses{{0, 100, 0}}));
 
-  auto mixed = GpuCards::FromVgpuRegister("GPU-a,10,8000,NVIDIA-A100,true:GPU-b,10,8000,NVIDIA-T4,false:");
+  auto mixed =
+      GpuCards::FromVgpuRegister("GPU-a,10,8000,NVIDIA-A100,true:GPU-b,10,8000,NVIDIA-T4,false:");
   ASSERT_OK(mixed);
   EXPECT_EQ(MustFit(*mixed, Vgpu(1, 100)), (CardUses{{0, 100, 0}}));  // b is unhealthy
 
-  auto types = GpuCards::FromVgpuRegister("GPU-a,10,8000,NVIDIA-A100,true:GPU-b,10,8000,NVIDIA-T4,true:");
+  auto types =
+      GpuCards::FromVgpuRegister("GPU-a,10,8000,NVIDIA-A100,true:GPU-b,10,8000,NVIDIA-T4,true:");
   ASSERT_OK(types);
   VgpuRequest r = Vgpu(1, 100);
   r.use_types = {"a100"};
@@ -244,19 +250,24 @@ Status FactoryError(std::map<std::string, std::string> args) {
 
 TEST(DeviceSharePluginTest, ArgumentErrorsNameTheArgument) {
   EXPECT_EQ(FactoryError({{"deviceshare.VGPUEnable", "maybe"}}).message(),
-            "plugin deviceshare: arguments.deviceshare.VGPUEnable: expected true or false, got \"maybe\"");
+            "plugin deviceshare: arguments.deviceshare.VGPUEnable: expected true or false, got "
+            "\"maybe\"");
   EXPECT_EQ(FactoryError({{"deviceshare.ScheduleWeight", "heavy"}}).message(),
-            "plugin deviceshare: arguments.deviceshare.ScheduleWeight: expected an integer, got \"heavy\"");
+            "plugin deviceshare: arguments.deviceshare.ScheduleWeight: expected an integer, got "
+            "\"heavy\"");
   EXPECT_EQ(FactoryError({{"deviceshare.SchedulePolicy", "pack"}}).message(),
-            "plugin deviceshare: arguments.deviceshare.SchedulePolicy: expected \"binpack\" or \"spread\", got \"pack\"");
-  EXPECT_NE(FactoryError({{"deviceshare.GPUSharingEnable", "true"}, {"deviceshare.GPUNumberEnable", "true"}})
+            "plugin deviceshare: arguments.deviceshare.SchedulePolicy: expected \"binpack\" or "
+            "\"spread\", got \"pack\"");
+  EXPECT_NE(FactoryError(
+                {{"deviceshare.GPUSharingEnable", "true"}, {"deviceshare.GPUNumberEnable", "true"}})
                 .message()
                 .find("cannot both be true"),
             std::string::npos);
-  EXPECT_NE(FactoryError({{"deviceshare.GPUSharingEnable", "true"}, {"deviceshare.VGPUEnable", "true"}})
-                .message()
-                .find("gpu-share and vgpu can't be used together"),
-            std::string::npos);
+  EXPECT_NE(
+      FactoryError({{"deviceshare.GPUSharingEnable", "true"}, {"deviceshare.VGPUEnable", "true"}})
+          .message()
+          .find("gpu-share and vgpu can't be used together"),
+      std::string::npos);
   // Unknown arguments are ignored (with a warning on stderr), as in Volcano.
   EXPECT_OK(FactoryError({{"deviceshare.Unknown", "1"}, {"deviceshare.VGPUEnable", "true"}}));
 }
@@ -339,7 +350,8 @@ TEST(DeviceSharePluginTest, CardsAreWrittenOntoTheBoundPod) {
   ASSERT_NE(p1, nullptr);
   EXPECT_EQ(p1->phase, "Running");
   EXPECT_EQ(p1->meta.annotations.at("volcano.sh/vgpu-ids-new"), "GPU-b,NVIDIA,5000,0:");
-  EXPECT_EQ(state.FindPod("default/p2")->meta.annotations.at("volcano.sh/vgpu-ids-new"), "GPU-a,NVIDIA,5000,0:");
+  EXPECT_EQ(state.FindPod("default/p2")->meta.annotations.at("volcano.sh/vgpu-ids-new"),
+            "GPU-a,NVIDIA,5000,0:");
 }
 
 // `basalt validate --conf` names the plugin entry and the argument; a valid
@@ -348,14 +360,17 @@ TEST(DeviceSharePluginTest, ValidateReportsArgumentsWithTheirPath) {
   char dir[] = "/tmp/basalt-deviceshare-XXXXXX";
   ASSERT_NE(mkdtemp(dir), nullptr);
   const std::string bad = std::string(dir) + "/bad.conf", good = std::string(dir) + "/good.conf";
-  std::ofstream(bad) << "actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: gang\n- plugins:\n"
-                        "  - name: predicates\n  - name: deviceshare\n    arguments:\n"
-                        "      deviceshare.VGPUEnable: maybe\n";
+  std::ofstream(bad)
+      << "actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: gang\n- plugins:\n"
+         "  - name: predicates\n  - name: deviceshare\n    arguments:\n"
+         "      deviceshare.VGPUEnable: maybe\n";
   std::ofstream(good) << kConf;
   std::ostringstream out, err;
   EXPECT_EQ(RunValidate({}, bad, out, err), 2);
-  EXPECT_EQ(out.str(), bad + ": tiers[1].plugins[1]: plugin deviceshare: arguments.deviceshare.VGPUEnable: "
-                             "expected true or false, got \"maybe\"\n");
+  EXPECT_EQ(out.str(),
+            bad +
+                ": tiers[1].plugins[1]: plugin deviceshare: arguments.deviceshare.VGPUEnable: "
+                "expected true or false, got \"maybe\"\n");
   EXPECT_EQ(err.str(), "basalt: 1 problem found in the scheduler configuration\n");
   std::ostringstream out2, err2;
   EXPECT_EQ(RunValidate({}, good, out2, err2), 0) << err2.str();

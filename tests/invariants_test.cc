@@ -1,10 +1,11 @@
 // The invariant checker must fail when the session breaks an invariant, and
 // must not blame the session for an input that was already broken.
+#include "framework/invariants.h"
+
 #include <gtest/gtest.h>
 
 #include <functional>
 
-#include "framework/invariants.h"
 #include "framework/session.h"
 #include "framework/statement.h"
 #include "plugins/builtin.h"
@@ -42,8 +43,9 @@ spec: {schedulerName: volcano, containers: [{name: c, resources: {requests: {cpu
 )";
 
 // Runs `fn` as an action in a check-enabled session; returns the violation ("" if none).
-std::string RunChecked(const std::string& cluster, std::function<void(Session&)> fn,
-                       const std::string& conf_text = "actions: \"allocate\"\ntiers:\n- plugins:\n  - name: gang\n") {
+std::string RunChecked(
+    const std::string& cluster, std::function<void(Session&)> fn,
+    const std::string& conf_text = "actions: \"allocate\"\ntiers:\n- plugins:\n  - name: gang\n") {
   ClusterObjects objects;
   EXPECT_OK(DecodeText(cluster, "test.yaml", &objects));
   ClusterState state;
@@ -65,9 +67,8 @@ std::string RunChecked(const std::string& cluster, std::function<void(Session&)>
 
 // 3 cpu placed on a 2-cpu node: check 2 names the node and the action.
 TEST(InvariantsTest, OverCommitByTheSessionIsReported) {
-  std::string v = RunChecked(kNode, [](Session& ssn) {
-    ssn.Allocate(ssn.tasks()[0], ssn.nodes()[0]);
-  });
+  std::string v =
+      RunChecked(kNode, [](Session& ssn) { ssn.Allocate(ssn.tasks()[0], ssn.nodes()[0]); });
   EXPECT_NE(v.find("after action scripted"), std::string::npos) << v;
   EXPECT_NE(v.find("node n1 over-committed"), std::string::npos) << v;
 }
@@ -96,11 +97,12 @@ TEST(InvariantsTest, AllocatedTaskOfReadyJobIsReported) {
 TEST(InvariantsTest, CommittedAllocationPasses) {
   std::string small = kNode;
   small.replace(small.find("cpu: \"3\""), 8, "cpu: \"1\"");
-  EXPECT_EQ(RunChecked(small, [](Session& ssn) {
-              Statement stmt(ssn);
-              stmt.Allocate(ssn.tasks()[0], ssn.nodes()[0]);
-              stmt.Commit();
-            }),
+  EXPECT_EQ(RunChecked(small,
+                       [](Session& ssn) {
+                         Statement stmt(ssn);
+                         stmt.Allocate(ssn.tasks()[0], ssn.nodes()[0]);
+                         stmt.Commit();
+                       }),
             "");
 }
 
@@ -111,15 +113,17 @@ TEST(InvariantsTest, CommittedAllocationPasses) {
 TEST(InvariantsTest, ZeroScalarLeftByBookkeepingIsNotAViolation) {
   std::string gpu = kNode;
   gpu.replace(gpu.find("pods: \"110\""), 11, "pods: \"110\", nvidia.com/gpu: \"4\"");
-  gpu.replace(gpu.find("requests: {cpu: \"3\"}"), 20, "requests: {cpu: \"1\", nvidia.com/gpu: \"1\"}");
-  EXPECT_EQ(RunChecked(gpu, [](Session& ssn) {
-              Statement pipelined(ssn);
-              pipelined.Pipeline(ssn.tasks()[0], ssn.nodes()[0]);
-              pipelined.Discard();
-              Statement allocated(ssn);
-              allocated.Allocate(ssn.tasks()[0], ssn.nodes()[0]);
-              allocated.Discard();
-            }),
+  gpu.replace(gpu.find("requests: {cpu: \"3\"}"), 20,
+              "requests: {cpu: \"1\", nvidia.com/gpu: \"1\"}");
+  EXPECT_EQ(RunChecked(gpu,
+                       [](Session& ssn) {
+                         Statement pipelined(ssn);
+                         pipelined.Pipeline(ssn.tasks()[0], ssn.nodes()[0]);
+                         pipelined.Discard();
+                         Statement allocated(ssn);
+                         allocated.Allocate(ssn.tasks()[0], ssn.nodes()[0]);
+                         allocated.Discard();
+                       }),
             "");
 }
 
@@ -179,17 +183,18 @@ TaskInfo& TaskNamed(Session& ssn, const std::string& key) {
 // Placements and rollbacks through the session keep the plugin's count equal
 // to the recount (the running pod's card is counted from session open).
 TEST(InvariantsTest, CardAccountingFollowsPlacements) {
-  EXPECT_EQ(RunChecked(kCardCluster,
-                       [](Session& ssn) {
-                         Statement discarded(ssn);
-                         discarded.Allocate(TaskNamed(ssn, "default/train"), ssn.nodes()[0]);
-                         discarded.Discard();
-                         Statement evicted(ssn);
-                         evicted.Evict(TaskNamed(ssn, "default/serve"), "reclaim", "test");
-                         evicted.Discard();
-                         ssn.Allocate(TaskNamed(ssn, "default/train"), ssn.nodes()[0]);
-                       },
-                       kCardConf),
+  EXPECT_EQ(RunChecked(
+                kCardCluster,
+                [](Session& ssn) {
+                  Statement discarded(ssn);
+                  discarded.Allocate(TaskNamed(ssn, "default/train"), ssn.nodes()[0]);
+                  discarded.Discard();
+                  Statement evicted(ssn);
+                  evicted.Evict(TaskNamed(ssn, "default/serve"), "reclaim", "test");
+                  evicted.Discard();
+                  ssn.Allocate(TaskNamed(ssn, "default/train"), ssn.nodes()[0]);
+                },
+                kCardConf),
             "");
 }
 
@@ -197,22 +202,26 @@ TEST(InvariantsTest, CardAccountingFollowsPlacements) {
 // corrupts the queue's H200 count (3 cards counted, 1 used), and the check
 // names the plugin, the queue, the model and both numbers.
 TEST(InvariantsTest, CorruptedCardCountIsReported) {
-  std::string v = RunChecked(kCardCluster, [](Session& ssn) { ssn.FireAllocate(TaskNamed(ssn, "default/train")); },
-                             kCardConf);
-  EXPECT_EQ(v,
-            "cycle 1, after action scripted: capacity-card: queue q1 card NVIDIA-H200 accounted 3000m "
-            "(milli-cards), its placed pods use 1000m");
+  std::string v = RunChecked(
+      kCardCluster, [](Session& ssn) { ssn.FireAllocate(TaskNamed(ssn, "default/train")); },
+      kCardConf);
+  EXPECT_EQ(
+      v,
+      "cycle 1, after action scripted: capacity-card: queue q1 card NVIDIA-H200 accounted 3000m "
+      "(milli-cards), its placed pods use 1000m");
 }
 
 // The other way round: a pod placed without its event is used but not counted.
 TEST(InvariantsTest, UncountedCardPlacementIsReported) {
-  std::string v = RunChecked(kCardCluster,
-                             [](Session& ssn) {
-                               ssn.PlaceTask(TaskNamed(ssn, "default/train"), ssn.nodes()[0], TaskStatus::kPipelined);
-                             },
-                             kCardConf);
-  EXPECT_NE(v.find("queue q1 card NVIDIA-H200 accounted 1000m (milli-cards), its placed pods use 3000m"),
-            std::string::npos)
+  std::string v = RunChecked(
+      kCardCluster,
+      [](Session& ssn) {
+        ssn.PlaceTask(TaskNamed(ssn, "default/train"), ssn.nodes()[0], TaskStatus::kPipelined);
+      },
+      kCardConf);
+  EXPECT_NE(
+      v.find("queue q1 card NVIDIA-H200 accounted 1000m (milli-cards), its placed pods use 3000m"),
+      std::string::npos)
       << v;
 }
 

@@ -1,20 +1,21 @@
 // The vcjob job plugins (ssh, svc, env): what the controller creates for a job
 // and adds to its pods, their arguments, and their errors.
+#include "controllers/job_plugins.h"
+
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include "actions/builtin.h"
 #include "api/decode.h"
 #include "api/job_plugin_args.h"
-#include "controllers/job_plugins.h"
 #include "plugins/builtin.h"
-#include "sim/cycle_runner.h"
+#include "engine/cycle_runner.h"
 #include "testing.h"
 
 namespace basalt {
@@ -29,7 +30,8 @@ class Expansion {
   explicit Expansion(ClusterObjects objects, int cycles = 1) {
     RegisterBuiltinPlugins(plugins_);
     RegisterBuiltinActions(actions_);
-    auto conf = ParseSchedulerConfig(DefaultSchedulerConfigText(), "conf", plugins_.Names(), actions_.Names());
+    auto conf = ParseSchedulerConfig(DefaultSchedulerConfigText(), "conf", plugins_.Names(),
+                                     actions_.Names());
     EXPECT_OK(conf);
     conf_ = std::move(conf).value();
     EXPECT_OK(state_.AddAll(std::move(objects)));
@@ -75,10 +77,12 @@ kind: Job
 metadata: {name: j, namespace: ns1}
 spec:
   schedulerName: volcano
-  plugins: )" + plugins + R"(
+  plugins: )" +
+         plugins + R"(
   tasks:
   - name: my-task
-    replicas: )" + std::to_string(replicas) + R"(
+    replicas: )" +
+         std::to_string(replicas) + R"(
     template:
       spec:
         initContainers: [{name: setup}]
@@ -103,15 +107,17 @@ TEST(JobPluginsTest, MpiExampleExpandsLikeVolcano) {
   // Pods: created once enqueue admitted the PodGroup (cycle 1's world step).
   std::vector<std::string> pods;
   for (const auto& [key, pod] : x.state().pods()) pods.push_back(key);
-  EXPECT_EQ(pods, (std::vector<std::string>{"default/lm-mpi-job-mpimaster-0", "default/lm-mpi-job-mpiworker-0",
+  EXPECT_EQ(pods, (std::vector<std::string>{"default/lm-mpi-job-mpimaster-0",
+                                            "default/lm-mpi-job-mpiworker-0",
                                             "default/lm-mpi-job-mpiworker-1"}));
 
   // Service: headless, named after the job, selecting the job's pods.
   ASSERT_EQ(x.plugins().services().size(), 1u);
   const Service& svc = x.plugins().services().at("default/lm-mpi-job");
   EXPECT_EQ(svc.cluster_ip, "None");
-  EXPECT_EQ(svc.selector, (std::map<std::string, std::string>{{"volcano.sh/job-name", "lm-mpi-job"},
-                                                               {"volcano.sh/job-namespace", "default"}}));
+  EXPECT_EQ(svc.selector,
+            (std::map<std::string, std::string>{{"volcano.sh/job-name", "lm-mpi-job"},
+                                                {"volcano.sh/job-namespace", "default"}}));
   EXPECT_FALSE(svc.publish_not_ready_addresses);
   ASSERT_EQ(svc.meta.owner_references.size(), 1u);
   EXPECT_EQ(svc.meta.owner_references[0].kind, "Job");
@@ -128,10 +134,12 @@ TEST(JobPluginsTest, MpiExampleExpandsLikeVolcano) {
   const ConfigMap& cm = x.plugins().config_maps().at("default/lm-mpi-job-svc");
   EXPECT_EQ(cm.data, (std::map<std::string, std::string>{
                          {"mpimaster.host", "lm-mpi-job-mpimaster-0.lm-mpi-job"},
-                         {"mpiworker.host", "lm-mpi-job-mpiworker-0.lm-mpi-job\nlm-mpi-job-mpiworker-1.lm-mpi-job"},
+                         {"mpiworker.host",
+                          "lm-mpi-job-mpiworker-0.lm-mpi-job\nlm-mpi-job-mpiworker-1.lm-mpi-job"},
                          {"VC_MPIMASTER_HOSTS", "lm-mpi-job-mpimaster-0.lm-mpi-job"},
                          {"VC_MPIMASTER_NUM", "1"},
-                         {"VC_MPIWORKER_HOSTS", "lm-mpi-job-mpiworker-0.lm-mpi-job,lm-mpi-job-mpiworker-1.lm-mpi-job"},
+                         {"VC_MPIWORKER_HOSTS",
+                          "lm-mpi-job-mpiworker-0.lm-mpi-job,lm-mpi-job-mpiworker-1.lm-mpi-job"},
                          {"VC_MPIWORKER_NUM", "2"}}));
 
   // Secret <job>-ssh: the key pair and an ssh config naming every pod.
@@ -173,9 +181,10 @@ TEST(JobPluginsTest, MpiExampleExpandsLikeVolcano) {
     EXPECT_EQ(e.config_map, "lm-mpi-job-svc");
     EXPECT_EQ(e.config_map_key, e.name);
   }
-  EXPECT_EQ(env, (std::vector<std::string>{"VC_MPIMASTER_HOSTS", "VC_MPIMASTER_NUM", "VC_MPIWORKER_HOSTS",
-                                           "VC_MPIWORKER_NUM"}));
-  EXPECT_EQ(x.plugins().pods().at("default/lm-mpi-job-mpimaster-0").containers[0].name, "mpimaster");
+  EXPECT_EQ(env, (std::vector<std::string>{"VC_MPIMASTER_HOSTS", "VC_MPIMASTER_NUM",
+                                           "VC_MPIWORKER_HOSTS", "VC_MPIWORKER_NUM"}));
+  EXPECT_EQ(x.plugins().pods().at("default/lm-mpi-job-mpimaster-0").containers[0].name,
+            "mpimaster");
 }
 
 // The written manifests are Kubernetes objects: one document per object, kinds
@@ -187,11 +196,13 @@ TEST(JobPluginsTest, ManifestsAreKubernetesYaml) {
   std::vector<YAML::Node> docs = YAML::LoadAll(x.plugins().ManifestsYaml());
   ASSERT_EQ(docs.size(), 4u);
   std::vector<std::string> kinds;
-  for (const YAML::Node& d : docs) kinds.push_back(d["kind"].as<std::string>() + "/" + d["metadata"]["name"].as<std::string>());
+  for (const YAML::Node& d : docs)
+    kinds.push_back(d["kind"].as<std::string>() + "/" + d["metadata"]["name"].as<std::string>());
   EXPECT_EQ(kinds, (std::vector<std::string>{"ConfigMap/lm-mpi-job-svc", "NetworkPolicy/lm-mpi-job",
                                              "Secret/lm-mpi-job-ssh", "Service/lm-mpi-job"}));
   EXPECT_EQ(docs[3]["spec"]["clusterIP"].as<std::string>(), "None");
-  EXPECT_EQ(docs[2]["data"]["config"].as<std::string>().rfind("U3RyaWN0SG9zdEtleUNoZWNraW5n", 0), 0u);  // "StrictHostKeyChecking"
+  EXPECT_EQ(docs[2]["data"]["config"].as<std::string>().rfind("U3RyaWN0SG9zdEtleUNoZWNraW5n", 0),
+            0u);  // "StrictHostKeyChecking"
 }
 
 // env: VK_TASK_INDEX and VC_TASK_INDEX = the pod's index, in every container
@@ -219,7 +230,8 @@ TEST(JobPluginsTest, EnvPluginSetsTaskIndexInEveryContainer) {
 // a task name with '-' becomes '_' in keys and upper case in env names; the
 // init container gets the env and the mount too.
 TEST(JobPluginsTest, SvcArgumentsAndTaskNameFormatting) {
-  Expansion x(Decoded(JobWith(R"({svc: ["--publish-not-ready-addresses=true", "-disable-network-policy"]})")));
+  Expansion x(Decoded(
+      JobWith(R"({svc: ["--publish-not-ready-addresses=true", "-disable-network-policy"]})")));
   EXPECT_TRUE(x.plugins().services().at("ns1/j").publish_not_ready_addresses);
   EXPECT_TRUE(x.plugins().network_policies().empty());
   const ConfigMap& cm = x.plugins().config_maps().at("ns1/j-svc");
@@ -243,7 +255,8 @@ TEST(JobPluginsTest, SshNoRootMovesTheKeyPath) {
   EXPECT_EQ(p.containers[0].mounts.at(0).mount_path, "/etc/volcano/.ssh");
   EXPECT_TRUE(p.containers[1].mounts.empty());
   Expansion y(Decoded(JobWith(R"({ssh: ["--ssh-key-file-path", "/home/mpi/.ssh"]})")));
-  EXPECT_EQ(y.plugins().pods().at("ns1/j-my-task-0").containers[0].mounts.at(0).mount_path, "/home/mpi/.ssh");
+  EXPECT_EQ(y.plugins().pods().at("ns1/j-my-task-0").containers[0].mounts.at(0).mount_path,
+            "/home/mpi/.ssh");
 }
 
 // A deleted job takes its objects and pod additions with it.
@@ -276,14 +289,16 @@ TEST(JobPluginsTest, KeyPairsAreDeterministicPerSeed) {
 
 // OpenSSH itself reads the private key and derives the same public key.
 TEST(JobPluginsTest, PrivateKeyLoadsInOpenSsh) {
-  if (std::system("command -v ssh-keygen >/dev/null 2>&1") != 0) GTEST_SKIP() << "ssh-keygen not installed";
+  if (std::system("command -v ssh-keygen >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "ssh-keygen not installed";
   const SshKeyPair pair = MakeSshKeyPair(SeededSshKeys(7)("default/lm-mpi-job"));
   const fs::path dir = fs::temp_directory_path() / ("basalt-ssh-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path key = dir / "id_rsa";
   std::ofstream(key) << pair.private_key;
   fs::permissions(key, fs::perms::owner_read | fs::perms::owner_write);
-  const std::string cmd = "ssh-keygen -y -f " + key.string() + " > " + (dir / "derived.pub").string() + " 2>&1";
+  const std::string cmd =
+      "ssh-keygen -y -f " + key.string() + " > " + (dir / "derived.pub").string() + " 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   std::ifstream in(dir / "derived.pub");
   std::string derived((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -302,9 +317,12 @@ TEST(JobPluginsTest, BadPluginsAndArgumentsAreErrors) {
   const std::vector<Case> cases = {
       {"{mpi: []}", "spec.plugins.mpi: unknown job plugin \"mpi\" (supported: env, ssh, svc)"},
       {R"({svc: ["--bogus"]})", "spec.plugins.svc[0]: unknown flag \"--bogus\" for job plugin svc"},
-      {R"({svc: ["--disable-network-policy=maybe"]})", "spec.plugins.svc[0]: --disable-network-policy: invalid boolean"},
-      {R"({ssh: ["--no-root", "--ssh-key-file-path"]})", "spec.plugins.ssh[1]: --ssh-key-file-path needs a value"},
-      {R"({ssh: ["--ssh-key-file-path=relative"]})", "spec.plugins.ssh[0]: --ssh-key-file-path: must be an absolute path"},
+      {R"({svc: ["--disable-network-policy=maybe"]})",
+       "spec.plugins.svc[0]: --disable-network-policy: invalid boolean"},
+      {R"({ssh: ["--no-root", "--ssh-key-file-path"]})",
+       "spec.plugins.ssh[1]: --ssh-key-file-path needs a value"},
+      {R"({ssh: ["--ssh-key-file-path=relative"]})",
+       "spec.plugins.ssh[0]: --ssh-key-file-path: must be an absolute path"},
       {R"({ssh: ["--ssh-public-key=ssh-ed25519 AAAA"]})", "must be given together"},
       {R"({env: ["x"]})", "spec.plugins.env[0]: \"x\" is not a flag"},
       {R"({svc: "--x"})", "spec.plugins.svc"},

@@ -8,7 +8,7 @@
 #include "actions/builtin.h"
 #include "api/decode.h"
 #include "plugins/builtin.h"
-#include "sim/cycle_runner.h"
+#include "engine/cycle_runner.h"
 #include "sim/scenario.h"
 #include "sim/simulator.h"
 #include "testing.h"
@@ -26,7 +26,8 @@ ClusterObjects LoadExampleFlow() {
 
 // A JobFlow document with `flows` (YAML, indented 2) and the three templates
 // a, b, c (one pod each, finishing after `steps` world steps).
-std::string FlowYaml(const std::string& flows, const std::string& retain = "retain", int steps = 1) {
+std::string FlowYaml(const std::string& flows, const std::string& retain = "retain",
+                     int steps = 1) {
   std::string out = R"(
 apiVersion: v1
 kind: Node
@@ -37,21 +38,24 @@ apiVersion: flow.volcano.sh/v1alpha1
 kind: JobFlow
 metadata: {name: f, namespace: default}
 spec:
-  jobRetainPolicy: )" + retain + R"(
+  jobRetainPolicy: )" +
+                    retain + R"(
   flows:
 )" + flows;
   for (const char* name : {"a", "b", "c"}) {
     out += R"(---
 apiVersion: flow.volcano.sh/v1alpha1
 kind: JobTemplate
-metadata: {name: )" + std::string(name) + R"(, namespace: default}
+metadata: {name: )" +
+           std::string(name) + R"(, namespace: default}
 spec:
   schedulerName: volcano
   tasks:
   - name: t
     replicas: 1
     template:
-      metadata: {annotations: {basalt.io/finish-after-steps: ")" + std::to_string(steps) + R"("}}
+      metadata: {annotations: {basalt.io/finish-after-steps: ")" +
+           std::to_string(steps) + R"("}}
       spec:
         containers: [{name: c, resources: {requests: {cpu: "1"}}}]
 )";
@@ -66,7 +70,8 @@ class FlowRun {
   explicit FlowRun(ClusterObjects objects) {
     RegisterBuiltinPlugins(plugins_);
     RegisterBuiltinActions(actions_);
-    auto conf = ParseSchedulerConfig(DefaultSchedulerConfigText(), "conf", plugins_.Names(), actions_.Names());
+    auto conf = ParseSchedulerConfig(DefaultSchedulerConfigText(), "conf", plugins_.Names(),
+                                     actions_.Names());
     EXPECT_OK(conf);
     conf_ = std::move(conf).value();
     EXPECT_OK(state_.AddAll(std::move(objects)));
@@ -151,8 +156,8 @@ TEST(JobFlowDecodeTest, Errors) {
   const std::vector<Case> cases = {
       {"  - name: a\n    dependsOn: {targets: [x]}\n", "retain",
        "f.yaml:7: JobFlow default/f: spec.flows[0].dependsOn.targets[0]: unknown flow \"x\""},
-      {"  - name: a\n    dependsOn: {targets: [b]}\n  - name: b\n    dependsOn: {targets: [a]}\n", "retain",
-       "spec.flows: dependency cycle: a -> b -> a"},
+      {"  - name: a\n    dependsOn: {targets: [b]}\n  - name: b\n    dependsOn: {targets: [a]}\n",
+       "retain", "spec.flows: dependency cycle: a -> b -> a"},
       {"  - name: a\n  - name: a\n", "retain", "spec.flows[1].name: flow \"a\" appears twice"},
       {"  - name: a\n", "keep", "spec.jobRetainPolicy: must be retain or delete"},
       {"  - {dependsOn: {targets: [a]}}\n", "retain", "spec.flows[0].name: missing"},
@@ -171,7 +176,8 @@ TEST(JobFlowDecodeTest, Errors) {
   ClusterState state;
   Status st = state.AddAll(std::move(objects));
   ASSERT_FALSE(st.ok());
-  EXPECT_NE(st.message().find("f.yaml:7: JobFlow default/f: spec.flows[1].name: no JobTemplate default/d"),
+  EXPECT_NE(st.message().find(
+                "f.yaml:7: JobFlow default/f: spec.flows[1].name: no JobTemplate default/d"),
             std::string::npos)
       << st.message();
 }
@@ -191,8 +197,9 @@ TEST(JobFlowControllerTest, ExampleRunsInDependencyOrder) {
   EXPECT_GT(run.created["data-pipeline-evaluate"], run.created["data-pipeline-train"]);
   EXPECT_EQ(run.phases, (std::vector<std::string>{"Pending", "Running", "Succeed"}));
   const JobFlow& f = run.flow("default/data-pipeline");
-  EXPECT_EQ(f.completed_jobs, (std::vector<std::string>{"data-pipeline-prepare", "data-pipeline-train",
-                                                         "data-pipeline-evaluate"}));
+  EXPECT_EQ(f.completed_jobs,
+            (std::vector<std::string>{"data-pipeline-prepare", "data-pipeline-train",
+                                      "data-pipeline-evaluate"}));
   ASSERT_EQ(f.job_status_list.size(), 3u);
   EXPECT_EQ(f.job_status_list[1].state, "Completed");
   // The created job carries Volcano's marker and the flow as its owner.
@@ -206,9 +213,10 @@ TEST(JobFlowControllerTest, ExampleRunsInDependencyOrder) {
 // a, b -> c: c waits for both; a and b start together.
 TEST(JobFlowControllerTest, JoinWaitsForEveryTarget) {
   ClusterObjects objects;
-  ASSERT_OK(DecodeText(FlowYaml("  - name: a\n  - name: b\n  - name: c\n    dependsOn: {targets: [a, b]}\n", "retain",
-                                3),
-                       "f.yaml", &objects));
+  ASSERT_OK(DecodeText(
+      FlowYaml("  - name: a\n  - name: b\n  - name: c\n    dependsOn: {targets: [a, b]}\n",
+               "retain", 3),
+      "f.yaml", &objects));
   // b's pod runs longer than a's.
   objects.job_templates[1].tasks[0].template_meta.annotations["basalt.io/finish-after-steps"] = "6";
   FlowRun run(std::move(objects));
@@ -225,8 +233,9 @@ TEST(JobFlowControllerTest, JoinWaitsForEveryTarget) {
 // pods) and are not created again.
 TEST(JobFlowControllerTest, DeletePolicyRemovesJobsAfterSuccess) {
   ClusterObjects objects;
-  ASSERT_OK(DecodeText(FlowYaml("  - name: a\n  - name: b\n    dependsOn: {targets: [a]}\n  - name: c\n", "delete"),
-                       "f.yaml", &objects));
+  ASSERT_OK(DecodeText(
+      FlowYaml("  - name: a\n  - name: b\n    dependsOn: {targets: [a]}\n  - name: c\n", "delete"),
+      "f.yaml", &objects));
   FlowRun run(std::move(objects));
   run.Run(15);
   EXPECT_EQ(run.flow("default/f").phase, "Succeed");
@@ -239,12 +248,14 @@ TEST(JobFlowControllerTest, DeletePolicyRemovesJobsAfterSuccess) {
 // A failed target blocks its dependents; the flow lists the job as failed.
 TEST(JobFlowControllerTest, FailedTargetBlocksDependents) {
   ClusterObjects objects;
-  ASSERT_OK(DecodeText(FlowYaml("  - name: a\n  - name: b\n    dependsOn: {targets: [a]}\n  - name: c\n"), "f.yaml",
-                       &objects));
+  ASSERT_OK(
+      DecodeText(FlowYaml("  - name: a\n  - name: b\n    dependsOn: {targets: [a]}\n  - name: c\n"),
+                 "f.yaml", &objects));
   auto& ann = objects.job_templates[0].tasks[0].template_meta.annotations;
   ann["basalt.io/finish-phase"] = "Failed";
   objects.job_templates[0].max_retry = 1;
-  objects.job_templates[0].tasks[0].policies.push_back({{"PodFailed"}, "AbortJob", std::nullopt, std::nullopt});
+  objects.job_templates[0].tasks[0].policies.push_back(
+      {{"PodFailed"}, "AbortJob", std::nullopt, std::nullopt});
   FlowRun run(std::move(objects));
   run.Run(12);
   EXPECT_EQ(run.created.count("f-b"), 0u);
@@ -268,7 +279,8 @@ TEST(JobFlowSimulateTest, ExampleRunsInOrder) {
   const VcJob& prepare = state.jobs().at("default/data-pipeline-prepare");
   const VcJob& train = state.jobs().at("default/data-pipeline-train");
   const VcJob& evaluate = state.jobs().at("default/data-pipeline-evaluate");
-  for (const VcJob* j : {&prepare, &train, &evaluate}) EXPECT_EQ(j->phase, "Completed") << j->meta.name;
+  for (const VcJob* j : {&prepare, &train, &evaluate})
+    EXPECT_EQ(j->phase, "Completed") << j->meta.name;
   // Created one after the other, each at or after the previous one's completion.
   EXPECT_EQ(prepare.meta.creation_timestamp, 0);
   EXPECT_GE(train.meta.creation_timestamp, prepare.last_transition_time);

@@ -12,9 +12,11 @@ Json FixtureBody(const std::string& name) {
   return j.is_object() ? j["response"]["body"] : Json::object();
 }
 
-Json StatusBody(int code, const std::string& reason, const std::string& message, Json details = nullptr) {
-  Json s = {{"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", Json::object()}, {"status", "Failure"},
-            {"message", message}, {"reason", reason}, {"code", code}};
+Json StatusBody(int code, const std::string& reason, const std::string& message,
+                Json details = nullptr) {
+  Json s = {{"kind", "Status"},    {"apiVersion", "v1"}, {"metadata", Json::object()},
+            {"status", "Failure"}, {"message", message}, {"reason", reason},
+            {"code", code}};
   if (!details.is_null()) s["details"] = std::move(details);
   return s;
 }
@@ -53,7 +55,9 @@ std::string Str(const Json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
-std::string KeyOf(const std::string& ns, const std::string& name) { return ns.empty() ? name : ns + "/" + name; }
+std::string KeyOf(const std::string& ns, const std::string& name) {
+  return ns.empty() ? name : ns + "/" + name;
+}
 
 std::string MetaKey(const Json& obj) {
   const Json& m = obj.contains("metadata") ? obj["metadata"] : Json::object();
@@ -68,8 +72,10 @@ void MergePatch(Json& target, const Json& patch) {
   }
   if (!target.is_object()) target = Json::object();
   for (const auto& [k, v] : patch.items()) {
-    if (v.is_null()) target.erase(k);
-    else MergePatch(target[k], v);
+    if (v.is_null())
+      target.erase(k);
+    else
+      MergePatch(target[k], v);
   }
 }
 
@@ -104,7 +110,8 @@ bool FakeApiServer::Start(int port) {
     std::lock_guard<std::mutex> lock(mu_);
     closing_ = false;
   }
-  if (!http_.Start([this](const FakeRequest& r, FakeResponder& out) { Handle(r, out); }, port)) return false;
+  if (!http_.Start([this](const FakeRequest& r, FakeResponder& out) { Handle(r, out); }, port))
+    return false;
   port_ = http_.port();
   return true;
 }
@@ -168,7 +175,8 @@ Json FakeApiServer::PutLocked(const Resource& res, Json obj, const char* type) {
   obj["kind"] = res.kind;
   obj["apiVersion"] = res.ApiVersion();
   Json& meta = obj["metadata"];
-  if (Str(meta, "uid").empty()) meta["uid"] = "00000000-0000-4000-8000-" + std::to_string(100000000000 + ++uid_seq_);
+  if (Str(meta, "uid").empty())
+    meta["uid"] = "00000000-0000-4000-8000-" + std::to_string(100000000000 + ++uid_seq_);
   if (Str(meta, "creationTimestamp").empty()) meta["creationTimestamp"] = Timestamp(uid_seq_);
   if (res.crd && !meta.contains("generation")) meta["generation"] = 1;
   meta["resourceVersion"] = std::to_string(++rv_);
@@ -187,7 +195,8 @@ Json FakeApiServer::Put(Json obj) {
   return PutLocked(*res, std::move(obj), exists ? "MODIFIED" : "ADDED");
 }
 
-bool FakeApiServer::Delete(const std::string& kind, const std::string& ns, const std::string& name) {
+bool FakeApiServer::Delete(const std::string& kind, const std::string& ns,
+                           const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
   for (const Resource& res : resources_) {
     if (res.kind != kind) continue;
@@ -203,7 +212,8 @@ bool FakeApiServer::Delete(const std::string& kind, const std::string& ns, const
   return false;
 }
 
-std::optional<Json> FakeApiServer::Get(const std::string& kind, const std::string& ns, const std::string& name) {
+std::optional<Json> FakeApiServer::Get(const std::string& kind, const std::string& ns,
+                                       const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
   for (const Resource& res : resources_) {
     if (res.kind != kind) continue;
@@ -262,7 +272,8 @@ void FakeApiServer::SendBookmarks() {
   cv_.notify_all();
 }
 
-void FakeApiServer::Forbid(const std::string& verb, const std::string& resource, const std::string& user) {
+void FakeApiServer::Forbid(const std::string& verb, const std::string& resource,
+                           const std::string& user) {
   std::lock_guard<std::mutex> lock(mu_);
   forbidden_[verb + " " + resource] = user;
 }
@@ -300,8 +311,10 @@ std::map<std::string, Json> FakeApiServer::SnapshotLocked(const Resource& res, i
   for (const Change& c : history_) {
     if (c.rv > rv) break;
     if (c.plural != id) continue;
-    if (c.type == "DELETED") out.erase(MetaKey(c.object));
-    else out[MetaKey(c.object)] = c.object;
+    if (c.type == "DELETED")
+      out.erase(MetaKey(c.object));
+    else
+      out[MetaKey(c.object)] = c.object;
   }
   return out;
 }
@@ -323,16 +336,18 @@ void FakeApiServer::Handle(const FakeRequest& req, FakeResponder& out) {
   if (fail_n_ > 0) {
     --fail_n_;
     if (fail_code_ == 429) {
-      return out.Respond(429,
-                         StatusBody(429, "TooManyRequests", "Too many requests, please try again later.",
-                                    Json{{"retryAfterSeconds", 1}})
-                             .dump(),
-                         {{"Retry-After", "1"}});
+      return out.Respond(
+          429,
+          StatusBody(429, "TooManyRequests", "Too many requests, please try again later.",
+                     Json{{"retryAfterSeconds", 1}})
+              .dump(),
+          {{"Retry-After", "1"}});
     }
-    return out.Respond(fail_code_, StatusBody(fail_code_, "InternalError",
-                                              "Internal error occurred: etcdserver: leader changed",
-                                              Json{{"causes", {{{"message", "etcdserver: leader changed"}}}}})
-                                       .dump());
+    return out.Respond(fail_code_,
+                       StatusBody(fail_code_, "InternalError",
+                                  "Internal error occurred: etcdserver: leader changed",
+                                  Json{{"causes", {{{"message", "etcdserver: leader changed"}}}}})
+                           .dump());
   }
   if (!token_.empty()) {
     auto auth = req.headers.find("authorization");
@@ -342,13 +357,14 @@ void FakeApiServer::Handle(const FakeRequest& req, FakeResponder& out) {
   }
   Route r;
   if (!Route_(req.path, &r)) {
-    return out.Respond(404, StatusBody(404, "NotFound", "the server could not find the requested resource",
-                                       Json{}));
+    return out.Respond(404, StatusBody(404, "NotFound",
+                                       "the server could not find the requested resource", Json{}));
   }
-  const bool watch = req.query.count("watch") && (req.query.at("watch") == "true" || req.query.at("watch") == "1");
-  std::string verb = req.method == "GET"    ? (r.name.empty() ? (watch ? "watch" : "list") : "get")
-                     : req.method == "POST" ? "create"
-                     : req.method == "PUT"  ? "update"
+  const bool watch =
+      req.query.count("watch") && (req.query.at("watch") == "true" || req.query.at("watch") == "1");
+  std::string verb = req.method == "GET"     ? (r.name.empty() ? (watch ? "watch" : "list") : "get")
+                     : req.method == "POST"  ? "create"
+                     : req.method == "PUT"   ? "update"
                      : req.method == "PATCH" ? "patch"
                                              : "delete";
   std::string resource = r.res->plural + (r.sub.empty() ? "" : "/" + r.sub);
@@ -356,14 +372,15 @@ void FakeApiServer::Handle(const FakeRequest& req, FakeResponder& out) {
   auto forbidden = forbidden_.find(verb + " " + resource);
   if (forbidden != forbidden_.end()) {
     std::string scope = r.ns.empty() ? "at the cluster scope" : "in the namespace \"" + r.ns + "\"";
-    std::string subject = r.name.empty() ? r.res->Qualified() : r.res->Qualified() + " \"" + r.name + "\"";
+    std::string subject =
+        r.name.empty() ? r.res->Qualified() : r.res->Qualified() + " \"" + r.name + "\"";
     Json details = {{"kind", r.res->plural}};
     if (!r.name.empty()) details["name"] = r.name;
     if (!r.res->group.empty()) details["group"] = r.res->group;
     return out.Respond(403, StatusBody(403, "Forbidden",
-                                       subject + " is forbidden: User \"" + forbidden->second + "\" cannot " + verb +
-                                           " resource \"" + resource + "\" in API group \"" + r.res->group + "\" " +
-                                           scope,
+                                       subject + " is forbidden: User \"" + forbidden->second +
+                                           "\" cannot " + verb + " resource \"" + resource +
+                                           "\" in API group \"" + r.res->group + "\" " + scope,
                                        details)
                                 .dump());
   }
@@ -380,13 +397,15 @@ void FakeApiServer::ListLocked(const Route& r, const FakeRequest& req, FakeRespo
   std::string start;
   int limit = 0;
   if (req.query.count("limit")) limit = std::stoi(req.query.at("limit"));
-  if (req.query.count("resourceVersion") && req.query.at("resourceVersion") == "0") limit = 0;  // from the cache
+  if (req.query.count("resourceVersion") && req.query.at("resourceVersion") == "0")
+    limit = 0;  // from the cache
   if (req.query.count("continue")) {
     // Our tokens are base64url JSON {"v","rv","start"}, like the real ones.
     auto parse = [&]() -> bool {
       const std::string& t = req.query.at("continue");
       std::string text;
-      static const std::string tbl = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+      static const std::string tbl =
+          "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
       uint32_t acc = 0;
       int bits = 0;
       for (char c : t) {
@@ -406,7 +425,9 @@ void FakeApiServer::ListLocked(const Route& r, const FakeRequest& req, FakeRespo
       return true;
     };
     if (!parse()) {
-      return out.Respond(400, StatusBody(400, "BadRequest", "continue key is not valid: illegal base64 data").dump());
+      return out.Respond(
+          400,
+          StatusBody(400, "BadRequest", "continue key is not valid: illegal base64 data").dump());
     }
     if (snapshot < compacted_) {
       Json body = FixtureBody("list-continue-expired-410");
@@ -415,17 +436,21 @@ void FakeApiServer::ListLocked(const Route& r, const FakeRequest& req, FakeRespo
       return out.Respond(410, body.dump());
     }
   }
-  std::map<std::string, Json> items = snapshot == rv_ ? objects_[res.ApiVersion() + "/" + res.plural]
-                                                      : SnapshotLocked(res, snapshot);
-  Json list = {{"kind", res.kind + "List"}, {"apiVersion", res.ApiVersion()},
-               {"metadata", {{"resourceVersion", std::to_string(snapshot)}}}, {"items", Json::array()}};
+  std::map<std::string, Json> items = snapshot == rv_
+                                          ? objects_[res.ApiVersion() + "/" + res.plural]
+                                          : SnapshotLocked(res, snapshot);
+  Json list = {{"kind", res.kind + "List"},
+               {"apiVersion", res.ApiVersion()},
+               {"metadata", {{"resourceVersion", std::to_string(snapshot)}}},
+               {"items", Json::array()}};
   std::vector<const Json*> selected;
   for (const auto& [key, obj] : items) {
     if (!r.ns.empty() && Str(obj["metadata"], "namespace") != r.ns) continue;
     if (key < start) continue;
     selected.push_back(&obj);
   }
-  size_t n = limit > 0 ? std::min<size_t>(static_cast<size_t>(limit), selected.size()) : selected.size();
+  size_t n =
+      limit > 0 ? std::min<size_t>(static_cast<size_t>(limit), selected.size()) : selected.size();
   for (size_t i = 0; i < n; ++i) {
     Json item = *selected[i];
     if (!res.crd) {
@@ -435,9 +460,11 @@ void FakeApiServer::ListLocked(const Route& r, const FakeRequest& req, FakeRespo
     list["items"].push_back(std::move(item));
   }
   if (n < selected.size()) {
-    list["metadata"]["continue"] =
-        Base64Url(Json{{"v", "meta.k8s.io/v1"}, {"rv", snapshot}, {"start", MetaKey(*selected[n - 1]) + std::string(1, '\0')}}
-                      .dump());
+    list["metadata"]["continue"] = Base64Url(Json{
+        {"v", "meta.k8s.io/v1"},
+        {"rv", snapshot},
+        {"start", MetaKey(*selected[n - 1]) +
+                      std::string(1, '\0')}}.dump());
     list["metadata"]["remainingItemCount"] = selected.size() - n;
   } else if (res.crd) {
     list["metadata"]["continue"] = "";
@@ -450,14 +477,17 @@ void FakeApiServer::Watch(const Route& r, const FakeRequest& req, FakeResponder&
   const Resource& res = *r.res;
   const std::string id = res.ApiVersion() + "/" + res.plural;
   std::string rv_text = req.query.count("resourceVersion") ? req.query.at("resourceVersion") : "";
-  const bool bookmarks = req.query.count("allowWatchBookmarks") && req.query.at("allowWatchBookmarks") == "true";
-  int timeout = req.query.count("timeoutSeconds") ? std::stoi(req.query.at("timeoutSeconds")) : 1800;
+  const bool bookmarks =
+      req.query.count("allowWatchBookmarks") && req.query.at("allowWatchBookmarks") == "true";
+  int timeout =
+      req.query.count("timeoutSeconds") ? std::stoi(req.query.at("timeoutSeconds")) : 1800;
   int64_t from = rv_text.empty() || rv_text == "0" ? rv_ : std::stoll(rv_text);
   if (from < compacted_) {
-    std::string msg = "too old resource version: " + rv_text + " (" + std::to_string(compacted_) + ")";
-    Json status = Json::parse(Json::parse(ReadFixtureText("watch-pods-too-old-rv-error-event"))["response"]
-                                  ["body_lines"][0]
-                                      .get<std::string>())["object"];
+    std::string msg =
+        "too old resource version: " + rv_text + " (" + std::to_string(compacted_) + ")";
+    Json status = Json::parse(Json::parse(ReadFixtureText(
+        "watch-pods-too-old-rv-error-event"))["response"]["body_lines"][0]
+                                  .get<std::string>())["object"];
     status["message"] = msg;
     if (gone_as_http_) return out.Respond(410, status.dump());
     out.BeginStream(200);
@@ -482,7 +512,8 @@ void FakeApiServer::Watch(const Route& r, const FakeRequest& req, FakeResponder&
   int64_t bm_gen = bookmark_generation_;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout);
   auto bookmark = [&]() {
-    Json obj = {{"kind", res.kind}, {"apiVersion", res.ApiVersion()},
+    Json obj = {{"kind", res.kind},
+                {"apiVersion", res.ApiVersion()},
                 {"metadata", {{"resourceVersion", std::to_string(rv_)}}}};
     if (res.kind == "Pod") {  // as recorded: a Pod bookmark carries these nulls
       obj["metadata"]["creationTimestamp"] = nullptr;
@@ -543,19 +574,24 @@ void FakeApiServer::WriteLocked(const Route& r, const FakeRequest& req, FakeResp
     return d;
   };
   auto not_found = [&](const std::string& name) {
-    out.Respond(404, StatusBody(404, "NotFound", res.Qualified() + " \"" + name + "\" not found", details(name)).dump());
-  };
-  auto conflict = [&](const std::string& name) {
-    out.Respond(409, StatusBody(409, "Conflict",
-                                "Operation cannot be fulfilled on " + res.Qualified() + " \"" + name +
-                                    "\": the object has been modified; please apply your changes to the latest "
-                                    "version and try again",
+    out.Respond(404, StatusBody(404, "NotFound", res.Qualified() + " \"" + name + "\" not found",
                                 details(name))
                          .dump());
   };
+  auto conflict = [&](const std::string& name) {
+    out.Respond(
+        409,
+        StatusBody(409, "Conflict",
+                   "Operation cannot be fulfilled on " + res.Qualified() + " \"" + name +
+                       "\": the object has been modified; please apply your changes to the latest "
+                       "version and try again",
+                   details(name))
+            .dump());
+  };
   Json body = req.body.empty() ? Json() : Json::parse(req.body, nullptr, false);
   if (req.method == "POST" && r.name.empty()) {
-    if (!body.is_object()) return out.Respond(400, StatusBody(400, "BadRequest", "invalid body").dump());
+    if (!body.is_object())
+      return out.Respond(400, StatusBody(400, "BadRequest", "invalid body").dump());
     if (!r.ns.empty()) body["metadata"]["namespace"] = r.ns;
     std::string name = Str(body["metadata"], "name");
     if (name.empty() && !Str(body["metadata"], "generateName").empty()) {
@@ -569,40 +605,48 @@ void FakeApiServer::WriteLocked(const Route& r, const FakeRequest& req, FakeResp
       body["metadata"]["name"] = name;
     }
     if (name.empty()) {
-      return out.Respond(422, StatusBody(422, "Invalid", res.kind + ".metadata.name: Required value: name or "
-                                                                    "generateName is required")
+      return out.Respond(422, StatusBody(422, "Invalid",
+                                         res.kind + ".metadata.name: Required value: name or "
+                                                    "generateName is required")
                                   .dump());
     }
     if (res.group == "events.k8s.io") {
-      for (const char* field : {"eventTime", "reportingController", "reportingInstance", "action"}) {
+      for (const char* field :
+           {"eventTime", "reportingController", "reportingInstance", "action"}) {
         if (Str(body, field).empty()) {
-          return out.Respond(422, StatusBody(422, "Invalid",
-                                             "Event \"" + name + "\" is invalid: " + field + ": Required value",
-                                             Json{{"name", name},
-                                                  {"kind", "Event"},
-                                                  {"causes",
-                                                   {{{"reason", "FieldValueRequired"},
-                                                     {"message", "Required value"},
-                                                     {"field", field}}}}})
-                                      .dump());
+          return out.Respond(
+              422, StatusBody(422, "Invalid",
+                              "Event \"" + name + "\" is invalid: " + field + ": Required value",
+                              Json{{"name", name},
+                                   {"kind", "Event"},
+                                   {"causes",
+                                    {{{"reason", "FieldValueRequired"},
+                                      {"message", "Required value"},
+                                      {"field", field}}}}})
+                       .dump());
         }
       }
     }
     if (store.count(MetaKey(body))) {
-      return out.Respond(409, StatusBody(409, "AlreadyExists", res.Qualified() + " \"" + name + "\" already exists",
-                                         details(name))
-                                  .dump());
+      return out.Respond(
+          409, StatusBody(409, "AlreadyExists",
+                          res.Qualified() + " \"" + name + "\" already exists", details(name))
+                   .dump());
     }
     Json created = PutLocked(res, body, "ADDED");
     if (res.kind == "Event") events_.push_back(created);
     return out.Respond(201, created.dump());
   }
-  if (r.res->plural == "pods" && r.sub == "binding" && req.method == "POST") return BindLocked(r, body, out);
-  if (r.res->plural == "pods" && r.sub == "eviction" && req.method == "POST") return EvictLocked(r, body, out);
+  if (r.res->plural == "pods" && r.sub == "binding" && req.method == "POST")
+    return BindLocked(r, body, out);
+  if (r.res->plural == "pods" && r.sub == "eviction" && req.method == "POST")
+    return EvictLocked(r, body, out);
   if (req.method == "PATCH") {  // the media type is checked before the object is looked up
     std::string type = req.headers.count("content-type") ? req.headers.at("content-type") : "";
-    if (type == "application/json") return out.Respond(415, FixtureBody("patch-plain-json-415").dump());
-    if (type != "application/merge-patch+json" && (type != "application/strategic-merge-patch+json" || res.crd)) {
+    if (type == "application/json")
+      return out.Respond(415, FixtureBody("patch-plain-json-415").dump());
+    if (type != "application/merge-patch+json" &&
+        (type != "application/strategic-merge-patch+json" || res.crd)) {
       return out.Respond(415, FixtureBody("podgroup-patch-strategic-415").dump());
     }
   }
@@ -620,7 +664,8 @@ void FakeApiServer::WriteLocked(const Route& r, const FakeRequest& req, FakeResp
   Json next;
   std::string sent_rv;
   if (req.method == "PUT") {
-    if (!body.is_object()) return out.Respond(400, StatusBody(400, "BadRequest", "invalid body").dump());
+    if (!body.is_object())
+      return out.Respond(400, StatusBody(400, "BadRequest", "invalid body").dump());
     next = body;
     sent_rv = Str(body["metadata"], "resourceVersion");
   } else if (req.method == "PATCH") {
@@ -632,7 +677,8 @@ void FakeApiServer::WriteLocked(const Route& r, const FakeRequest& req, FakeResp
   } else {
     return out.Respond(405, StatusBody(405, "MethodNotAllowed", "method not allowed").dump());
   }
-  if (!sent_rv.empty() && sent_rv != Str(current["metadata"], "resourceVersion")) return conflict(r.name);
+  if (!sent_rv.empty() && sent_rv != Str(current["metadata"], "resourceVersion"))
+    return conflict(r.name);
   // What each endpoint may change.
   Json result = current;
   if (r.sub == "status") {
@@ -640,18 +686,22 @@ void FakeApiServer::WriteLocked(const Route& r, const FakeRequest& req, FakeResp
   } else {
     Json keep_meta = current["metadata"];
     result = next;
-    for (const char* k : {"uid", "creationTimestamp", "resourceVersion", "generation", "namespace", "name"}) {
+    for (const char* k :
+         {"uid", "creationTimestamp", "resourceVersion", "generation", "namespace", "name"}) {
       if (keep_meta.contains(k)) result["metadata"][k] = keep_meta[k];
     }
     if (res.status_subresource) {  // status through the main resource is ignored
-      if (current.contains("status")) result["status"] = current["status"];
-      else result.erase("status");
+      if (current.contains("status"))
+        result["status"] = current["status"];
+      else
+        result.erase("status");
     }
   }
   result["kind"] = res.kind;
   result["apiVersion"] = res.ApiVersion();
   if (result == current) return out.Respond(200, current.dump());  // no change: same RV
-  bool bump_generation = res.crd && (res.status_subresource ? current.value("spec", Json()) != result.value("spec", Json())
+  bool bump_generation = res.crd && (res.status_subresource ? current.value("spec", Json()) !=
+                                                                  result.value("spec", Json())
                                                             : true);
   if (bump_generation && r.sub != "status") {
     result["metadata"]["generation"] = current["metadata"].value("generation", 1) + 1;
@@ -673,34 +723,41 @@ void FakeApiServer::BindLocked(const Route& r, const Json& body, FakeResponder& 
   }
   Json pod = it->second;
   const Json bind_details = {{"name", r.name}, {"kind", "pods/binding"}};
-  const std::string prefix = "Operation cannot be fulfilled on pods/binding \"" + r.name + "\": pod " + r.name;
+  const std::string prefix =
+      "Operation cannot be fulfilled on pods/binding \"" + r.name + "\": pod " + r.name;
   if (Deleting(pod)) {
-    return out.Respond(409, StatusBody(409, "Conflict", prefix + " is being deleted, cannot be assigned to a host",
-                                       bind_details)
-                                .dump());
+    return out.Respond(
+        409, StatusBody(409, "Conflict", prefix + " is being deleted, cannot be assigned to a host",
+                        bind_details)
+                 .dump());
   }
   std::string node = Str(pod["spec"], "nodeName");
   if (!node.empty()) {
     return out.Respond(
-        409, StatusBody(409, "Conflict", prefix + " is already assigned to node \"" + node + "\"", bind_details).dump());
+        409, StatusBody(409, "Conflict", prefix + " is already assigned to node \"" + node + "\"",
+                        bind_details)
+                 .dump());
   }
   std::string precondition = Str(body["metadata"], "resourceVersion");
   if (!precondition.empty() && precondition != Str(pod["metadata"], "resourceVersion")) {
-    return out.Respond(409, StatusBody(409, "Conflict",
-                                       "Operation cannot be fulfilled on pods \"" + r.name +
-                                           "\": StorageError: invalid object, Code: 4, Key: /registry/pods/" + r.ns +
-                                           "/" + r.name +
-                                           ", ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: "
-                                           "ResourceVersion in precondition: " +
-                                           precondition + ", ResourceVersion in object meta: " +
-                                           Str(pod["metadata"], "resourceVersion"),
-                                       Json{{"name", r.name}, {"kind", "pods"}})
-                                .dump());
+    return out.Respond(
+        409, StatusBody(409, "Conflict",
+                        "Operation cannot be fulfilled on pods \"" + r.name +
+                            "\": StorageError: invalid object, Code: 4, Key: /registry/pods/" +
+                            r.ns + "/" + r.name +
+                            ", ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: "
+                            "ResourceVersion in precondition: " +
+                            precondition + ", ResourceVersion in object meta: " +
+                            Str(pod["metadata"], "resourceVersion"),
+                        Json{{"name", r.name}, {"kind", "pods"}})
+                 .dump());
   }
   pod["spec"]["nodeName"] = Str(body["target"], "name");
   Json& conds = pod["status"]["conditions"];
   if (!conds.is_array()) conds = Json::array();
-  conds.push_back({{"type", "PodScheduled"}, {"status", "True"}, {"lastProbeTime", nullptr},
+  conds.push_back({{"type", "PodScheduled"},
+                   {"status", "True"},
+                   {"lastProbeTime", nullptr},
                    {"lastTransitionTime", Timestamp(uid_seq_)}});
   PutLocked(*r.res, pod, "MODIFIED");
   ++binds_[KeyOf(r.ns, r.name)];
@@ -728,7 +785,8 @@ void FakeApiServer::EvictLocked(const Route& r, const Json& body, FakeResponder&
     return out.Respond(429, FixtureBody("eviction-429-pdb-violation").dump());
   }
   int grace = -1;
-  if (body.is_object() && body.contains("deleteOptions") && body["deleteOptions"].contains("gracePeriodSeconds")) {
+  if (body.is_object() && body.contains("deleteOptions") &&
+      body["deleteOptions"].contains("gracePeriodSeconds")) {
     grace = body["deleteOptions"]["gracePeriodSeconds"].get<int>();
   }
   ++evictions_[key];

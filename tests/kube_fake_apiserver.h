@@ -30,13 +30,12 @@
 // that keeps the storage, like etcd surviving an apiserver restart).
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <condition_variable>
-#include <functional>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string>
@@ -74,7 +73,10 @@ class FakeApiServer {
   // Every RV so far becomes too old (watches from before it and continue
   // tokens of older snapshots get 410).
   void Compact();
-  void SetGoneAsHttp(bool http) { std::lock_guard<std::mutex> l(mu_); gone_as_http_ = http; }
+  void SetGoneAsHttp(bool http) {
+    std::lock_guard<std::mutex> l(mu_);
+    gone_as_http_ = http;
+  }
   // Evictions of `pod_key` ("ns/name") get 429: with Retry-After when
   // `retry_after_seconds` > 0 (budget not processed yet), else the violation.
   void BlockEviction(const std::string& pod_key, int retry_after_seconds);
@@ -87,7 +89,10 @@ class FakeApiServer {
   // Every open watch receives a BOOKMARK with the current RV.
   void SendBookmarks();
   // Requests without "Authorization: Bearer <token>" get 401.
-  void RequireToken(const std::string& token) { std::lock_guard<std::mutex> l(mu_); token_ = token; }
+  void RequireToken(const std::string& token) {
+    std::lock_guard<std::mutex> l(mu_);
+    token_ = token;
+  }
   // "create pods/binding", "list pods", ...: 403 for `user`.
   void Forbid(const std::string& verb, const std::string& resource, const std::string& user);
   // Runs before each request is handled (outside the lock, so it may call
@@ -128,7 +133,8 @@ class FakeApiServer {
   void RecordLocked(const Resource& res, const std::string& type, const Json& obj);
   std::map<std::string, Json> SnapshotLocked(const Resource& res, int64_t rv);
   void ListLocked(const Route& r, const FakeRequest& req, FakeResponder& out);
-  void Watch(const Route& r, const FakeRequest& req, FakeResponder& out, std::unique_lock<std::mutex>& lock);
+  void Watch(const Route& r, const FakeRequest& req, FakeResponder& out,
+             std::unique_lock<std::mutex>& lock);
   void WriteLocked(const Route& r, const FakeRequest& req, FakeResponder& out);
   void BindLocked(const Route& r, const Json& body, FakeResponder& out);
   void EvictLocked(const Route& r, const Json& body, FakeResponder& out);

@@ -16,21 +16,36 @@ namespace {
 
 const char* StatusText(int code) {
   switch (code) {
-    case 200: return "OK";
-    case 201: return "Created";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 406: return "Not Acceptable";
-    case 409: return "Conflict";
-    case 410: return "Gone";
-    case 415: return "Unsupported Media Type";
-    case 422: return "Unprocessable Entity";
-    case 429: return "Too Many Requests";
-    case 500: return "Internal Server Error";
-    case 503: return "Service Unavailable";
-    default: return "Status";
+    case 200:
+      return "OK";
+    case 201:
+      return "Created";
+    case 400:
+      return "Bad Request";
+    case 401:
+      return "Unauthorized";
+    case 403:
+      return "Forbidden";
+    case 404:
+      return "Not Found";
+    case 406:
+      return "Not Acceptable";
+    case 409:
+      return "Conflict";
+    case 410:
+      return "Gone";
+    case 415:
+      return "Unsupported Media Type";
+    case 422:
+      return "Unprocessable Entity";
+    case 429:
+      return "Too Many Requests";
+    case 500:
+      return "Internal Server Error";
+    case 503:
+      return "Service Unavailable";
+    default:
+      return "Status";
   }
 }
 
@@ -94,7 +109,8 @@ void FakeResponder::Respond(int status, const std::string& body,
 void FakeResponder::BeginStream(int status) {
   std::ostringstream out;
   out << "HTTP/1.1 " << status << " " << StatusText(status) << "\r\n"
-      << "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
+      << "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: "
+         "close\r\n\r\n";
   WriteAll(out.str());
 }
 
@@ -140,7 +156,8 @@ bool FakeKubeServer::Start(FakeHandler handler, int port) {
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   addr.sin_port = htons(static_cast<uint16_t>(port));
-  if (bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 || listen(listen_fd_, 64) != 0) {
+  if (bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+      listen(listen_fd_, 64) != 0) {
     close(listen_fd_);
     listen_fd_ = -1;
     return false;
@@ -220,11 +237,13 @@ void FakeKubeServer::Serve(int fd) {
     std::string kv;
     while (std::getline(qs, kv, '&')) {
       auto eq = kv.find('=');
-      req.query[Unescape(kv.substr(0, eq))] = eq == std::string::npos ? "" : Unescape(kv.substr(eq + 1));
+      req.query[Unescape(kv.substr(0, eq))] =
+          eq == std::string::npos ? "" : Unescape(kv.substr(eq + 1));
     }
   }
   size_t content_length = 0;
-  if (req.headers.count("content-length")) content_length = std::stoul(req.headers["content-length"]);
+  if (req.headers.count("content-length"))
+    content_length = std::stoul(req.headers["content-length"]);
   std::string body = buf.substr(header_end + 4);
   while (body.size() < content_length && ReadMore(fd, &body)) {
   }

@@ -20,8 +20,8 @@ namespace basalt::testing {
 
 struct FakeRequest {
   std::string method;
-  std::string path;                           // without the query
-  std::map<std::string, std::string> query;   // decoded
+  std::string path;                            // without the query
+  std::map<std::string, std::string> query;    // decoded
   std::map<std::string, std::string> headers;  // names lower-cased
   std::string body;
 };

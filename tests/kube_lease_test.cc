@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 #include <set>
+#include <sstream>
 
 #include "kube/endpoint_server.h"
 #include "kube/leader.h"
@@ -19,7 +19,8 @@ std::string ParsePrometheusText(const std::string& text, std::map<std::string, P
   auto is_name = [](const std::string& s, bool colon) {
     if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
     for (char c : s) {
-      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || (colon && c == ':'))) return false;
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || (colon && c == ':')))
+        return false;
     }
     return true;
   };
@@ -50,7 +51,8 @@ std::string ParsePrometheusText(const std::string& text, std::map<std::string, P
       std::getline(ls, rest);
       if (!rest.empty() && rest[0] == ' ') rest.erase(0, 1);
       if (kw == "TYPE") {
-        static const std::set<std::string> kinds = {"counter", "gauge", "histogram", "summary", "untyped"};
+        static const std::set<std::string> kinds = {"counter", "gauge", "histogram", "summary",
+                                                    "untyped"};
         if (!kinds.count(rest)) return where + "unknown type " + rest;
         if (types.count(name)) return where + "second TYPE for " + name;
         if ((*out)[name].samples.size()) return where + "TYPE after samples of " + name;
@@ -101,7 +103,8 @@ std::string ParsePrometheusText(const std::string& text, std::map<std::string, P
     std::string family = s.name;
     for (const char* suffix : {"_bucket", "_sum", "_count"}) {
       std::string sf = suffix;
-      if (family.size() > sf.size() && family.ends_with(sf) && types.count(family.substr(0, family.size() - sf.size())) &&
+      if (family.size() > sf.size() && family.ends_with(sf) &&
+          types.count(family.substr(0, family.size() - sf.size())) &&
           types[family.substr(0, family.size() - sf.size())] == "histogram") {
         family = family.substr(0, family.size() - sf.size());
       }
@@ -140,7 +143,8 @@ std::string ParsePrometheusText(const std::string& text, std::map<std::string, P
         if (b[i].second < b[i - 1].second) return name + ": buckets not cumulative";
       }
       if (b.empty() || !std::isinf(b.back().first)) return name + ": no +Inf bucket";
-      if (!counts.count(key) || counts[key] != b.back().second) return name + ": +Inf bucket != _count";
+      if (!counts.count(key) || counts[key] != b.back().second)
+        return name + ": +Inf bucket != _count";
       if (!sums.count(key)) return name + ": no _sum";
     }
   }
@@ -151,7 +155,8 @@ namespace {
 
 using kube::Json;
 
-std::unique_ptr<kube::Client> ClientFor(const FakeApiServer& fake, kube::Clock* clock, const std::string& token = "t") {
+std::unique_ptr<kube::Client> ClientFor(const FakeApiServer& fake, kube::Clock* clock,
+                                        const std::string& token = "t") {
   kube::ClientOptions opt;
   opt.server = fake.url();
   opt.bearer_token = token;
@@ -159,7 +164,8 @@ std::unique_ptr<kube::Client> ClientFor(const FakeApiServer& fake, kube::Clock* 
   opt.qps = 0;
   opt.max_attempts = 2;
   opt.initial_backoff = std::chrono::milliseconds(1);
-  return std::make_unique<kube::Client>(opt, std::make_unique<kube::CurlTransport>(kube::CurlOptions{}));
+  return std::make_unique<kube::Client>(opt,
+                                        std::make_unique<kube::CurlTransport>(kube::CurlOptions{}));
 }
 
 Json Fixture(const std::string& name) { return Json::parse(ReadFixtureText(name)); }
@@ -188,11 +194,12 @@ TEST(KubeFakeApiServerTest, AnswersLikeTheRecordedServer) {
   fake.Put(lease);
   fake.Put(lease);
 
-  for (const char* name : {"binding-409-already-bound", "binding-terminating-pod", "binding-404-missing-pod",
-                           "eviction-404-missing-pod", "eviction-429-pdb-violation", "error-404-get-pod",
-                           "error-400-binding-name-mismatch", "podgroup-put-stale-rv-409",
-                           "podgroup-status-subresource-404", "podgroup-patch-strategic-415", "patch-plain-json-415",
-                           "lease-create-409-exists", "lease-update-409-stale", "event-eventsv1-invalid-422"}) {
+  for (const char* name :
+       {"binding-409-already-bound", "binding-terminating-pod", "binding-404-missing-pod",
+        "eviction-404-missing-pod", "eviction-429-pdb-violation", "error-404-get-pod",
+        "error-400-binding-name-mismatch", "podgroup-put-stale-rv-409",
+        "podgroup-status-subresource-404", "podgroup-patch-strategic-415", "patch-plain-json-415",
+        "lease-create-409-exists", "lease-update-409-stale", "event-eventsv1-invalid-422"}) {
     Json fx = Fixture(name);
     const Json& req = fx["request"];
     std::vector<std::pair<std::string, std::string>> query;
@@ -235,14 +242,16 @@ TEST(KubeFakeApiServerTest, ListPagesAreOneSnapshotAndExpire) {
   Json extra = FixtureNodes()[0];
   extra["metadata"]["name"] = "node-zz-late";
   fake.Put(extra);
-  auto page2 = client->Call("GET", "/api/v1/nodes", {{"limit", "2"}, {"continue", p1["metadata"]["continue"]}});
+  auto page2 = client->Call("GET", "/api/v1/nodes",
+                            {{"limit", "2"}, {"continue", p1["metadata"]["continue"]}});
   ASSERT_TRUE(page2.ok());
   Json p2 = Json::parse(page2->body);
   EXPECT_EQ(p2["items"].size(), 1u);  // the snapshot of page 1: node-zz-late is not there
   EXPECT_FALSE(p2["metadata"].contains("continue"));
   EXPECT_EQ(p2["metadata"]["resourceVersion"], p1["metadata"]["resourceVersion"]);
   fake.Compact();
-  auto expired = client->Call("GET", "/api/v1/nodes", {{"limit", "2"}, {"continue", p1["metadata"]["continue"]}});
+  auto expired = client->Call("GET", "/api/v1/nodes",
+                              {{"limit", "2"}, {"continue", p1["metadata"]["continue"]}});
   ASSERT_FALSE(expired.ok());
   EXPECT_EQ(expired.error().code, 410);
   EXPECT_EQ(expired.error().reason, "Expired");
@@ -270,7 +279,9 @@ class LeaderTest : public ::testing::Test {
     o.namespace_ = "basalt-system";
     o.name = "basalt";
     o.identity = id;
-    o.wall_now = [this] { return "2026-11-22T07:00:" + std::to_string(10 + (wall_++ % 50)) + ".000000Z"; };
+    o.wall_now = [this] {
+      return "2026-11-22T07:00:" + std::to_string(10 + (wall_++ % 50)) + ".000000Z";
+    };
     return std::make_unique<kube::LeaderElector>(client, o, &clock_);
   }
   Json Lease() { return *fake_.Get("Lease", "basalt-system", "basalt"); }
@@ -342,7 +353,8 @@ TEST_F(LeaderTest, ConflictsLeaveOneLeader) {
   EXPECT_FALSE(a->Tick());
   EXPECT_FALSE(a->is_leader());
   EXPECT_EQ(Lease()["spec"]["holderIdentity"], "c");
-  EXPECT_GE(fake_.http().CountRequests("PUT", "/apis/coordination.k8s.io/v1/namespaces/basalt-system/leases/basalt"),
+  EXPECT_GE(fake_.http().CountRequests(
+                "PUT", "/apis/coordination.k8s.io/v1/namespaces/basalt-system/leases/basalt"),
             1u);
 }
 
@@ -389,14 +401,20 @@ TEST(KubeMetricsTest, RendersParsableTextFormat) {
   ASSERT_EQ(ParsePrometheusText(text, &fams), "") << text;
   EXPECT_EQ(fams["x_total"].samples[0].labels["code"], "4\"0\\4");
   EXPECT_EQ(fams["y"].samples[0].value, 2.5);
-  EXPECT_NE(text.find("z_seconds_bucket{action=\"allocate\",le=\"0.1\"} 1\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("z_seconds_bucket{action=\"allocate\",le=\"+Inf\"} 3\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("z_seconds_bucket{action=\"allocate\",le=\"0.1\"} 1\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("z_seconds_bucket{action=\"allocate\",le=\"+Inf\"} 3\n"), std::string::npos)
+      << text;
   EXPECT_NE(text.find("z_seconds_count{action=\"allocate\"} 3\n"), std::string::npos) << text;
   // The parser refuses what Prometheus refuses.
   std::map<std::string, PromFamily> bad;
   EXPECT_NE(ParsePrometheusText("a 1\n", &bad), "");
   bad.clear();
-  EXPECT_NE(ParsePrometheusText("# TYPE h histogram\nh_bucket{le=\"1\"} 2\nh_bucket{le=\"+Inf\"} 1\nh_sum 1\nh_count 1\n", &bad), "");
+  EXPECT_NE(
+      ParsePrometheusText(
+          "# TYPE h histogram\nh_bucket{le=\"1\"} 2\nh_bucket{le=\"+Inf\"} 1\nh_sum 1\nh_count 1\n",
+          &bad),
+      "");
 }
 
 TEST(KubeEndpointServerTest, ServesRegisteredPathsOnly) {

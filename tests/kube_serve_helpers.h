@@ -92,7 +92,8 @@ inline Json FixturePod(const std::string& ns, const std::string& name, const std
   pod["metadata"] = {{"name", name}, {"namespace", ns}, {"labels", {{"app", "fx"}}}};
   if (!group.empty()) pod["metadata"]["annotations"] = {{"scheduling.k8s.io/group-name", group}};
   Json& res = pod["spec"]["containers"][0]["resources"];
-  res = {{"requests", {{"cpu", cpu}, {"memory", "256Mi"}}}, {"limits", {{"cpu", cpu}, {"memory", "256Mi"}}}};
+  res = {{"requests", {{"cpu", cpu}, {"memory", "256Mi"}}},
+         {"limits", {{"cpu", cpu}, {"memory", "256Mi"}}}};
   pod["spec"]["schedulerName"] = scheduler;
   pod["status"] = {{"phase", "Pending"}, {"qosClass", "Guaranteed"}};
   return pod;
@@ -119,7 +120,8 @@ inline Json QueueObject(const std::string& name, int weight) {
               {"spec", {{"weight", weight}, {"reclaimable", true}}}};
 }
 
-inline Json PodGroupObject(const std::string& ns, const std::string& name, int min_member, const std::string& queue) {
+inline Json PodGroupObject(const std::string& ns, const std::string& name, int min_member,
+                           const std::string& queue) {
   return Json{{"apiVersion", "scheduling.volcano.sh/v1beta1"},
               {"kind", "PodGroup"},
               {"metadata", {{"name", name}, {"namespace", ns}}},

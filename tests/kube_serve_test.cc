@@ -33,7 +33,8 @@ void SeedGang(FakeApiServer& fake) {
 
 size_t BindRequests(FakeApiServer& fake) {
   size_t n = 0;
-  for (const auto& r : fake.http().requests()) n += r.method == "POST" && r.path.ends_with(kBindPath);
+  for (const auto& r : fake.http().requests())
+    n += r.method == "POST" && r.path.ends_with(kBindPath);
   return n;
 }
 
@@ -47,19 +48,23 @@ std::string NodeOf(FakeApiServer& fake, const std::string& ns, const std::string
 bool InSync(ServeApp& app, FakeApiServer& fake) {
   std::map<std::string, std::pair<std::string, bool>> pods;
   for (const Json& p : fake.List("Pod")) {
-    pods[p["metadata"]["namespace"].get<std::string>() + "/" + p["metadata"]["name"].get<std::string>()] = {
-        p["spec"].value("nodeName", ""), p["metadata"].contains("deletionTimestamp")};
+    pods[p["metadata"]["namespace"].get<std::string>() + "/" +
+         p["metadata"]["name"].get<std::string>()] = {p["spec"].value("nodeName", ""),
+                                                      p["metadata"].contains("deletionTimestamp")};
   }
   std::map<std::string, std::string> pgs;
   for (const Json& g : fake.List("PodGroup")) {
-    pgs[g["metadata"]["namespace"].get<std::string>() + "/" + g["metadata"]["name"].get<std::string>()] =
+    pgs[g["metadata"]["namespace"].get<std::string>() + "/" +
+        g["metadata"]["name"].get<std::string>()] =
         g.contains("status") ? g["status"].value("phase", "") : "";
   }
   return app.WithState([&](const ClusterState& s) {
     if (s.pods().size() != pods.size() || s.podgroups().size() != pgs.size()) return false;
     for (const auto& [k, p] : s.pods()) {
       auto it = pods.find(k);
-      if (it == pods.end() || it->second.first != p.spec.node_name || it->second.second != p.meta.deleting) return false;
+      if (it == pods.end() || it->second.first != p.spec.node_name ||
+          it->second.second != p.meta.deleting)
+        return false;
     }
     for (const auto& [k, g] : s.podgroups()) {
       auto it = pgs.find(k);
@@ -72,7 +77,8 @@ bool InSync(ServeApp& app, FakeApiServer& fake) {
 // Runs cycles (one period apart) until `done` or `max` cycles; between cycles
 // waits until the informers show what the last cycle wrote.
 template <typename Pred>
-bool CycleUntil(ServeApp& app, FakeApiServer& fake, ManualKubeClock& clock, Pred done, int max = 6) {
+bool CycleUntil(ServeApp& app, FakeApiServer& fake, ManualKubeClock& clock, Pred done,
+                int max = 6) {
   for (int i = 0; i < max; ++i) {
     clock.Advance(std::chrono::seconds(1));
     app.Tick();
@@ -109,7 +115,8 @@ class ServeTest : public ::testing::Test {
 TEST_F(ServeTest, BindsOnceAcrossCyclesAndRestart) {
   SeedGang(fake_);
   auto app = StartSynced();
-  EXPECT_TRUE(CycleUntil(*app, fake_, clock_, [&] { return fake_.TotalBinds() == 2; }, 2));
+  EXPECT_TRUE(CycleUntil(
+      *app, fake_, clock_, [&] { return fake_.TotalBinds() == 2; }, 2));
   EXPECT_TRUE(app->leader());
   EXPECT_NE(NodeOf(fake_, "fx-1", "pod-a"), "");
   EXPECT_NE(NodeOf(fake_, "fx-1", "pod-b"), "");
@@ -125,13 +132,15 @@ TEST_F(ServeTest, BindsOnceAcrossCyclesAndRestart) {
   EXPECT_EQ(scheduled, 2);
   // More cycles: the informers show the binds; nothing is bound again.
   size_t binds = BindRequests(fake_);
-  CycleUntil(*app, fake_, clock_, [] { return false; }, 3);
+  CycleUntil(
+      *app, fake_, clock_, [] { return false; }, 3);
   EXPECT_EQ(BindRequests(fake_), binds);
   StopApp(*app, fake_);
   // A restarted basalt takes the released lease at once and binds nothing:
   // a pod with spec.nodeName is bound already.
   auto again = StartSynced("basalt-test-1");
-  CycleUntil(*again, fake_, clock_, [] { return false; }, 2);
+  CycleUntil(
+      *again, fake_, clock_, [] { return false; }, 2);
   EXPECT_TRUE(again->leader());
   EXPECT_EQ(BindRequests(fake_), binds);
   EXPECT_EQ(fake_.BindCount("fx-1/pod-a"), 1);
@@ -179,7 +188,8 @@ TEST_F(ServeTest, BindConflictIsNotRetried) {
 TEST_F(ServeTest, ReclaimEvictsThroughEvictionApiDespiteBudget) {
   const std::string ex = std::string(BASALT_SOURCE_DIR) + "/examples/reclaim-4-steps/";
   for (Json obj : ManifestObjects(ex + "common/cluster.yaml")) {
-    if (obj["kind"] == "Job") continue;  // no vcjob controller in serve: its PodGroup and pod are given below
+    if (obj["kind"] == "Job")
+      continue;  // no vcjob controller in serve: its PodGroup and pod are given below
     fake_.Put(obj);
   }
   for (Json obj : ManifestObjects(ex + "queues-proportion.yaml")) fake_.Put(obj);
@@ -198,7 +208,8 @@ TEST_F(ServeTest, ReclaimEvictsThroughEvictionApiDespiteBudget) {
   o.conf_text.assign(std::istreambuf_iterator<char>(conf), {});
   auto app = StartApp(std::move(o));
   ASSERT_TRUE(Eventually([&] { return app->Synced(); }));
-  ASSERT_TRUE(CycleUntil(*app, fake_, clock_, [&] { return fake_.http().CountRequests("POST", evict_path) == 1; }, 4));
+  ASSERT_TRUE(CycleUntil(
+      *app, fake_, clock_, [&] { return fake_.http().CountRequests("POST", evict_path) == 1; }, 4));
   EXPECT_EQ(app->metrics().Value("basalt_evictions_blocked_total"), 1);
   EXPECT_EQ(fake_.EvictionCount(victim), 0);
   // Decided again within Retry-After: deferred, not re-sent.
@@ -209,15 +220,19 @@ TEST_F(ServeTest, ReclaimEvictsThroughEvictionApiDespiteBudget) {
   // The budget allows it now; after Retry-After the eviction goes out again.
   fake_.UnblockEviction(victim);
   clock_.Advance(std::chrono::seconds(10));
-  ASSERT_TRUE(CycleUntil(*app, fake_, clock_, [&] { return fake_.EvictionCount(victim) == 1; }, 3));
+  ASSERT_TRUE(CycleUntil(
+      *app, fake_, clock_, [&] { return fake_.EvictionCount(victim) == 1; }, 3));
   EXPECT_EQ(app->metrics().Value("basalt_pods_evicted_total", {"reclaim"}), 1);
   auto v = fake_.Get("Pod", "default", "job2-default0-0");
   ASSERT_TRUE(v.has_value());
-  EXPECT_TRUE((*v)["metadata"].contains("deletionTimestamp"));  // bound pod, default grace: terminating
-  fake_.Delete("Pod", "default", "job2-default0-0");             // the kubelet finishes it
-  ASSERT_TRUE(CycleUntil(*app, fake_, clock_, [&] { return fake_.BindCount("default/job3-default0-0") == 1; }, 6));
+  EXPECT_TRUE(
+      (*v)["metadata"].contains("deletionTimestamp"));  // bound pod, default grace: terminating
+  fake_.Delete("Pod", "default", "job2-default0-0");    // the kubelet finishes it
+  ASSERT_TRUE(CycleUntil(
+      *app, fake_, clock_, [&] { return fake_.BindCount("default/job3-default0-0") == 1; }, 6));
   EXPECT_EQ(NodeOf(fake_, "default", "job3-default0-0"), "node-1");
-  CycleUntil(*app, fake_, clock_, [] { return false; }, 2);
+  CycleUntil(
+      *app, fake_, clock_, [] { return false; }, 2);
   EXPECT_EQ(fake_.BindCount("default/job3-default0-0"), 1);
   int blocked_events = 0;
   for (const Json& e : fake_.Events()) blocked_events += e.value("reason", "") == "EvictionBlocked";
@@ -243,7 +258,9 @@ TEST_F(ServeTest, StalePodGroupWriteIsRetriedOnFreshObject) {
   app->Tick();
   fake_.SetHook(nullptr);
   EXPECT_EQ(conflicts, 1);
-  EXPECT_GE(fake_.http().CountRequests("PUT", "/apis/scheduling.volcano.sh/v1beta1/namespaces/fx-1/podgroups/pg-a"), 2u);
+  EXPECT_GE(fake_.http().CountRequests(
+                "PUT", "/apis/scheduling.volcano.sh/v1beta1/namespaces/fx-1/podgroups/pg-a"),
+            2u);
   Json pg = *fake_.Get("PodGroup", "fx-1", "pg-a");
   EXPECT_EQ(pg["metadata"]["labels"]["touched-by"], "someone-else");
   EXPECT_FALSE(pg["status"].value("phase", "").empty());
@@ -258,11 +275,13 @@ TEST_F(ServeTest, StalePodGroupWriteIsRetriedOnFreshObject) {
 TEST_F(ServeTest, SurvivesCutWatchesErrorStormsAndRestart) {
   SeedGang(fake_);
   auto app = StartSynced();
-  ASSERT_TRUE(CycleUntil(*app, fake_, clock_, [&] { return fake_.TotalBinds() == 2; }, 2));
+  ASSERT_TRUE(CycleUntil(
+      *app, fake_, clock_, [&] { return fake_.TotalBinds() == 2; }, 2));
   auto store_matches = [&] {
     std::set<std::string> want;
-    for (const Json& p : fake_.List("Pod")) want.insert(p["metadata"]["namespace"].get<std::string>() + "/" +
-                                                        p["metadata"]["name"].get<std::string>());
+    for (const Json& p : fake_.List("Pod"))
+      want.insert(p["metadata"]["namespace"].get<std::string>() + "/" +
+                  p["metadata"]["name"].get<std::string>());
     return app->WithState([&](const ClusterState& s) {
       std::set<std::string> have;
       for (const auto& [k, p] : s.pods()) have.insert(k);
@@ -294,7 +313,8 @@ TEST_F(ServeTest, SurvivesCutWatchesErrorStormsAndRestart) {
   fake_.Compact();
   ASSERT_TRUE(fake_.Start(port));
   ASSERT_TRUE(Eventually(store_matches));
-  ASSERT_TRUE(CycleUntil(*app, fake_, clock_, [&] { return fake_.BindCount("fx-3/r-1") == 1; }, 4));
+  ASSERT_TRUE(CycleUntil(
+      *app, fake_, clock_, [&] { return fake_.BindCount("fx-3/r-1") == 1; }, 4));
   // ...then as HTTP 410.
   fake_.SetGoneAsHttp(true);
   fake_.Stop();
@@ -305,8 +325,10 @@ TEST_F(ServeTest, SurvivesCutWatchesErrorStormsAndRestart) {
   int relists = 0;
   for (const auto& s : app->informer_stats()) relists += s.relists_on_gone;
   EXPECT_GE(relists, 2);
-  CycleUntil(*app, fake_, clock_, [] { return false; }, 2);
-  for (const char* pod : {"fx-1/pod-a", "fx-1/pod-b", "fx-3/r-1"}) EXPECT_EQ(fake_.BindCount(pod), 1) << pod;
+  CycleUntil(
+      *app, fake_, clock_, [] { return false; }, 2);
+  for (const char* pod : {"fx-1/pod-a", "fx-1/pod-b", "fx-3/r-1"})
+    EXPECT_EQ(fake_.BindCount(pod), 1) << pod;
   EXPECT_GT(app->metrics().Value("basalt_api_errors_total", {"500"}), 0);
   EXPECT_TRUE(app->leader());
   StopApp(*app, fake_);
@@ -318,7 +340,8 @@ TEST_F(ServeTest, AuthErrorsAreReportedClearly) {
   SeedGang(fake_);
   fake_.RequireToken("the-right-token");
   auto app = StartApp(LoopbackServeOptions(fake_, &clock_));
-  const std::string want = "informer Node not synced: GET /api/v1/nodes: 401 Unauthorized: Unauthorized\n";
+  const std::string want =
+      "informer Node not synced: GET /api/v1/nodes: 401 Unauthorized: Unauthorized\n";
   kube::HttpResponse ready;
   EXPECT_TRUE(Eventually([&] {
     ready = HttpGet(app->endpoint_port(), "/readyz");
@@ -341,9 +364,13 @@ TEST_F(ServeTest, AuthErrorsAreReportedClearly) {
   ASSERT_FALSE(sum.errors.empty());
   bool clear = false;
   for (const std::string& e : sum.errors) {
-    clear |= e.find("POST /api/v1/namespaces/fx-1/pods/pod-a/binding: 403 Forbidden: pods \"pod-a\" is forbidden: "
-                    "User \"" + user + "\" cannot create resource \"pods/binding\" in API group \"\" in the "
-                    "namespace \"fx-1\"") != std::string::npos;
+    clear |= e.find(
+                 "POST /api/v1/namespaces/fx-1/pods/pod-a/binding: 403 Forbidden: pods \"pod-a\" "
+                 "is forbidden: "
+                 "User \"" +
+                 user +
+                 "\" cannot create resource \"pods/binding\" in API group \"\" in the "
+                 "namespace \"fx-1\"") != std::string::npos;
   }
   EXPECT_TRUE(clear) << sum.errors[0];
   EXPECT_EQ(fake_.TotalBinds(), 0);
@@ -359,7 +386,8 @@ TEST_F(ServeTest, EndpointsAndMetrics) {
   int port = app->endpoint_port();
   EXPECT_EQ(HttpGet(port, "/healthz").status, 200);
   EXPECT_EQ(HttpGet(port, "/readyz").status, 503);  // lease state not known before the first tick
-  ASSERT_TRUE(CycleUntil(*app, fake_, clock_, [&] { return fake_.TotalBinds() == 2; }, 2));
+  ASSERT_TRUE(CycleUntil(
+      *app, fake_, clock_, [&] { return fake_.TotalBinds() == 2; }, 2));
   auto ready = HttpGet(port, "/readyz");
   EXPECT_EQ(ready.status, 200);
   EXPECT_EQ(ready.body, "ok: leader\n");
@@ -378,7 +406,8 @@ TEST_F(ServeTest, EndpointsAndMetrics) {
   EXPECT_EQ(fams["basalt_api_errors_total"].type, "counter");
   bool queue_cpu = false;
   for (const auto& s : fams["basalt_queue_allocated"].samples) {
-    queue_cpu |= s.labels.at("queue") == "default" && s.labels.at("resource") == "cpu" && s.value == 1;
+    queue_cpu |=
+        s.labels.at("queue") == "default" && s.labels.at("resource") == "cpu" && s.value == 1;
   }
   EXPECT_TRUE(queue_cpu) << metrics.body;
   StopApp(*app, fake_);
@@ -391,22 +420,27 @@ TEST(ServeCliTest, BadKubeconfigExitsTwo) {
   EXPECT_NE(missing.out.find("/nonexistent/kubeconfig"), std::string::npos) << missing.out;
   std::string path = ::testing::TempDir() + "/bad-kubeconfig";
   {
-    std::ofstream(path) << "current-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\n"
-                           "clusters: [{name: k, cluster: {server: 'https://k:6443'}}]\n"
-                           "users: [{name: u, user: {client-key-data: '!!'}}]\n";
+    std::ofstream(path)
+        << "current-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\n"
+           "clusters: [{name: k, cluster: {server: 'https://k:6443'}}]\n"
+           "users: [{name: u, user: {client-key-data: '!!'}}]\n";
   }
   auto bad = Basalt("serve --kubeconfig " + path);
   EXPECT_EQ(bad.exit_code, 2) << bad.out;
-  EXPECT_NE(bad.out.find(path + ": users[0].user.client-key-data: invalid base64"), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find(path + ": users[0].user.client-key-data: invalid base64"),
+            std::string::npos)
+      << bad.out;
   std::string good = ::testing::TempDir() + "/good-kubeconfig";
   {
-    std::ofstream(good) << "current-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\n"
-                           "clusters: [{name: k, cluster: {server: 'http://127.0.0.1:9'}}]\n"
-                           "users: [{name: u, user: {token: t}}]\n";
+    std::ofstream(good)
+        << "current-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\n"
+           "clusters: [{name: k, cluster: {server: 'http://127.0.0.1:9'}}]\n"
+           "users: [{name: u, user: {token: t}}]\n";
   }
   auto period = Basalt("serve --kubeconfig " + good + " --period soon --listen ''");
   EXPECT_EQ(period.exit_code, 2) << period.out;
-  EXPECT_NE(period.out.find("--period: invalid duration \"soon\""), std::string::npos) << period.out;
+  EXPECT_NE(period.out.find("--period: invalid duration \"soon\""), std::string::npos)
+      << period.out;
   auto conf = Basalt("serve --kubeconfig " + good + " --conf /nonexistent/scheduler.conf");
   EXPECT_EQ(conf.exit_code, 2) << conf.out;
   EXPECT_NE(conf.out.find("/nonexistent/scheduler.conf"), std::string::npos) << conf.out;

@@ -50,7 +50,8 @@ void Replay(const Json& fixture, FakeResponder& out) {
     return;
   }
   std::map<std::string, std::string> headers;
-  if (resp["headers"].contains("Retry-After")) headers["Retry-After"] = resp["headers"]["Retry-After"];
+  if (resp["headers"].contains("Retry-After"))
+    headers["Retry-After"] = resp["headers"]["Retry-After"];
   out.Respond(status, resp["body"].dump(), headers);
 }
 
@@ -165,7 +166,9 @@ TEST_F(KubeClientTest, ListRestartsFromScratchOnExpiredContinue) {
 // A CRD list's expired continue token is surfaced as 410 when relists run out.
 TEST_F(KubeClientTest, ListGivesUpAfterBoundedRelists) {
   Json p1 = Fixture("list-podgroups"), gone = Fixture("list-podgroups-continue-expired-410");
-  Serve([&](const FakeRequest& r, FakeResponder& out) { Replay(r.query.count("continue") ? gone : p1, out); });
+  Serve([&](const FakeRequest& r, FakeResponder& out) {
+    Replay(r.query.count("continue") ? gone : p1, out);
+  });
   auto list = client_->List("/apis/scheduling.volcano.sh/v1beta1/podgroups", 2, {}, 2);
   ASSERT_FALSE(list.ok());
   EXPECT_EQ(list.error().code, 410);
@@ -198,7 +201,8 @@ TEST_F(KubeClientTest, WatchDecodesEventsAndBookmarks) {
 // An ERROR event with a 410 Status (HTTP 200) means "relist", in both the
 // watch-cache and the etcd wording.
 TEST_F(KubeClientTest, WatchErrorEvent410MeansRelist) {
-  for (const char* name : {"watch-pods-too-old-rv-error-event", "watch-events-compacted-error-event"}) {
+  for (const char* name :
+       {"watch-pods-too-old-rv-error-event", "watch-events-compacted-error-event"}) {
     // The fixture outlives the server: a worker may still be replaying it
     // after the client stopped reading (an ERROR event ends the watch early).
     Json fx = Fixture(name);
@@ -209,7 +213,8 @@ TEST_F(KubeClientTest, WatchErrorEvent410MeansRelist) {
     opt.clock = &clock_;
     Client client(opt, std::make_unique<CurlTransport>(CurlOptions{}));
     int events = 0;
-    auto w = client.Watch("/api/v1/pods", "1", 5, [&](const WatchEvent&) { return ++events, true; });
+    auto w =
+        client.Watch("/api/v1/pods", "1", 5, [&](const WatchEvent&) { return ++events, true; });
     ASSERT_TRUE(w.ok()) << name << ": " << w.status().message();
     EXPECT_EQ(w->end, WatchEnd::kGone) << name;
     EXPECT_EQ(events, 0) << name;
@@ -341,7 +346,9 @@ TEST_F(KubeClientTest, PodGroupPutStaleRefetchesAndRetries) {
   });
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(puts.load(), 2);
-  EXPECT_EQ(server_.CountRequests("GET", "/apis/scheduling.volcano.sh/v1beta1/namespaces/fx-6/podgroups/pg-s"), 2u);
+  EXPECT_EQ(server_.CountRequests(
+                "GET", "/apis/scheduling.volcano.sh/v1beta1/namespaces/fx-6/podgroups/pg-s"),
+            2u);
   EXPECT_EQ((*r)["metadata"]["generation"], ok["response"]["body"]["metadata"]["generation"]);
 }
 
@@ -375,7 +382,8 @@ TEST_F(KubeClientTest, QueueStatusIsMergePatchOnStatusSubresource) {
 TEST_F(KubeClientTest, StrategicPatchOnCrdIs415) {
   ServeFixture("podgroup-patch-strategic-415");
   auto r = client_->Patch("/apis/scheduling.volcano.sh/v1beta1/namespaces/fx-6/podgroups/pg-s",
-                          Json{{"status", {{"phase", "Running"}}}}, "application/strategic-merge-patch+json");
+                          Json{{"status", {{"phase", "Running"}}}},
+                          "application/strategic-merge-patch+json");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, 415);
   EXPECT_EQ(r.error().reason, "UnsupportedMediaType");
@@ -386,8 +394,9 @@ TEST_F(KubeClientTest, StrategicPatchOnCrdIs415) {
 // Lease flow: free (404), created, lost race on create (AlreadyExists),
 // renewed, lost race on a stale update (Conflict).
 TEST_F(KubeClientTest, LeaseFlow) {
-  Json get404 = Fixture("lease-get-404"), create = Fixture("lease-create"), exists = Fixture("lease-create-409-exists"),
-       get = Fixture("lease-get"), renew = Fixture("lease-renew-put"), stale = Fixture("lease-update-409-stale");
+  Json get404 = Fixture("lease-get-404"), create = Fixture("lease-create"),
+       exists = Fixture("lease-create-409-exists"), get = Fixture("lease-get"),
+       renew = Fixture("lease-renew-put"), stale = Fixture("lease-update-409-stale");
   std::atomic<int> gets{0}, posts{0}, puts{0};
   Serve([&](const FakeRequest& r, FakeResponder& out) {
     if (r.method == "GET") return Replay(gets++ == 0 ? get404 : get, out);
@@ -420,7 +429,8 @@ TEST_F(KubeClientTest, LeaseFlow) {
 // 401 and 403 are reported with verb, path and the server's message, and
 // are not retried (new credentials or RBAC are needed, not patience).
 TEST_F(KubeClientTest, AuthErrorsAreClear) {
-  for (const char* name : {"error-401-bad-token", "error-403-anonymous", "error-403-forbidden-list"}) {
+  for (const char* name :
+       {"error-401-bad-token", "error-403-anonymous", "error-403-forbidden-list"}) {
     // The fixture outlives the server: a worker may still be replaying it
     // after the client stopped reading (an ERROR event ends the watch early).
     Json fx = Fixture(name);
@@ -435,7 +445,8 @@ TEST_F(KubeClientTest, AuthErrorsAreClear) {
     std::string msg = r.status().message();
     EXPECT_EQ(r.error().code, fx["response"]["status"].get<int>()) << name;
     EXPECT_NE(msg.find("GET /api/v1/pods"), std::string::npos) << msg;
-    EXPECT_NE(msg.find(fx["response"]["body"]["message"].get<std::string>()), std::string::npos) << msg;
+    EXPECT_NE(msg.find(fx["response"]["body"]["message"].get<std::string>()), std::string::npos)
+        << msg;
     EXPECT_EQ(r.status().code(), Status::Code::kFailedPrecondition);
     EXPECT_EQ(server.requests().size(), 1u) << name;
   }
@@ -445,7 +456,8 @@ TEST_F(KubeClientTest, AuthErrorsAreClear) {
 TEST_F(KubeClientTest, UnprocessableSurfacesMessage) {
   Json fx = Fixture("error-422-crd-schema");
   ServeFixture("error-422-crd-schema");
-  auto r = client_->Call("POST", fx["request"]["path"], {}, fx["request"]["body"].dump(), "application/json");
+  auto r = client_->Call("POST", fx["request"]["path"], {}, fx["request"]["body"].dump(),
+                         "application/json");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, 422);
   EXPECT_EQ(r.error().reason, "Invalid");
@@ -456,8 +468,18 @@ TEST_F(KubeClientTest, UnprocessableSurfacesMessage) {
 // events.k8s.io/v1 is tried first and the reply decoded.
 TEST_F(KubeClientTest, EventsV1Created) {
   ServeFixture("event-eventsv1-podgroup");
-  EventSpec ev{"fx-7", "scheduling.volcano.sh/v1beta1", "PodGroup", "pg-a", "", "Warning", "Unschedulable",
-               "Scheduling", "0/3 nodes are available", "basalt", "", ""};
+  EventSpec ev{"fx-7",
+               "scheduling.volcano.sh/v1beta1",
+               "PodGroup",
+               "pg-a",
+               "",
+               "Warning",
+               "Unschedulable",
+               "Scheduling",
+               "0/3 nodes are available",
+               "basalt",
+               "",
+               ""};
   auto r = client_->CreateEvent(ev);
   ASSERT_TRUE(r.ok()) << r.status().message();
   auto req = server_.requests()[0];
@@ -473,12 +495,15 @@ TEST_F(KubeClientTest, EventsFallBackToCoreV1) {
   Json core = Fixture("event-corev1-pod");
   Serve([&](const FakeRequest& r, FakeResponder& out) {
     if (r.path.rfind("/apis/events.k8s.io", 0) == 0) {
-      return out.Respond(404, R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
-                              R"("message":"the server could not find the requested resource","reason":"NotFound","code":404})");
+      return out.Respond(
+          404,
+          R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
+          R"("message":"the server could not find the requested resource","reason":"NotFound","code":404})");
     }
     Replay(core, out);
   });
-  EventSpec ev{"fx-7", "v1", "Pod", "p-1", "", "Normal", "Scheduled", "Binding", "bound to n1", "basalt", "", ""};
+  EventSpec ev{"fx-7",      "v1",      "Pod",         "p-1",    "", "Normal",
+               "Scheduled", "Binding", "bound to n1", "basalt", "", ""};
   ASSERT_TRUE(client_->CreateEvent(ev).ok());
   ASSERT_TRUE(client_->CreateEvent(ev).ok());
   // The second call goes straight to core/v1.
@@ -496,10 +521,13 @@ TEST_F(KubeClientTest, RetriesHonourRetryAfterAndAreBounded) {
   std::atomic<int> calls{0};
   Serve([&](const FakeRequest&, FakeResponder& out) {
     int n = calls++;
-    if (n == 0) return out.Respond(500, R"({"kind":"Status","code":500,"reason":"InternalError","message":"etcd"})");
+    if (n == 0)
+      return out.Respond(
+          500, R"({"kind":"Status","code":500,"reason":"InternalError","message":"etcd"})");
     if (n == 1) {
-      return out.Respond(429, R"({"kind":"Status","code":429,"reason":"TooManyRequests","message":"slow down"})",
-                         {{"Retry-After", "3"}});
+      return out.Respond(
+          429, R"({"kind":"Status","code":429,"reason":"TooManyRequests","message":"slow down"})",
+          {{"Retry-After", "3"}});
     }
     Replay(ok, out);
   });
@@ -512,7 +540,8 @@ TEST_F(KubeClientTest, RetriesHonourRetryAfterAndAreBounded) {
 
   FakeKubeServer always500;
   ASSERT_TRUE(always500.Start([](const FakeRequest&, FakeResponder& out) {
-    out.Respond(503, R"({"kind":"Status","code":503,"reason":"ServiceUnavailable","message":"down"})");
+    out.Respond(503,
+                R"({"kind":"Status","code":503,"reason":"ServiceUnavailable","message":"down"})");
   }));
   ClientOptions opt;
   opt.server = always500.url();
@@ -594,7 +623,8 @@ InformerOptions FastInformer() {
   return o;
 }
 
-std::unique_ptr<Client> LoopbackClient(const FakeKubeServer& server, Clock* clock, int max_attempts = 3) {
+std::unique_ptr<Client> LoopbackClient(const FakeKubeServer& server, Clock* clock,
+                                       int max_attempts = 3) {
   ClientOptions opt;
   opt.server = server.url();
   opt.clock = clock;
@@ -649,12 +679,14 @@ TEST(KubeInformerTest, ListThenWatchFeedsClusterState) {
   std::lock_guard<std::mutex> lock(sink.mutex());
   EXPECT_EQ(state.pods().size(), 3u);
   for (const auto& item : p1["response"]["body"]["items"]) {
-    std::string key = item["metadata"]["namespace"].get<std::string>() + "/" + item["metadata"]["name"].get<std::string>();
+    std::string key = item["metadata"]["namespace"].get<std::string>() + "/" +
+                      item["metadata"]["name"].get<std::string>();
     EXPECT_TRUE(state.pods().count(key)) << key;
   }
   // The watch started from the list's snapshot RV (every page has it).
   auto reqs = server.requests();
-  EXPECT_EQ(reqs.back().query.at("resourceVersion"), p1["response"]["body"]["metadata"]["resourceVersion"]);
+  EXPECT_EQ(reqs.back().query.at("resourceVersion"),
+            p1["response"]["body"]["metadata"]["resourceVersion"]);
 }
 
 // An ERROR 410 event makes the informer relist and replace: an object deleted
@@ -698,7 +730,8 @@ TEST(KubeInformerTest, RelistOnHttp410) {
   auto client = LoopbackClient(server, &clock);
   ClusterState state;
   StateSink sink(&state);
-  Informer informer(client.get(), {"Queue", {"/apis/scheduling.volcano.sh/v1beta1", "queues"}}, &sink, FastInformer());
+  Informer informer(client.get(), {"Queue", {"/apis/scheduling.volcano.sh/v1beta1", "queues"}},
+                    &sink, FastInformer());
   std::atomic<bool> stop{false};
   ASSERT_TRUE(informer.Step(stop));
   EXPECT_EQ(informer.stats().relists_on_gone, 1);
@@ -738,10 +771,14 @@ TEST(KubeInformerTest, RecoversFromBrokenStreamErrorsAndRestart) {
       out.Abort();
       return;
     }
-    if (p == 1) return out.Respond(500, R"({"kind":"Status","code":500,"reason":"InternalError","message":"etcd leader changed"})");
+    if (p == 1)
+      return out.Respond(
+          500,
+          R"({"kind":"Status","code":500,"reason":"InternalError","message":"etcd leader changed"})");
     if (p == 2) {
-      return out.Respond(429, R"({"kind":"Status","code":429,"reason":"TooManyRequests","message":"slow"})",
-                         {{"Retry-After", "1"}});
+      return out.Respond(
+          429, R"({"kind":"Status","code":429,"reason":"TooManyRequests","message":"slow"})",
+          {{"Retry-After", "1"}});
     }
     if (p == 3) {
       out.BeginStream(200);
@@ -757,7 +794,8 @@ TEST(KubeInformerTest, RecoversFromBrokenStreamErrorsAndRestart) {
   auto client = LoopbackClient(server, &clock, /*max_attempts=*/1);
   ClusterState state;
   StateSink sink(&state);
-  Informer informer(client.get(), {"PodGroup", {"/apis/scheduling.volcano.sh/v1beta1", "podgroups"}}, &sink,
+  Informer informer(client.get(),
+                    {"PodGroup", {"/apis/scheduling.volcano.sh/v1beta1", "podgroups"}}, &sink,
                     FastInformer());
   std::atomic<bool> stop{false};
   std::thread t([&] { informer.Run(stop); });
@@ -788,10 +826,12 @@ TEST(KubeInformerTest, RecoversFromBrokenStreamErrorsAndRestart) {
   // The watched PodGroup was added, modified twice and deleted: absent now;
   // the listed ones remain.
   Json added = Json::parse(lines[0])["object"];
-  std::string key = added["metadata"]["namespace"].get<std::string>() + "/" + added["metadata"]["name"].get<std::string>();
+  std::string key = added["metadata"]["namespace"].get<std::string>() + "/" +
+                    added["metadata"]["name"].get<std::string>();
   bool in_list = false;
   for (const auto& item : pgs["response"]["body"]["items"]) {
-    in_list |= item["metadata"]["name"] == added["metadata"]["name"] && item["metadata"]["namespace"] == added["metadata"]["namespace"];
+    in_list |= item["metadata"]["name"] == added["metadata"]["name"] &&
+               item["metadata"]["namespace"] == added["metadata"]["namespace"];
   }
   if (!in_list) {
     EXPECT_FALSE(state.podgroups().count(key)) << key;
@@ -874,9 +914,10 @@ users:
 TEST(KubeconfigTest, TokenFileAndInsecureAreRead) {
   std::string dir = ::testing::TempDir();
   { std::ofstream(dir + "/kube-token") << "file-token\n"; }
-  std::string text = "current-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\n"
-                     "clusters: [{name: k, cluster: {server: 'https://k:443', insecure-skip-tls-verify: true}}]\n"
-                     "users: [{name: u, user: {tokenFile: kube-token}}]\n";
+  std::string text =
+      "current-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\n"
+      "clusters: [{name: k, cluster: {server: 'https://k:443', insecure-skip-tls-verify: true}}]\n"
+      "users: [{name: u, user: {tokenFile: kube-token}}]\n";
   auto cfg = ParseKubeconfig(text, dir + "/config");
   ASSERT_TRUE(cfg.ok()) << cfg.status().message();
   EXPECT_EQ(cfg->token, "file-token");
@@ -889,13 +930,16 @@ TEST(KubeconfigTest, ErrorsNameFileAndField) {
     std::string text, want;
   } cases[] = {
       {"current-context: x\ncontexts: []\n", "contexts: no entry named \"x\""},
-      {"current-context: c\ncontexts: [{name: c, context: {cluster: k}}]\nclusters: [{name: k, cluster: {}}]\n",
+      {"current-context: c\ncontexts: [{name: c, context: {cluster: k}}]\nclusters: [{name: k, "
+       "cluster: {}}]\n",
        "clusters[0].cluster.server: required"},
       {"current-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\n"
-       "clusters: [{name: k, cluster: {server: 'https://k'}}]\nusers: [{name: u, user: {client-key-data: '!!'}}]\n",
+       "clusters: [{name: k, cluster: {server: 'https://k'}}]\nusers: [{name: u, user: "
+       "{client-key-data: '!!'}}]\n",
        "users[0].user.client-key-data: invalid base64"},
       {"current-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\n"
-       "clusters: [{name: k, cluster: {server: 'https://k'}}]\nusers: [{name: u, user: {exec: {command: x}}}]\n",
+       "clusters: [{name: k, cluster: {server: 'https://k'}}]\nusers: [{name: u, user: {exec: "
+       "{command: x}}}]\n",
        "users[0].user.exec: not supported"},
       {"current-context: c\ncontexts: [{name: c, context: {cluster: k}}]\n"
        "clusters: [{name: k, cluster: {server: 'https://k', insecure-skip-tls-verify: maybe}}]\n",
@@ -905,7 +949,8 @@ TEST(KubeconfigTest, ErrorsNameFileAndField) {
   for (const Case& c : cases) {
     auto cfg = ParseKubeconfig(c.text, "/home/u/.kube/config");
     ASSERT_FALSE(cfg.ok()) << c.text;
-    EXPECT_NE(cfg.status().message().find("/home/u/.kube/config"), std::string::npos) << cfg.status().message();
+    EXPECT_NE(cfg.status().message().find("/home/u/.kube/config"), std::string::npos)
+        << cfg.status().message();
     EXPECT_NE(cfg.status().message().find(c.want), std::string::npos) << cfg.status().message();
   }
   auto missing = LoadKubeconfig("/nonexistent/kubeconfig");

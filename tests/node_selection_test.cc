@@ -3,6 +3,8 @@
 // (SessionOptions::reference_node_selection) and must give the same decisions,
 // byte for byte: binds, pipelined pods, evictions, events (with their fit-error
 // messages), PodGroup phases and queue allocations, cycle after cycle.
+#include "actions/node_selection.h"
+
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -11,14 +13,13 @@
 #include <sstream>
 
 #include "actions/builtin.h"
-#include "actions/node_selection.h"
 #include "actions/starving_jobs.h"
 #include "cluster_generator.h"
 #include "framework/config.h"
 #include "plugins/builtin.h"
 #include "profiles.h"
 #include "random_cluster.h"
-#include "sim/cycle_runner.h"
+#include "engine/cycle_runner.h"
 #include "testing.h"
 
 namespace basalt {
@@ -29,9 +30,12 @@ namespace fs = std::filesystem;
 std::string Serialize(const Decisions& d) {
   std::ostringstream os;
   for (const auto& b : d.binds) os << "bind " << b.pod << " " << b.node << "\n";
-  for (const auto& p : d.pipelined) os << "pipelined " << p.pod << " " << p.node << " " << p.nominate << "\n";
-  for (const auto& e : d.evictions) os << "evict " << e.pod << " " << e.action << " " << e.reason << "\n";
-  for (const auto& e : d.events) os << "event " << e.object << " " << e.type << " " << e.reason << " " << e.message << "\n";
+  for (const auto& p : d.pipelined)
+    os << "pipelined " << p.pod << " " << p.node << " " << p.nominate << "\n";
+  for (const auto& e : d.evictions)
+    os << "evict " << e.pod << " " << e.action << " " << e.reason << "\n";
+  for (const auto& e : d.events)
+    os << "event " << e.object << " " << e.type << " " << e.reason << " " << e.message << "\n";
   for (const auto& [pg, phase] : d.podgroup_phases) os << "podgroup " << pg << " " << phase << "\n";
   for (const auto& [q, r] : d.queue_allocated) os << "queue " << q << " " << r.ToString() << "\n";
   return os.str();
@@ -75,8 +79,8 @@ void ExpectSameDecisions(const std::string& conf_text, const std::string& manife
   RegisterBuiltinPlugins(plugins);
   ActionRegistry actions;
   RegisterBuiltinActions(actions);
-  auto conf = ParseSchedulerConfig(conf_text.empty() ? DefaultSchedulerConfigText() : conf_text, label,
-                                   plugins.Names(), actions.Names());
+  auto conf = ParseSchedulerConfig(conf_text.empty() ? DefaultSchedulerConfigText() : conf_text,
+                                   label, plugins.Names(), actions.Names());
   if (!conf.ok()) return;  // scenarios about configuration errors
   Run runs[2];
   for (int reference = 0; reference < 2; ++reference) {
@@ -104,7 +108,8 @@ TEST(NodeSelectionEquivalence, EveryScenario) {
     if (!doc["cluster"]) continue;
     const std::string conf = doc["conf"] ? doc["conf"].Scalar() : "";
     const int cycles = doc["cycles"] ? doc["cycles"].as<int>() : 1;
-    ExpectSameDecisions(conf, doc["cluster"].Scalar(), std::max(cycles, 3), fs::relative(path, root).string());
+    ExpectSameDecisions(conf, doc["cluster"].Scalar(), std::max(cycles, 3),
+                        fs::relative(path, root).string());
   }
 }
 
@@ -147,7 +152,8 @@ TEST(NodeSelectionEquivalence, BenchProfilesScaledDown) {
       RegisterBuiltinPlugins(plugins);
       ActionRegistry actions;
       RegisterBuiltinActions(actions);
-      auto conf = ParseSchedulerConfig(bench::ConfText(p), p.name, plugins.Names(), actions.Names());
+      auto conf =
+          ParseSchedulerConfig(bench::ConfText(p), p.name, plugins.Names(), actions.Names());
       ASSERT_TRUE(conf.ok()) << conf.status().ToString();
       out[reference] = RunCycles(state, *conf, 3, options.reference).out;
     }
@@ -165,12 +171,15 @@ TEST(NodeSelectionEquivalence, BenchProfilesScaledDown) {
 // evictions changed them.
 TEST(NodeSelectionEquivalence, RandomEvictionWorlds) {
   std::mt19937_64 rng(8);
-  auto pick = [&rng](int lo, int hi) { return lo + static_cast<int>(rng() % static_cast<uint64_t>(hi - lo + 1)); };
+  auto pick = [&rng](int lo, int hi) {
+    return lo + static_cast<int>(rng() % static_cast<uint64_t>(hi - lo + 1));
+  };
   int evicting = 0;
   for (int world = 0; world < 120; ++world) {
     bench::Profile p;
     p.name = "eviction world " + std::to_string(world);
-    p.actions = pick(0, 3) == 0 ? "enqueue, allocate, reclaim, preempt" : "enqueue, allocate, preempt, reclaim";
+    p.actions = pick(0, 3) == 0 ? "enqueue, allocate, reclaim, preempt"
+                                : "enqueue, allocate, preempt, reclaim";
     p.cluster.nodes = pick(3, 24);
     p.cluster.gpus_per_node = pick(2, 8);
     p.cluster.node_cpu = std::to_string(4 * p.cluster.gpus_per_node);
@@ -184,7 +193,8 @@ TEST(NodeSelectionEquivalence, RandomEvictionWorlds) {
     p.workload.running_min_member = pick(1, p.workload.tasks_per_gang);
     p.workload.pending_pods = p.workload.tasks_per_gang * pick(1, 3 * p.cluster.nodes);
     p.workload.running_queue = pick(0, 1) ? "queue-0" : "";
-    p.workload.pending_queue = pick(0, 1) ? "queue-" + std::to_string(pick(0, p.workload.queues - 1)) : "";
+    p.workload.pending_queue =
+        pick(0, 1) ? "queue-" + std::to_string(pick(0, p.workload.queues - 1)) : "";
     p.workload.pending_priority_class = pick(0, 2) ? "high" : "";
     if (pick(0, 3) == 0) p.workload.pod = bench::PodShape{"8", "64Gi", 2};
     // Half the worlds give some running gangs pending pods of their own, so
@@ -201,7 +211,9 @@ TEST(NodeSelectionEquivalence, RandomEvictionWorlds) {
         std::mt19937_64 extra(extra_seed);
         std::vector<Pod> added;
         for (const auto& [key, pod] : state.pods()) {
-          if (pod.phase != "Running" || extra() % 4 != 0 || static_cast<int>(added.size()) >= 3 * extra_gangs) continue;
+          if (pod.phase != "Running" || extra() % 4 != 0 ||
+              static_cast<int>(added.size()) >= 3 * extra_gangs)
+            continue;
           Pod more = pod;
           more.meta.name += "-more";
           more.spec.node_name.clear();
@@ -215,7 +227,8 @@ TEST(NodeSelectionEquivalence, RandomEvictionWorlds) {
       RegisterBuiltinPlugins(plugins);
       ActionRegistry actions;
       RegisterBuiltinActions(actions);
-      auto conf = ParseSchedulerConfig(bench::ConfText(p), p.name, plugins.Names(), actions.Names());
+      auto conf =
+          ParseSchedulerConfig(bench::ConfText(p), p.name, plugins.Names(), actions.Names());
       ASSERT_TRUE(conf.ok()) << conf.status().ToString();
       out[reference] = RunCycles(state, *conf, 3, reference == 1).out;
     }
@@ -231,22 +244,28 @@ TEST(NodeSelectionEquivalence, RandomEvictionWorlds) {
 // of the largest job's running pods makes it the smallest.
 TEST(StarvingJobs, ResortsJobsChangedWhileWaiting) {
   auto pod = [](const std::string& name, const std::string& pg, bool running) {
-    std::string s = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: " + name +
-                    "\n  namespace: default\n  annotations:\n    scheduling.k8s.io/group-name: " + pg +
-                    "\nspec:\n  schedulerName: volcano\n";
+    std::string s =
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: " + name +
+        "\n  namespace: default\n  annotations:\n    scheduling.k8s.io/group-name: " + pg +
+        "\nspec:\n  schedulerName: volcano\n";
     if (running) s += "  nodeName: n1\n";
     s += "  containers:\n  - name: c\n    resources:\n      requests:\n        cpu: \"1\"\n";
     return s + (running ? "status:\n  phase: Running\n---\n" : "status:\n  phase: Pending\n---\n");
   };
   std::string cluster =
-      "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\nstatus:\n  allocatable:\n    cpu: \"10\"\n"
+      "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\nstatus:\n  allocatable:\n    cpu: "
+      "\"10\"\n"
       "    memory: \"0\"\n    pods: \"110\"\n---\n"
-      "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata:\n  name: default\nspec:\n  weight: 1\n"
+      "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata:\n  name: default\nspec:\n "
+      " weight: 1\n"
       "status:\n  state: Open\n---\n";
-  const std::vector<std::pair<std::string, int>> jobs = {{"a", 3}, {"b", 2}, {"c", 1}};  // running pods
+  const std::vector<std::pair<std::string, int>> jobs = {
+      {"a", 3}, {"b", 2}, {"c", 1}};  // running pods
   for (const auto& [name, running] : jobs) {
-    cluster += "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: " + name +
-               ", namespace: default}\nspec:\n  minMember: 1\n  queue: default\nstatus: {phase: Running}\n---\n";
+    cluster +=
+        "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: " + name +
+        ", namespace: default}\nspec:\n  minMember: 1\n  queue: default\nstatus: {phase: "
+        "Running}\n---\n";
     for (int i = 0; i < running; ++i) cluster += pod(name + "-" + std::to_string(i), name, true);
     cluster += pod(name + "-pending", name, false);
   }

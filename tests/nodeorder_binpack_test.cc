@@ -14,9 +14,10 @@ using testing::SessionFixture;
 
 // ---- manifest builders ----
 
-std::string NodeYaml(const std::string& name, const std::string& alloc, const std::string& extra = "") {
-  return "apiVersion: v1\nkind: Node\nmetadata: {name: " + name + extra + "}\nstatus: {allocatable: {" + alloc +
-         ", pods: \"110\"}}\n---\n";
+std::string NodeYaml(const std::string& name, const std::string& alloc,
+                     const std::string& extra = "") {
+  return "apiVersion: v1\nkind: Node\nmetadata: {name: " + name + extra +
+         "}\nstatus: {allocatable: {" + alloc + ", pods: \"110\"}}\n---\n";
 }
 
 std::string TaintedNodeYaml(const std::string& name, const std::string& taints) {
@@ -25,31 +26,37 @@ std::string TaintedNodeYaml(const std::string& name, const std::string& taints) 
 }
 
 // A pending pod in its own PodGroup. `requests` is a flow-map body.
-std::string PendingPod(const std::string& name, const std::string& requests, const std::string& spec = "") {
+std::string PendingPod(const std::string& name, const std::string& requests,
+                       const std::string& spec = "") {
   return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name +
-         ", namespace: default, annotations: {scheduling.k8s.io/group-name: pg-" + name + "}}\nspec: {" +
-         (spec.empty() ? "" : spec + ", ") + "schedulerName: volcano, containers: [{name: c, resources: {requests: {" +
-         requests + "}}}]}\n---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: pg-" +
+         ", namespace: default, annotations: {scheduling.k8s.io/group-name: pg-" + name +
+         "}}\nspec: {" + (spec.empty() ? "" : spec + ", ") +
+         "schedulerName: volcano, containers: [{name: c, resources: {requests: {" + requests +
+         "}}}]}\n---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: "
+         "pg-" +
          name + ", namespace: default}\nspec: {minMember: 1, queue: default}\n---\n";
 }
 
 // A pod running on `node`. `meta` adds metadata entries (e.g. a deletionTimestamp).
-std::string RunningPod(const std::string& name, const std::string& node, const std::string& requests,
-                       const std::string& meta = "") {
-  return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", namespace: default" + meta + "}\nspec: {nodeName: " +
-         node + ", containers: [{name: c, resources: {requests: {" + requests + "}}}]}\nstatus: {phase: Running}\n---\n";
+std::string RunningPod(const std::string& name, const std::string& node,
+                       const std::string& requests, const std::string& meta = "") {
+  return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", namespace: default" + meta +
+         "}\nspec: {nodeName: " + node + ", containers: [{name: c, resources: {requests: {" +
+         requests + "}}}]}\nstatus: {phase: Running}\n---\n";
 }
 
 // nodeorder alone (optionally after predicates), with an `arguments:` flow-map body.
 std::string NodeOrderConf(const std::string& args, bool with_predicates = false) {
   return std::string("actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n") +
-         (with_predicates ? "  - name: predicates\n" : "") + "  - name: nodeorder\n    arguments: {" + args + "}\n";
+         (with_predicates ? "  - name: predicates\n" : "") +
+         "  - name: nodeorder\n    arguments: {" + args + "}\n";
 }
 
 // Only one scoring formula on: every other weight is 0.
 std::string Only(const std::string& which) {
   std::string args;
-  for (const char* k : {"leastrequested", "mostrequested", "balancedresource", "nodeaffinity", "tainttoleration"}) {
+  for (const char* k :
+       {"leastrequested", "mostrequested", "balancedresource", "nodeaffinity", "tainttoleration"}) {
     if (!args.empty()) args += ", ";
     args += std::string(k) + ".weight: " + (which == k ? "1" : "0");
   }
@@ -57,7 +64,8 @@ std::string Only(const std::string& which) {
 }
 
 std::string BinpackConf(const std::string& args) {
-  return "actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: binpack\n    arguments: {" + args + "}\n";
+  return "actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: binpack\n    arguments: {" +
+         args + "}\n";
 }
 
 const char* kNode48 = "cpu: \"4\", memory: 8Gi";
@@ -66,14 +74,19 @@ double Score(SessionFixture& fx, const std::string& pod, const std::string& node
   return fx.ssn().NodeScores(fx.Task("default/" + pod), {&fx.NodeNamed(node)})[0];
 }
 
-std::vector<double> Scores(SessionFixture& fx, const std::string& pod, const std::vector<std::string>& nodes) {
+std::vector<double> Scores(SessionFixture& fx, const std::string& pod,
+                           const std::vector<std::string>& nodes) {
   std::vector<const NodeInfo*> view;
   for (const auto& n : nodes) view.push_back(&fx.NodeNamed(n));
   return fx.ssn().NodeScores(fx.Task("default/" + pod), view);
 }
 
-TaskInfo& MutableTask(SessionFixture& fx, const std::string& key) { return fx.ssn().task(fx.Task(key).id); }
-NodeInfo& MutableNode(SessionFixture& fx, const std::string& name) { return fx.ssn().node(fx.NodeNamed(name).id); }
+TaskInfo& MutableTask(SessionFixture& fx, const std::string& key) {
+  return fx.ssn().task(fx.Task(key).id);
+}
+NodeInfo& MutableNode(SessionFixture& fx, const std::string& name) {
+  return fx.ssn().node(fx.NodeNamed(name).id);
+}
 
 // ---- least allocated ----
 
@@ -89,14 +102,16 @@ TEST(NodeOrderLeastAllocated, EmptyNode) {
 TEST(NodeOrderLeastAllocated, IntegerArithmetic) {
   // cpu (3000-1000)*100/3000 = 66 (66.7); memory 7Gi*100/8Gi = 87 (87.5);
   // (66*50 + 87*50)/100 = 76 (76.5).
-  SessionFixture fx(NodeYaml("n1", "cpu: \"3\", memory: 8Gi") + PendingPod("p1", "cpu: \"1\", memory: 1Gi"),
-                    NodeOrderConf(Only("leastrequested")));
+  SessionFixture fx(
+      NodeYaml("n1", "cpu: \"3\", memory: 8Gi") + PendingPod("p1", "cpu: \"1\", memory: 1Gi"),
+      NodeOrderConf(Only("leastrequested")));
   EXPECT_EQ(Score(fx, "p1", "n1"), 76);
 }
 
 // Pods already on the node count in "requested".
 TEST(NodeOrderLeastAllocated, CountsPodsOnNode) {
-  // requested cpu 2000+1000 -> (4000-3000)*100/4000 = 25; memory 2Gi+2Gi -> 50; (25*50+50*50)/100 = 37.
+  // requested cpu 2000+1000 -> (4000-3000)*100/4000 = 25; memory 2Gi+2Gi -> 50; (25*50+50*50)/100
+  // = 37.
   SessionFixture fx(NodeYaml("n1", kNode48) + RunningPod("r1", "n1", "cpu: \"2\", memory: 2Gi") +
                         PendingPod("p1", "cpu: \"1\", memory: 2Gi"),
                     NodeOrderConf(Only("leastrequested")));
@@ -124,8 +139,9 @@ TEST(NodeOrderLeastAllocated, BestEffortPodOnNodeCountsDefaults) {
 // A resource requested beyond capacity scores 0.
 TEST(NodeOrderLeastAllocated, OverCapacityScoresZero) {
   // cpu 2000 > 1000 -> 0; memory 75; (0*50+75*50)/100 = 37.
-  SessionFixture fx(NodeYaml("n1", "cpu: \"1\", memory: 8Gi") + PendingPod("p1", "cpu: \"2\", memory: 2Gi"),
-                    NodeOrderConf(Only("leastrequested")));
+  SessionFixture fx(
+      NodeYaml("n1", "cpu: \"1\", memory: 8Gi") + PendingPod("p1", "cpu: \"2\", memory: 2Gi"),
+      NodeOrderConf(Only("leastrequested")));
   EXPECT_EQ(Score(fx, "p1", "n1"), 37);
 }
 
@@ -140,8 +156,10 @@ TEST(NodeOrderLeastAllocated, ZeroAllocatableSkipped) {
 // leastrequested.weight multiplies the score.
 TEST(NodeOrderLeastAllocated, WeightMultiplies) {
   // 75 * 3 = 225.
-  SessionFixture fx(NodeYaml("n1", kNode48) + PendingPod("p1", "cpu: \"1\", memory: 2Gi"),
-                    NodeOrderConf("leastrequested.weight: 3, balancedresource.weight: 0, tainttoleration.weight: 0"));
+  SessionFixture fx(
+      NodeYaml("n1", kNode48) + PendingPod("p1", "cpu: \"1\", memory: 2Gi"),
+      NodeOrderConf(
+          "leastrequested.weight: 3, balancedresource.weight: 0, tainttoleration.weight: 0"));
   EXPECT_EQ(Score(fx, "p1", "n1"), 225);
 }
 
@@ -167,8 +185,10 @@ TEST(NodeOrderMostAllocated, CappedAtCapacity) {
 // mostrequested.weight is 0 by default: the default score has no most-allocated part.
 TEST(NodeOrderMostAllocated, OffByDefault) {
   // Only leastrequested (1) and mostrequested (default 0) left on: 75 + 0.
-  SessionFixture fx(NodeYaml("n1", kNode48) + PendingPod("p1", "cpu: \"1\", memory: 2Gi"),
-                    NodeOrderConf("balancedresource.weight: 0, nodeaffinity.weight: 0, tainttoleration.weight: 0"));
+  SessionFixture fx(
+      NodeYaml("n1", kNode48) + PendingPod("p1", "cpu: \"1\", memory: 2Gi"),
+      NodeOrderConf(
+          "balancedresource.weight: 0, nodeaffinity.weight: 0, tainttoleration.weight: 0"));
   EXPECT_EQ(Score(fx, "p1", "n1"), 75);
 }
 
@@ -195,7 +215,8 @@ TEST(NodeOrderBalanced, GpuJoins) {
 // A GPU the node lacks, or one the pod does not request, is left out.
 TEST(NodeOrderBalanced, GpuLeftOutUnlessBothSides) {
   // Both cases reduce to cpu 0.25 / memory 0.5 -> 87.
-  SessionFixture fx(NodeYaml("n1", kNode48) + NodeYaml("n2", "cpu: \"4\", memory: 8Gi, nvidia.com/gpu: \"4\"") +
+  SessionFixture fx(NodeYaml("n1", kNode48) +
+                        NodeYaml("n2", "cpu: \"4\", memory: 8Gi, nvidia.com/gpu: \"4\"") +
                         PendingPod("gpu", "cpu: \"1\", memory: 4Gi, nvidia.com/gpu: \"1\"") +
                         PendingPod("plain", "cpu: \"1\", memory: 4Gi"),
                     NodeOrderConf(Only("balancedresource")));
@@ -205,8 +226,10 @@ TEST(NodeOrderBalanced, GpuLeftOutUnlessBothSides) {
 
 // Balanced allocation uses the plain requests (no 100m / 200Mi defaults).
 TEST(NodeOrderBalanced, UsesPlainRequests) {
-  // r1 requests memory 2Gi only. f_cpu (0+1000)/4000 = 0.25; f_mem (2Gi+0)/8Gi = 0.25 -> std 0 -> 100.
-  SessionFixture fx(NodeYaml("n1", kNode48) + RunningPod("r1", "n1", "memory: 2Gi") + PendingPod("p1", "cpu: \"1\""),
+  // r1 requests memory 2Gi only. f_cpu (0+1000)/4000 = 0.25; f_mem (2Gi+0)/8Gi = 0.25 -> std 0 ->
+  // 100.
+  SessionFixture fx(NodeYaml("n1", kNode48) + RunningPod("r1", "n1", "memory: 2Gi") +
+                        PendingPod("p1", "cpu: \"1\""),
                     NodeOrderConf(Only("balancedresource")));
   EXPECT_EQ(Score(fx, "p1", "n1"), 100);
 }
@@ -221,8 +244,9 @@ TEST(NodeOrderBalanced, FractionCappedAtOne) {
 
 // A pod requesting no cpu, memory or GPU scores 0 (Kubernetes skips BestEffort pods).
 TEST(NodeOrderBalanced, BestEffortScoresZero) {
-  SessionFixture fx(NodeYaml("n1", kNode48) + RunningPod("r1", "n1", "cpu: \"1\"") + PendingPod("p1", ""),
-                    NodeOrderConf(Only("balancedresource")));
+  SessionFixture fx(
+      NodeYaml("n1", kNode48) + RunningPod("r1", "n1", "cpu: \"1\"") + PendingPod("p1", ""),
+      NodeOrderConf(Only("balancedresource")));
   EXPECT_EQ(Score(fx, "p1", "n1"), 0);
 }
 
@@ -237,8 +261,8 @@ TEST(NodeOrderNodeAffinity, SumOfMatchingWeights) {
       "{weight: 30, preference: {matchExpressions: [{key: zone, operator: In, values: [a]}]}}, "
       "{weight: 50, preference: {matchExpressions: [{key: disk, operator: In, values: [ssd]}]}}]}}";
   SessionFixture fx(NodeYaml("n1", kNode48, ", labels: {zone: a, disk: hdd}") +
-                        NodeYaml("n2", kNode48, ", labels: {zone: a, disk: ssd}") + NodeYaml("n3", kNode48) +
-                        PendingPod("p1", "cpu: \"1\"", pref),
+                        NodeYaml("n2", kNode48, ", labels: {zone: a, disk: ssd}") +
+                        NodeYaml("n3", kNode48) + PendingPod("p1", "cpu: \"1\"", pref),
                     NodeOrderConf(Only("nodeaffinity")));
   EXPECT_EQ(Scores(fx, "p1", {"n1", "n2", "n3"}), (std::vector<double>{30, 80, 0}));
 }
@@ -249,8 +273,10 @@ TEST(NodeOrderNodeAffinity, DefaultWeightTwo) {
   const std::string pref =
       "affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: ["
       "{weight: 80, preference: {matchExpressions: [{key: zone, operator: Exists}]}}]}}";
-  SessionFixture fx(NodeYaml("n1", kNode48, ", labels: {zone: a}") + PendingPod("p1", "cpu: \"1\"", pref),
-                    NodeOrderConf("leastrequested.weight: 0, balancedresource.weight: 0, tainttoleration.weight: 0"));
+  SessionFixture fx(
+      NodeYaml("n1", kNode48, ", labels: {zone: a}") + PendingPod("p1", "cpu: \"1\"", pref),
+      NodeOrderConf(
+          "leastrequested.weight: 0, balancedresource.weight: 0, tainttoleration.weight: 0"));
   EXPECT_EQ(Score(fx, "p1", "n1"), 160);
 }
 
@@ -269,14 +295,16 @@ TEST(NodeOrderTaintToleration, FewerTaintsScoreHigher) {
           TaintedNodeYaml("n3", "{key: c, effect: PreferNoSchedule}") +
           TaintedNodeYaml("n4", "{key: c, effect: NoSchedule}") +
           PendingPod("p1", "cpu: \"1\"", "tolerations: [{key: c, operator: Exists}]"),
-      NodeOrderConf("leastrequested.weight: 0, balancedresource.weight: 0, nodeaffinity.weight: 0"));
+      NodeOrderConf(
+          "leastrequested.weight: 0, balancedresource.weight: 0, nodeaffinity.weight: 0"));
   EXPECT_EQ(Scores(fx, "p1", {"n1", "n2", "n3", "n4"}), (std::vector<double>{0, 201, 300, 300}));
 }
 
 // With no intolerable taint anywhere every node gets the full 100 * 3.
 TEST(NodeOrderTaintToleration, NoTaintsGivesFullScore) {
-  SessionFixture fx(NodeYaml("n1", kNode48) + NodeYaml("n2", kNode48) + PendingPod("p1", "cpu: \"1\""),
-                    NodeOrderConf(Only("tainttoleration")));
+  SessionFixture fx(
+      NodeYaml("n1", kNode48) + NodeYaml("n2", kNode48) + PendingPod("p1", "cpu: \"1\""),
+      NodeOrderConf(Only("tainttoleration")));
   // Only("tainttoleration") sets its weight to 1: 100 each.
   EXPECT_EQ(Scores(fx, "p1", {"n1", "n2"}), (std::vector<double>{100, 100}));
 }
@@ -286,22 +314,25 @@ TEST(NodeOrderTaintToleration, NoTaintsGivesFullScore) {
 // Volcano's default weights: least 75*1 + balanced 100*1 + affinity 0 + taints 100*3 = 475.
 TEST(NodeOrderDefaults, DefaultWeightsSum) {
   // least: 75 (see EmptyNode); balanced: f 0.25 / 0.25 -> 100; taint toleration 300.
-  SessionFixture fx(NodeYaml("n1", kNode48) + PendingPod("p1", "cpu: \"1\", memory: 2Gi"), NodeOrderConf(""));
+  SessionFixture fx(NodeYaml("n1", kNode48) + PendingPod("p1", "cpu: \"1\", memory: 2Gi"),
+                    NodeOrderConf(""));
   EXPECT_EQ(Score(fx, "p1", "n1"), 475);
 }
 
 // Image locality, pod affinity and topology spread weights are accepted and add 0.
 TEST(NodeOrderDefaults, UnmodelledWeightsAddNothing) {
-  SessionFixture fx(NodeYaml("n1", kNode48) + PendingPod("p1", "cpu: \"1\", memory: 2Gi"),
-                    NodeOrderConf("imagelocality.weight: 7, podaffinity.weight: 7, podtopologyspread.weight: 7"));
+  SessionFixture fx(
+      NodeYaml("n1", kNode48) + PendingPod("p1", "cpu: \"1\", memory: 2Gi"),
+      NodeOrderConf("imagelocality.weight: 7, podaffinity.weight: 7, podtopologyspread.weight: 7"));
   EXPECT_EQ(Score(fx, "p1", "n1"), 475);
 }
 
 // Every weight rejects a non-integer (the factory fails, naming the key).
 TEST(NodeOrderArguments, WrongTypeIsAnError) {
-  for (const char* key : {"leastrequested.weight", "mostrequested.weight", "balancedresource.weight",
-                          "nodeaffinity.weight", "podaffinity.weight", "tainttoleration.weight", "imagelocality.weight",
-                          "podtopologyspread.weight"}) {
+  for (const char* key :
+       {"leastrequested.weight", "mostrequested.weight", "balancedresource.weight",
+        "nodeaffinity.weight", "podaffinity.weight", "tainttoleration.weight",
+        "imagelocality.weight", "podtopologyspread.weight"}) {
     Arguments args("plugin nodeorder");
     args.Set(key, "1.5");
     auto plugin = NewNodeOrderPlugin(args);
@@ -314,7 +345,8 @@ TEST(NodeOrderArguments, WrongTypeIsAnError) {
 
 // With predicates configured, a pod allocated in the session counts in "requested".
 TEST(NodeOrderSessionView, AllocationCountsWithPredicates) {
-  // Before: 75. After p1 (2 cpu, 4Gi) lands: cpu (4000-3000)*100/4000 = 25, memory (8-6)/8 = 25 -> 25.
+  // Before: 75. After p1 (2 cpu, 4Gi) lands: cpu (4000-3000)*100/4000 = 25, memory (8-6)/8 = 25
+  // -> 25.
   SessionFixture fx(NodeYaml("n1", kNode48) + PendingPod("p1", "cpu: \"2\", memory: 4Gi") +
                         PendingPod("p2", "cpu: \"1\", memory: 2Gi"),
                     NodeOrderConf(Only("leastrequested"), /*with_predicates=*/true));
@@ -403,19 +435,21 @@ TEST(Binpack, OnlyRequestedResourcesCount) {
 // An extra resource listed in binpack.resources counts with its weight.
 TEST(Binpack, ExtraResourceCounts) {
   // gpu (1000+1000)/4000 * 2 = 1.0; (0.5 + 0.5 + 1.0)/(1+1+2) * 100 = 50.
-  SessionFixture fx(NodeYaml("n1", "cpu: \"4\", memory: 8Gi, nvidia.com/gpu: \"4\"") +
-                        RunningPod("r1", "n1", "cpu: \"1\", memory: 2Gi, nvidia.com/gpu: \"1\"") +
-                        PendingPod("p1", "cpu: \"1\", memory: 2Gi, nvidia.com/gpu: \"1\""),
-                    BinpackConf("binpack.resources: nvidia.com/gpu, binpack.resources.nvidia.com/gpu: 2"));
+  SessionFixture fx(
+      NodeYaml("n1", "cpu: \"4\", memory: 8Gi, nvidia.com/gpu: \"4\"") +
+          RunningPod("r1", "n1", "cpu: \"1\", memory: 2Gi, nvidia.com/gpu: \"1\"") +
+          PendingPod("p1", "cpu: \"1\", memory: 2Gi, nvidia.com/gpu: \"1\""),
+      BinpackConf("binpack.resources: nvidia.com/gpu, binpack.resources.nvidia.com/gpu: 2"));
   EXPECT_DOUBLE_EQ(Score(fx, "p1", "n1"), 50);
 }
 
 // A resource the node does not have scores 0 but keeps its weight in the denominator.
 TEST(Binpack, MissingNodeResourceDilutes) {
   // (0.5 + 0.5 + 0)/(1+1+2) * 100 = 25.
-  SessionFixture fx(NodeYaml("n1", kNode48) + RunningPod("r1", "n1", "cpu: \"1\", memory: 2Gi") +
-                        PendingPod("p1", "cpu: \"1\", memory: 2Gi, nvidia.com/gpu: \"1\""),
-                    BinpackConf("binpack.resources: \"nvidia.com/gpu\", binpack.resources.nvidia.com/gpu: 2"));
+  SessionFixture fx(
+      NodeYaml("n1", kNode48) + RunningPod("r1", "n1", "cpu: \"1\", memory: 2Gi") +
+          PendingPod("p1", "cpu: \"1\", memory: 2Gi, nvidia.com/gpu: \"1\""),
+      BinpackConf("binpack.resources: \"nvidia.com/gpu\", binpack.resources.nvidia.com/gpu: 2"));
   EXPECT_DOUBLE_EQ(Score(fx, "p1", "n1"), 25);
 }
 
@@ -432,20 +466,22 @@ TEST(Binpack, UnlistedResourceIgnored) {
 // Negative per-resource weights become 1.
 TEST(Binpack, NegativeWeightsBecomeOne) {
   // cpu (1000+2000)/4000 = 0.75, memory 0.5, gpu 0.5, all weight 1: 1.75/3 * 100 = 58.33...
-  SessionFixture fx(NodeYaml("n1", "cpu: \"4\", memory: 8Gi, nvidia.com/gpu: \"4\"") +
-                        RunningPod("r1", "n1", "cpu: \"2\", memory: 2Gi, nvidia.com/gpu: \"1\"") +
-                        PendingPod("p1", "cpu: \"1\", memory: 2Gi, nvidia.com/gpu: \"1\""),
-                    BinpackConf("binpack.cpu: -5, binpack.memory: -1, binpack.resources: nvidia.com/gpu, "
-                                "binpack.resources.nvidia.com/gpu: -3"));
+  SessionFixture fx(
+      NodeYaml("n1", "cpu: \"4\", memory: 8Gi, nvidia.com/gpu: \"4\"") +
+          RunningPod("r1", "n1", "cpu: \"2\", memory: 2Gi, nvidia.com/gpu: \"1\"") +
+          PendingPod("p1", "cpu: \"1\", memory: 2Gi, nvidia.com/gpu: \"1\""),
+      BinpackConf("binpack.cpu: -5, binpack.memory: -1, binpack.resources: nvidia.com/gpu, "
+                  "binpack.resources.nvidia.com/gpu: -3"));
   EXPECT_DOUBLE_EQ(Score(fx, "p1", "n1"), 1.75 / 3 * 100);
 }
 
 // binpack.cpu wins over a "cpu" entry in binpack.resources.
 TEST(Binpack, CpuKeyWinsOverResourcesList) {
   // Same as ResourceWeights (cpu 3, memory 1): 43.75.
-  SessionFixture fx(NodeYaml("n1", kNode48) + RunningPod("r1", "n1", "cpu: \"1\", memory: 1Gi") +
-                        PendingPod("p1", "cpu: \"1\", memory: 1Gi"),
-                    BinpackConf("binpack.cpu: 3, binpack.resources: cpu, binpack.resources.cpu: 9"));
+  SessionFixture fx(
+      NodeYaml("n1", kNode48) + RunningPod("r1", "n1", "cpu: \"1\", memory: 1Gi") +
+          PendingPod("p1", "cpu: \"1\", memory: 1Gi"),
+      BinpackConf("binpack.cpu: 3, binpack.resources: cpu, binpack.resources.cpu: 9"));
   EXPECT_DOUBLE_EQ(Score(fx, "p1", "n1"), 43.75);
 }
 
@@ -462,7 +498,8 @@ TEST(Binpack, PipelinedNotUsedAllocatedUsed) {
   // After pipelining p1 (2 cpu, 4Gi): used 0 -> (0.25+0.25)/2*100 = 25.
   // After allocating p3 (2 cpu, 4Gi) too: (0.75+0.75)/2*100 = 75.
   SessionFixture fx(NodeYaml("n1", kNode48) + PendingPod("p1", "cpu: \"2\", memory: 4Gi") +
-                        PendingPod("p2", "cpu: \"1\", memory: 2Gi") + PendingPod("p3", "cpu: \"2\", memory: 4Gi"),
+                        PendingPod("p2", "cpu: \"1\", memory: 2Gi") +
+                        PendingPod("p3", "cpu: \"2\", memory: 4Gi"),
                     BinpackConf(""));
   fx.ssn().Pipeline(MutableTask(fx, "default/p1"), MutableNode(fx, "n1"));
   EXPECT_DOUBLE_EQ(Score(fx, "p2", "n1"), 25);
@@ -474,7 +511,8 @@ TEST(Binpack, PipelinedNotUsedAllocatedUsed) {
 TEST(Binpack, ReleasingCountsAsUsed) {
   // Same numbers as CpuAndMemory with r1 terminating: 50.
   SessionFixture fx(NodeYaml("n1", kNode48) +
-                        RunningPod("r1", "n1", "cpu: \"1\", memory: 2Gi", ", deletionTimestamp: \"2026-01-01T00:00:00Z\"") +
+                        RunningPod("r1", "n1", "cpu: \"1\", memory: 2Gi",
+                                   ", deletionTimestamp: \"2026-01-01T00:00:00Z\"") +
                         PendingPod("p1", "cpu: \"1\", memory: 2Gi"),
                     BinpackConf(""));
   EXPECT_DOUBLE_EQ(Score(fx, "p1", "n1"), 50);
@@ -483,7 +521,9 @@ TEST(Binpack, ReleasingCountsAsUsed) {
 // Every binpack argument rejects a wrong type (the factory fails, naming the key).
 TEST(BinpackArguments, WrongTypeIsAnError) {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"binpack.weight", "heavy"}, {"binpack.cpu", "1.5"}, {"binpack.memory", "x"},
+      {"binpack.weight", "heavy"},
+      {"binpack.cpu", "1.5"},
+      {"binpack.memory", "x"},
       {"binpack.resources.nvidia.com/gpu", "two"}};
   for (const auto& [key, value] : cases) {
     Arguments args("plugin binpack");
@@ -508,7 +548,8 @@ TEST(BinpackArguments, ResourcesListIsAnError) {
 TEST(BinpackAllocate, PacksOntoFullerNode) {
   // n1 has r1 (2 cpu, 4Gi): binpack (0.75+0.75)/2*100 = 75 vs n2 25 -> n1.
   SessionFixture fx(NodeYaml("n1", kNode48) + NodeYaml("n2", kNode48) +
-                        RunningPod("r1", "n1", "cpu: \"2\", memory: 4Gi") + PendingPod("p1", "cpu: \"1\", memory: 2Gi"),
+                        RunningPod("r1", "n1", "cpu: \"2\", memory: 4Gi") +
+                        PendingPod("p1", "cpu: \"1\", memory: 2Gi"),
                     BinpackConf(""));
   fx.RunActions({"enqueue", "allocate"});
   Decisions d = fx.Close();

@@ -17,7 +17,9 @@ namespace {
   EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "message: " << (haystack)
 
 std::string Topo(const std::string& spec) {
-  return "apiVersion: nodeinfo.volcano.sh/v1alpha1\nkind: Numatopology\nmetadata: {name: n1}\nspec:\n" + spec;
+  return "apiVersion: nodeinfo.volcano.sh/v1alpha1\nkind: Numatopology\nmetadata: {name: "
+         "n1}\nspec:\n" +
+         spec;
 }
 
 std::string DecodeError(const std::string& text) {
@@ -29,7 +31,8 @@ std::string DecodeError(const std::string& text) {
 
 TEST(NumatopologyDecode, ReadsEveryField) {
   ClusterObjects objs;
-  Status st = DecodeText(Topo(R"(  policies: {CPUManagerPolicy: static, TopologyManagerPolicy: restricted}
+  Status st =
+      DecodeText(Topo(R"(  policies: {CPUManagerPolicy: static, TopologyManagerPolicy: restricted}
   resReserved: {cpu: 1500m, memory: 1Gi}
   numares:
     cpu: {allocatable: "0-1,3", capacity: 4}
@@ -39,7 +42,7 @@ TEST(NumatopologyDecode, ReadsEveryField) {
     "2": {numa: 1, socket: 1}
     "3": {numa: 1, socket: 1, core: 3}
 )"),
-                         "t.yaml", &objs);
+                 "t.yaml", &objs);
   ASSERT_TRUE(st.ok()) << st.message();
   ASSERT_EQ(objs.numatopologies.size(), 1u);
   const Numatopology& t = objs.numatopologies[0];
@@ -72,11 +75,15 @@ TEST(NumatopologyDecode, ClusterStateKeepsOnePerNodeAndRefusesDuplicates) {
 
 TEST(NumatopologyDecode, ErrorsNameFileObjectAndField) {
   EXPECT_HAS(DecodeError(Topo("  policies: {TopologyManagerPolicy: single-numa}\n")),
-             "t.yaml:1: Numatopology n1: spec.policies.TopologyManagerPolicy: unknown policy \"single-numa\"");
-  EXPECT_HAS(DecodeError(Topo("  policies: {CPUManagerPolicy: dynamic}\n")),
-             "spec.policies.CPUManagerPolicy: unknown policy \"dynamic\" (want one of none, static)");
-  EXPECT_HAS(DecodeError(Topo("  policies: [static]\n")), "Numatopology n1: spec.policies: expected an object");
-  EXPECT_HAS(DecodeError(Topo("  resReserved: {cpu: lots}\n")), "Numatopology n1: spec.resReserved.cpu:");
+             "t.yaml:1: Numatopology n1: spec.policies.TopologyManagerPolicy: unknown policy "
+             "\"single-numa\"");
+  EXPECT_HAS(
+      DecodeError(Topo("  policies: {CPUManagerPolicy: dynamic}\n")),
+      "spec.policies.CPUManagerPolicy: unknown policy \"dynamic\" (want one of none, static)");
+  EXPECT_HAS(DecodeError(Topo("  policies: [static]\n")),
+             "Numatopology n1: spec.policies: expected an object");
+  EXPECT_HAS(DecodeError(Topo("  resReserved: {cpu: lots}\n")),
+             "Numatopology n1: spec.resReserved.cpu:");
   EXPECT_HAS(DecodeError(Topo("  numares: {cpu: {allocatable: \"3-1\"}}\n")),
              "Numatopology n1: spec.numares.cpu.allocatable: invalid cpu-set list \"3-1\"");
   EXPECT_HAS(DecodeError(Topo("  numares: {cpu: {allocatable: [0, 1]}}\n")),
@@ -89,14 +96,19 @@ TEST(NumatopologyDecode, ErrorsNameFileObjectAndField) {
              "spec.cpuDetail.x: cpu ids must be non-negative integers");
   EXPECT_HAS(DecodeError(Topo("  cpuDetail: {\"0\": {numa: one}}\n")),
              "spec.cpuDetail.0.numa: expected a non-negative integer, got \"one\"");
-  EXPECT_HAS(DecodeError(Topo("  cpuDetail: {\"0\": {node: 0}}\n")), "spec.cpuDetail.0.node: unknown field");
-  EXPECT_HAS(DecodeError(Topo("  numares: {cpu: {allocatable: \"0-1\"}}\n  cpuDetail: {\"0\": {numa: 0}}\n")),
+  EXPECT_HAS(DecodeError(Topo("  cpuDetail: {\"0\": {node: 0}}\n")),
+             "spec.cpuDetail.0.node: unknown field");
+  EXPECT_HAS(DecodeError(Topo(
+                 "  numares: {cpu: {allocatable: \"0-1\"}}\n  cpuDetail: {\"0\": {numa: 0}}\n")),
              "spec.numares.cpu.allocatable: cpu 1 is not described in spec.cpuDetail");
   EXPECT_HAS(DecodeError(Topo("  policy: {}\n")), "Numatopology n1: spec.policy: unknown field");
-  EXPECT_HAS(DecodeError("apiVersion: nodeinfo.volcano.sh/v1beta1\nkind: Numatopology\nmetadata: {name: n1}\n"),
-             "apiVersion: \"nodeinfo.volcano.sh/v1beta1\" is not supported for Numatopology");
-  EXPECT_HAS(DecodeError("apiVersion: nodeinfo.volcano.sh/v1alpha1\nkind: Numatopology\nmetadata: {}\n"),
-             "metadata.name: missing");
+  EXPECT_HAS(
+      DecodeError(
+          "apiVersion: nodeinfo.volcano.sh/v1beta1\nkind: Numatopology\nmetadata: {name: n1}\n"),
+      "apiVersion: \"nodeinfo.volcano.sh/v1beta1\" is not supported for Numatopology");
+  EXPECT_HAS(
+      DecodeError("apiVersion: nodeinfo.volcano.sh/v1alpha1\nkind: Numatopology\nmetadata: {}\n"),
+      "metadata.name: missing");
 }
 
 TEST(NumatopologyDecode, CpuSetLists) {
@@ -114,21 +126,24 @@ TEST(NumatopologyDecode, CpuSetLists) {
 TEST(NumatopologyDecode, PodCpuPinningInputs) {
   auto pod = [](const std::string& containers) {
     ClusterObjects objs;
-    Status st = DecodeText("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n" + containers,
-                           "p.yaml", &objs);
+    Status st = DecodeText(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n" + containers,
+        "p.yaml", &objs);
     EXPECT_TRUE(st.ok()) << st.message();
     return objs.pods.empty() ? PodSpec{} : objs.pods[0].spec;
   };
-  PodSpec g = pod(
-      "  - {name: a, resources: {limits: {cpu: \"2\", memory: 1Gi}}}\n"
-      "  - {name: b, resources: {requests: {cpu: 500m, memory: 1Gi}, limits: {cpu: 500m, memory: 1Gi}}}\n");
+  PodSpec g =
+      pod("  - {name: a, resources: {limits: {cpu: \"2\", memory: 1Gi}}}\n"
+          "  - {name: b, resources: {requests: {cpu: 500m, memory: 1Gi}, limits: {cpu: 500m, "
+          "memory: 1Gi}}}\n");
   EXPECT_TRUE(g.qos_guaranteed);
   EXPECT_EQ(g.container_milli_cpu, (std::vector<int64_t>{2000, 500}));
   PodSpec burstable = pod("  - {name: a, resources: {requests: {cpu: \"2\", memory: 1Gi}}}\n");
   EXPECT_FALSE(burstable.qos_guaranteed);
   EXPECT_EQ(burstable.container_milli_cpu, std::vector<int64_t>{2000});
   PodSpec unequal =
-      pod("  - {name: a, resources: {requests: {cpu: \"1\", memory: 1Gi}, limits: {cpu: \"2\", memory: 1Gi}}}\n");
+      pod("  - {name: a, resources: {requests: {cpu: \"1\", memory: 1Gi}, limits: {cpu: \"2\", "
+          "memory: 1Gi}}}\n");
   EXPECT_FALSE(unequal.qos_guaranteed);
   PodSpec no_memory_limit = pod("  - {name: a, resources: {limits: {cpu: \"2\"}}}\n");
   EXPECT_FALSE(no_memory_limit.qos_guaranteed);

@@ -21,13 +21,26 @@ using testing::SessionFixture;
 class NodeB {
  public:
   explicit NodeB(std::string name) : name_(std::move(name)) {}
-  NodeB& Labels(std::string v) { labels_ = std::move(v); return *this; }  // flow-map body, "zone: a"
-  NodeB& Spec(std::string v) { spec_ = std::move(v); return *this; }      // flow-map body, "unschedulable: true"
-  NodeB& Alloc(std::string v) { alloc_ = std::move(v); return *this; }
-  NodeB& Ready(std::string v) { ready_ = std::move(v); return *this; }    // Ready condition status
+  NodeB& Labels(std::string v) {
+    labels_ = std::move(v);
+    return *this;
+  }  // flow-map body, "zone: a"
+  NodeB& Spec(std::string v) {
+    spec_ = std::move(v);
+    return *this;
+  }  // flow-map body, "unschedulable: true"
+  NodeB& Alloc(std::string v) {
+    alloc_ = std::move(v);
+    return *this;
+  }
+  NodeB& Ready(std::string v) {
+    ready_ = std::move(v);
+    return *this;
+  }  // Ready condition status
   std::string Yaml() const {
-    return "apiVersion: v1\nkind: Node\nmetadata: {name: " + name_ + ", labels: {" + labels_ + "}}\nspec: {" + spec_ +
-           "}\nstatus: {allocatable: {" + alloc_ + "}, conditions: [{type: Ready, status: \"" + ready_ + "\"}]}\n---\n";
+    return "apiVersion: v1\nkind: Node\nmetadata: {name: " + name_ + ", labels: {" + labels_ +
+           "}}\nspec: {" + spec_ + "}\nstatus: {allocatable: {" + alloc_ +
+           "}, conditions: [{type: Ready, status: \"" + ready_ + "\"}]}\n---\n";
   }
 
  private:
@@ -41,20 +54,36 @@ class NodeB {
 class PodB {
  public:
   explicit PodB(std::string name) : name_(std::move(name)) {}
-  PodB& Spec(std::string v) { spec_ = std::move(v); return *this; }    // extra spec entries, "nodeSelector: {a: b}"
-  PodB& Ports(std::string v) { ports_ = std::move(v); return *this; }  // container ports flow-list body
-  PodB& Node(std::string v) { node_ = std::move(v); return *this; }
-  PodB& Annotations(std::string v) { annotations_ = std::move(v); return *this; }
+  PodB& Spec(std::string v) {
+    spec_ = std::move(v);
+    return *this;
+  }  // extra spec entries, "nodeSelector: {a: b}"
+  PodB& Ports(std::string v) {
+    ports_ = std::move(v);
+    return *this;
+  }  // container ports flow-list body
+  PodB& Node(std::string v) {
+    node_ = std::move(v);
+    return *this;
+  }
+  PodB& Annotations(std::string v) {
+    annotations_ = std::move(v);
+    return *this;
+  }
   std::string Yaml() const {
     std::string extra = spec_.empty() ? "" : spec_ + ", ";
-    std::string container = "{name: c, resources: {requests: {cpu: \"1\", memory: 1Gi}}, ports: [" + ports_ + "]}";
+    std::string container =
+        "{name: c, resources: {requests: {cpu: \"1\", memory: 1Gi}}, ports: [" + ports_ + "]}";
     if (!node_.empty()) {
-      return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name_ + ", namespace: default}\nspec: {" + extra +
-             "nodeName: " + node_ + ", containers: [" + container + "]}\nstatus: {phase: Running}\n---\n";
+      return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name_ +
+             ", namespace: default}\nspec: {" + extra + "nodeName: " + node_ + ", containers: [" +
+             container + "]}\nstatus: {phase: Running}\n---\n";
     }
-    std::string ann = "scheduling.k8s.io/group-name: pg-" + name_ + (annotations_.empty() ? "" : ", " + annotations_);
-    return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name_ + ", namespace: default, annotations: {" + ann +
-           "}}\nspec: {" + extra + "schedulerName: volcano, containers: [" + container +
+    std::string ann = "scheduling.k8s.io/group-name: pg-" + name_ +
+                      (annotations_.empty() ? "" : ", " + annotations_);
+    return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name_ +
+           ", namespace: default, annotations: {" + ann + "}}\nspec: {" + extra +
+           "schedulerName: volcano, containers: [" + container +
            "]}\nstatus: {phase: Pending}\n---\n"
            "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: pg-" +
            name_ + ", namespace: default}\nspec: {minMember: 1, queue: default}\n---\n";
@@ -66,15 +95,21 @@ class PodB {
 
 // Only the predicates plugin, with the given `arguments:` flow-map body.
 std::string Conf(const std::string& args = "") {
-  return "actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: predicates\n    arguments: {" + args + "}\n";
+  return "actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: predicates\n    arguments: "
+         "{" +
+         args + "}\n";
 }
 
 PredicateStatus Check(SessionFixture& fx, const std::string& pod, const std::string& node) {
   return fx.ssn().Predicate(fx.Task("default/" + pod), fx.NodeNamed(node));
 }
 
-TaskInfo& MutableTask(SessionFixture& fx, const std::string& key) { return fx.ssn().task(fx.Task(key).id); }
-NodeInfo& MutableNode(SessionFixture& fx, const std::string& name) { return fx.ssn().node(fx.NodeNamed(name).id); }
+TaskInfo& MutableTask(SessionFixture& fx, const std::string& key) {
+  return fx.ssn().task(fx.Task(key).id);
+}
+NodeInfo& MutableNode(SessionFixture& fx, const std::string& name) {
+  return fx.ssn().node(fx.NodeNamed(name).id);
+}
 
 // ---- pod count ----
 
@@ -142,8 +177,7 @@ TEST(PredicatesPodCount, SessionEvictionFreesTheSlot) {
 
 // A cordoned node is UnschedulableAndUnresolvable.
 TEST(PredicatesUnschedulable, CordonedNodeRejects) {
-  SessionFixture fx(NodeB("n1").Spec("unschedulable: true").Yaml() + PodB("p1").Yaml(),
-                    Conf());
+  SessionFixture fx(NodeB("n1").Spec("unschedulable: true").Yaml() + PodB("p1").Yaml(), Conf());
   PredicateStatus st = Check(fx, "p1", "n1");
   EXPECT_EQ(st.code, Code::kUnresolvable);
   EXPECT_EQ(st.reasons, std::vector<std::string>{"node(s) were unschedulable"});
@@ -151,21 +185,25 @@ TEST(PredicatesUnschedulable, CordonedNodeRejects) {
 
 // Tolerating node.kubernetes.io/unschedulable:NoSchedule also tolerates the cordon.
 TEST(PredicatesUnschedulable, ToleratedCordonPasses) {
-  SessionFixture fx(NodeB("n1").Spec("unschedulable: true").Yaml() +
-                        PodB("p1").Spec("tolerations: [{key: node.kubernetes.io/unschedulable, operator: Exists, "
-                                            "effect: NoSchedule}]")
-                            .Yaml(),
-                    Conf());
+  SessionFixture fx(
+      NodeB("n1").Spec("unschedulable: true").Yaml() +
+          PodB("p1")
+              .Spec("tolerations: [{key: node.kubernetes.io/unschedulable, operator: Exists, "
+                    "effect: NoSchedule}]")
+              .Yaml(),
+      Conf());
   EXPECT_TRUE(Check(fx, "p1", "n1").ok());
 }
 
 // A NoExecute-only toleration of the unschedulable key does not tolerate the cordon.
 TEST(PredicatesUnschedulable, WrongEffectToleranceStillRejects) {
-  SessionFixture fx(NodeB("n1").Spec("unschedulable: true").Yaml() +
-                        PodB("p1").Spec("tolerations: [{key: node.kubernetes.io/unschedulable, operator: Exists, "
-                                            "effect: NoExecute}]")
-                            .Yaml(),
-                    Conf());
+  SessionFixture fx(
+      NodeB("n1").Spec("unschedulable: true").Yaml() +
+          PodB("p1")
+              .Spec("tolerations: [{key: node.kubernetes.io/unschedulable, operator: Exists, "
+                    "effect: NoExecute}]")
+              .Yaml(),
+      Conf());
   EXPECT_EQ(Check(fx, "p1", "n1").code, Code::kUnresolvable);
 }
 
@@ -173,13 +211,15 @@ TEST(PredicatesUnschedulable, WrongEffectToleranceStillRejects) {
 // pod count status found before it is kept (as in Volcano's fit error).
 TEST(PredicatesUnschedulable, StopsLaterChecksKeepsEarlierReasons) {
   // n1: full (pods 1, r1 running with port 80) and cordoned; p1 also wants port 80.
-  SessionFixture fx(NodeB("n1").Spec("unschedulable: true").Alloc("cpu: \"8\", pods: \"1\"").Yaml() +
-                        PodB("r1").Ports("{containerPort: 80, hostPort: 80}").Node("n1").Yaml() +
-                        PodB("p1").Ports("{containerPort: 80, hostPort: 80}").Yaml(),
-                    Conf());
+  SessionFixture fx(
+      NodeB("n1").Spec("unschedulable: true").Alloc("cpu: \"8\", pods: \"1\"").Yaml() +
+          PodB("r1").Ports("{containerPort: 80, hostPort: 80}").Node("n1").Yaml() +
+          PodB("p1").Ports("{containerPort: 80, hostPort: 80}").Yaml(),
+      Conf());
   PredicateStatus st = Check(fx, "p1", "n1");
   EXPECT_EQ(st.code, Code::kUnresolvable);
-  EXPECT_EQ(st.reasons, (std::vector<std::string>{"node(s) pod number exceeded", "node(s) were unschedulable"}));
+  EXPECT_EQ(st.reasons, (std::vector<std::string>{"node(s) pod number exceeded",
+                                                  "node(s) were unschedulable"}));
 }
 
 // ---- node not ready ----
@@ -194,11 +234,13 @@ TEST(PredicatesNotReady, NotReadyNodeRejects) {
 
 // Tolerating node.kubernetes.io/not-ready:NoSchedule lets a pod onto a NotReady node.
 TEST(PredicatesNotReady, ToleratedNotReadyPasses) {
-  SessionFixture fx(NodeB("n1").Ready("Unknown").Yaml() +
-                        PodB("p1").Spec("tolerations: [{key: node.kubernetes.io/not-ready, operator: Exists, "
-                                            "effect: NoSchedule}]")
-                            .Yaml(),
-                    Conf());
+  SessionFixture fx(
+      NodeB("n1").Ready("Unknown").Yaml() +
+          PodB("p1")
+              .Spec("tolerations: [{key: node.kubernetes.io/not-ready, operator: Exists, "
+                    "effect: NoSchedule}]")
+              .Yaml(),
+      Conf());
   EXPECT_TRUE(Check(fx, "p1", "n1").ok());
 }
 
@@ -206,12 +248,15 @@ TEST(PredicatesNotReady, ToleratedNotReadyPasses) {
 // taint check, giving Volcano's own message.
 TEST(PredicatesNotReady, ExplicitTaintGivesTaintMessage) {
   SessionFixture fx(
-      NodeB("n1").Spec("taints: [{key: node.kubernetes.io/not-ready, effect: NoSchedule}]").Ready("False")
+      NodeB("n1")
+              .Spec("taints: [{key: node.kubernetes.io/not-ready, effect: NoSchedule}]")
+              .Ready("False")
               .Yaml() +
           PodB("p1").Yaml(),
       Conf());
-  EXPECT_EQ(Check(fx, "p1", "n1").reasons,
-            std::vector<std::string>{"node(s) had untolerated taint {node.kubernetes.io/not-ready: }"});
+  EXPECT_EQ(
+      Check(fx, "p1", "n1").reasons,
+      std::vector<std::string>{"node(s) had untolerated taint {node.kubernetes.io/not-ready: }"});
 }
 
 // NotReady emulates the not-ready taint, so it is off with TaintTolerationEnable.
@@ -225,12 +270,13 @@ TEST(PredicatesNotReady, TaintSwitchOffAdmits) {
 
 // A nodeSelector label the node lacks is Unresolvable with the affinity reason.
 TEST(PredicatesNodeAffinity, NodeSelectorMismatchRejects) {
-  SessionFixture fx(NodeB("n1").Labels("zone: a").Yaml() +
-                        PodB("p1").Spec("nodeSelector: {zone: b}").Yaml(),
-                    Conf());
+  SessionFixture fx(
+      NodeB("n1").Labels("zone: a").Yaml() + PodB("p1").Spec("nodeSelector: {zone: b}").Yaml(),
+      Conf());
   PredicateStatus st = Check(fx, "p1", "n1");
   EXPECT_EQ(st.code, Code::kUnresolvable);
-  EXPECT_EQ(st.reasons, std::vector<std::string>{"node(s) didn't match Pod's node affinity/selector"});
+  EXPECT_EQ(st.reasons,
+            std::vector<std::string>{"node(s) didn't match Pod's node affinity/selector"});
 }
 
 // A matching nodeSelector passes.
@@ -244,7 +290,8 @@ TEST(PredicatesNodeAffinity, NodeSelectorMatchPasses) {
 // nodeSelector and required affinity must both hold.
 TEST(PredicatesNodeAffinity, SelectorAndAffinityAreAnded) {
   const std::string affinity =
-      "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+      "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+      "{nodeSelectorTerms: "
       "[{matchExpressions: [{key: disk, operator: In, values: [ssd]}]}]}}}";
   SessionFixture fx(NodeB("n1").Labels("zone: a, disk: hdd").Yaml() +
                         NodeB("n2").Labels("zone: a, disk: ssd").Yaml() +
@@ -257,11 +304,11 @@ TEST(PredicatesNodeAffinity, SelectorAndAffinityAreAnded) {
 // Required terms are ORed: matching any one term is enough.
 TEST(PredicatesNodeAffinity, TermsAreOred) {
   const std::string affinity =
-      "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: ["
+      "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+      "{nodeSelectorTerms: ["
       "{matchExpressions: [{key: zone, operator: In, values: [x]}]}, "
       "{matchExpressions: [{key: zone, operator: In, values: [a]}]}]}}}";
-  SessionFixture fx(NodeB("n1").Labels("zone: a").Yaml() +
-                        PodB("p1").Spec(affinity).Yaml(),
+  SessionFixture fx(NodeB("n1").Labels("zone: a").Yaml() + PodB("p1").Spec(affinity).Yaml(),
                     Conf());
   EXPECT_TRUE(Check(fx, "p1", "n1").ok());
 }
@@ -269,10 +316,10 @@ TEST(PredicatesNodeAffinity, TermsAreOred) {
 // matchFields on metadata.name selects nodes by name.
 TEST(PredicatesNodeAffinity, MatchFieldsOnName) {
   const std::string affinity =
-      "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: ["
+      "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+      "{nodeSelectorTerms: ["
       "{matchFields: [{key: metadata.name, operator: In, values: [n2]}]}]}}}";
-  SessionFixture fx(NodeB("n1").Yaml() + NodeB("n2").Yaml() +
-                        PodB("p1").Spec(affinity).Yaml(),
+  SessionFixture fx(NodeB("n1").Yaml() + NodeB("n2").Yaml() + PodB("p1").Spec(affinity).Yaml(),
                     Conf());
   EXPECT_EQ(Check(fx, "p1", "n1").code, Code::kUnresolvable);
   EXPECT_TRUE(Check(fx, "p1", "n2").ok());
@@ -280,9 +327,9 @@ TEST(PredicatesNodeAffinity, MatchFieldsOnName) {
 
 // With predicate.NodeAffinityEnable false, selectors are not checked.
 TEST(PredicatesNodeAffinity, SwitchOffAdmits) {
-  SessionFixture fx(NodeB("n1").Labels("zone: a").Yaml() +
-                        PodB("p1").Spec("nodeSelector: {zone: b}").Yaml(),
-                    Conf("predicate.NodeAffinityEnable: false"));
+  SessionFixture fx(
+      NodeB("n1").Labels("zone: a").Yaml() + PodB("p1").Spec("nodeSelector: {zone: b}").Yaml(),
+      Conf("predicate.NodeAffinityEnable: false"));
   EXPECT_TRUE(Check(fx, "p1", "n1").ok());
 }
 
@@ -295,7 +342,8 @@ Node LabeledNode(std::map<std::string, std::string> labels, std::string name = "
   return n;
 }
 
-NodeSelectorTerm Term(std::vector<NodeSelectorRequirement> exprs, std::vector<NodeSelectorRequirement> fields = {}) {
+NodeSelectorTerm Term(std::vector<NodeSelectorRequirement> exprs,
+                      std::vector<NodeSelectorRequirement> fields = {}) {
   return NodeSelectorTerm{std::move(exprs), std::move(fields)};
 }
 
@@ -346,16 +394,20 @@ TEST(PredicatesMatch, RequirementsAreAnded) {
 // cannot parse (In without values), even if its other requirements match.
 TEST(PredicatesMatch, EmptyOrInvalidTermMatchesNothing) {
   EXPECT_FALSE(k8s::MatchesTerm(Term({}), LabeledNode({{"zone", "a"}})));
-  EXPECT_FALSE(k8s::MatchesTerm(Term({{"zone", "In", {"a"}}, {"x", "In", {}}}), LabeledNode({{"zone", "a"}})));
+  EXPECT_FALSE(k8s::MatchesTerm(Term({{"zone", "In", {"a"}}, {"x", "In", {}}}),
+                                LabeledNode({{"zone", "a"}})));
   EXPECT_FALSE(k8s::MatchesTerm(Term({{"gpu", "Exists", {"1"}}}), LabeledNode({{"gpu", "1"}})));
 }
 
 // matchFields: only In/NotIn with one value on metadata.name; other fields read "".
 TEST(PredicatesMatch, FieldRequirements) {
-  EXPECT_TRUE(k8s::MatchesTerm(Term({}, {{"metadata.name", "NotIn", {"n2"}}}), LabeledNode({}, "n1")));
-  EXPECT_FALSE(k8s::MatchesTerm(Term({}, {{"metadata.name", "In", {"n1", "n2"}}}), LabeledNode({}, "n1")));
+  EXPECT_TRUE(
+      k8s::MatchesTerm(Term({}, {{"metadata.name", "NotIn", {"n2"}}}), LabeledNode({}, "n1")));
+  EXPECT_FALSE(
+      k8s::MatchesTerm(Term({}, {{"metadata.name", "In", {"n1", "n2"}}}), LabeledNode({}, "n1")));
   EXPECT_FALSE(k8s::MatchesTerm(Term({}, {{"metadata.uid", "In", {"n1"}}}), LabeledNode({}, "n1")));
-  EXPECT_TRUE(k8s::MatchesTerm(Term({}, {{"metadata.uid", "NotIn", {"n1"}}}), LabeledNode({}, "n1")));
+  EXPECT_TRUE(
+      k8s::MatchesTerm(Term({}, {{"metadata.uid", "NotIn", {"n1"}}}), LabeledNode({}, "n1")));
 }
 
 // Go's strconv.ParseInt: sign allowed, nothing else, int64 range.
@@ -374,9 +426,10 @@ TEST(PredicatesMatch, ParseInt64) {
 
 // An untolerated NoSchedule taint rejects with Kubernetes' "{key: value}" text.
 TEST(PredicatesTaints, UntoleratedNoScheduleRejects) {
-  SessionFixture fx(NodeB("n1").Spec("taints: [{key: dedicated, value: gpu, effect: NoSchedule}]").Yaml() +
-                        PodB("p1").Yaml(),
-                    Conf());
+  SessionFixture fx(
+      NodeB("n1").Spec("taints: [{key: dedicated, value: gpu, effect: NoSchedule}]").Yaml() +
+          PodB("p1").Yaml(),
+      Conf());
   PredicateStatus st = Check(fx, "p1", "n1");
   EXPECT_EQ(st.code, Code::kUnresolvable);
   EXPECT_EQ(st.reasons, std::vector<std::string>{"node(s) had untolerated taint {dedicated: gpu}"});
@@ -387,76 +440,89 @@ TEST(PredicatesTaints, UntoleratedNoExecuteRejects) {
   SessionFixture fx(NodeB("n1").Spec("taints: [{key: k, value: v, effect: NoExecute}]").Yaml() +
                         PodB("p1").Yaml(),
                     Conf());
-  EXPECT_EQ(Check(fx, "p1", "n1").reasons, std::vector<std::string>{"node(s) had untolerated taint {k: v}"});
+  EXPECT_EQ(Check(fx, "p1", "n1").reasons,
+            std::vector<std::string>{"node(s) had untolerated taint {k: v}"});
 }
 
 // PreferNoSchedule taints never filter (nodeorder scores them).
 TEST(PredicatesTaints, PreferNoScheduleIgnored) {
-  SessionFixture fx(NodeB("n1").Spec("taints: [{key: k, value: v, effect: PreferNoSchedule}]").Yaml() +
-                        PodB("p1").Yaml(),
-                    Conf());
+  SessionFixture fx(
+      NodeB("n1").Spec("taints: [{key: k, value: v, effect: PreferNoSchedule}]").Yaml() +
+          PodB("p1").Yaml(),
+      Conf());
   EXPECT_TRUE(Check(fx, "p1", "n1").ok());
 }
 
 // The first untolerated taint in the node's order is the one reported.
 TEST(PredicatesTaints, FirstUntoleratedTaintReported) {
-  SessionFixture fx(NodeB("n1").Spec("taints: [{key: a, value: '1', effect: NoSchedule}, {key: b, value: '2', effect: "
-                                     "NoSchedule}, {key: c, value: '3', effect: NoExecute}]")
-                            .Yaml() +
-                        PodB("p1").Spec("tolerations: [{key: a, operator: Equal, value: '1'}]").Yaml(),
-                    Conf());
-  EXPECT_EQ(Check(fx, "p1", "n1").reasons, std::vector<std::string>{"node(s) had untolerated taint {b: 2}"});
+  SessionFixture fx(
+      NodeB("n1")
+              .Spec(
+                  "taints: [{key: a, value: '1', effect: NoSchedule}, {key: b, value: '2', effect: "
+                  "NoSchedule}, {key: c, value: '3', effect: NoExecute}]")
+              .Yaml() +
+          PodB("p1").Spec("tolerations: [{key: a, operator: Equal, value: '1'}]").Yaml(),
+      Conf());
+  EXPECT_EQ(Check(fx, "p1", "n1").reasons,
+            std::vector<std::string>{"node(s) had untolerated taint {b: 2}"});
 }
 
 // Exists with an empty key tolerates every taint.
 TEST(PredicatesTaints, ExistsWithEmptyKeyToleratesAll) {
-  SessionFixture fx(NodeB("n1").Spec("taints: [{key: a, value: x, effect: NoSchedule}, {key: b, effect: NoExecute}]")
-                            .Yaml() +
-                        PodB("p1").Spec("tolerations: [{operator: Exists}]").Yaml(),
-                    Conf());
+  SessionFixture fx(
+      NodeB("n1")
+              .Spec("taints: [{key: a, value: x, effect: NoSchedule}, {key: b, effect: NoExecute}]")
+              .Yaml() +
+          PodB("p1").Spec("tolerations: [{operator: Exists}]").Yaml(),
+      Conf());
   EXPECT_TRUE(Check(fx, "p1", "n1").ok());
 }
 
 // A toleration without an effect matches the key under every effect.
 TEST(PredicatesTaints, EmptyEffectMatchesAllEffects) {
-  SessionFixture fx(NodeB("n1").Spec("taints: [{key: a, value: x, effect: NoSchedule}, {key: a, value: x, effect: "
-                                     "NoExecute}]")
-                            .Yaml() +
-                        PodB("p1").Spec("tolerations: [{key: a, operator: Equal, value: x}]").Yaml(),
-                    Conf());
+  SessionFixture fx(
+      NodeB("n1")
+              .Spec("taints: [{key: a, value: x, effect: NoSchedule}, {key: a, value: x, effect: "
+                    "NoExecute}]")
+              .Yaml() +
+          PodB("p1").Spec("tolerations: [{key: a, operator: Equal, value: x}]").Yaml(),
+      Conf());
   EXPECT_TRUE(Check(fx, "p1", "n1").ok());
 }
 
 // Equal compares the value: a different value does not tolerate.
 TEST(PredicatesTaints, EqualComparesValue) {
-  SessionFixture fx(NodeB("n1").Spec("taints: [{key: a, value: x, effect: NoSchedule}]").Yaml() +
-                        PodB("p1").Spec("tolerations: [{key: a, value: y, effect: NoSchedule}]").Yaml(),
-                    Conf());
-  EXPECT_EQ(Check(fx, "p1", "n1").reasons, std::vector<std::string>{"node(s) had untolerated taint {a: x}"});
+  SessionFixture fx(
+      NodeB("n1").Spec("taints: [{key: a, value: x, effect: NoSchedule}]").Yaml() +
+          PodB("p1").Spec("tolerations: [{key: a, value: y, effect: NoSchedule}]").Yaml(),
+      Conf());
+  EXPECT_EQ(Check(fx, "p1", "n1").reasons,
+            std::vector<std::string>{"node(s) had untolerated taint {a: x}"});
 }
 
 // A toleration for another effect does not tolerate the taint.
 TEST(PredicatesTaints, EffectMustMatch) {
-  SessionFixture fx(NodeB("n1").Spec("taints: [{key: a, effect: NoExecute}]").Yaml() +
-                        PodB("p1").Spec("tolerations: [{key: a, operator: Exists, effect: NoSchedule}]")
-                            .Yaml(),
-                    Conf());
+  SessionFixture fx(
+      NodeB("n1").Spec("taints: [{key: a, effect: NoExecute}]").Yaml() +
+          PodB("p1").Spec("tolerations: [{key: a, operator: Exists, effect: NoSchedule}]").Yaml(),
+      Conf());
   EXPECT_EQ(Check(fx, "p1", "n1").code, Code::kUnresolvable);
 }
 
 // With predicate.TaintTolerationEnable false, taints are not checked.
 TEST(PredicatesTaints, SwitchOffAdmits) {
-  SessionFixture fx(NodeB("n1").Spec("taints: [{key: a, effect: NoSchedule}]").Yaml() +
-                        PodB("p1").Yaml(),
-                    Conf("predicate.TaintTolerationEnable: false"));
+  SessionFixture fx(
+      NodeB("n1").Spec("taints: [{key: a, effect: NoSchedule}]").Yaml() + PodB("p1").Yaml(),
+      Conf("predicate.TaintTolerationEnable: false"));
   EXPECT_TRUE(Check(fx, "p1", "n1").ok());
 }
 
 // Node affinity is checked before taints: a node failing both reports affinity.
 TEST(PredicatesTaints, AffinityCheckedFirst) {
-  SessionFixture fx(NodeB("n1").Labels("zone: a").Spec("taints: [{key: a, effect: NoSchedule}]").Yaml() +
-                        PodB("p1").Spec("nodeSelector: {zone: b}").Yaml(),
-                    Conf());
+  SessionFixture fx(
+      NodeB("n1").Labels("zone: a").Spec("taints: [{key: a, effect: NoSchedule}]").Yaml() +
+          PodB("p1").Spec("nodeSelector: {zone: b}").Yaml(),
+      Conf());
   EXPECT_EQ(Check(fx, "p1", "n1").reasons,
             std::vector<std::string>{"node(s) didn't match Pod's node affinity/selector"});
 }
@@ -467,10 +533,11 @@ const char* kPortReason = "node(s) didn't have free ports for the requested pod 
 
 // The same host port and protocol on the node is Unschedulable.
 TEST(PredicatesPorts, SamePortConflicts) {
-  SessionFixture fx(NodeB("n1").Yaml() +
-                        PodB("r1").Ports("{containerPort: 8080, hostPort: 8080}").Node("n1").Yaml() +
-                        PodB("p1").Ports("{containerPort: 80, hostPort: 8080}").Yaml(),
-                    Conf());
+  SessionFixture fx(
+      NodeB("n1").Yaml() +
+          PodB("r1").Ports("{containerPort: 8080, hostPort: 8080}").Node("n1").Yaml() +
+          PodB("p1").Ports("{containerPort: 80, hostPort: 8080}").Yaml(),
+      Conf());
   PredicateStatus st = Check(fx, "p1", "n1");
   EXPECT_EQ(st.code, Code::kUnschedulable);
   EXPECT_EQ(st.reasons, std::vector<std::string>{kPortReason});
@@ -489,7 +556,10 @@ TEST(PredicatesPorts, OtherProtocolIsFree) {
 TEST(PredicatesPorts, DistinctHostIpsAreFree) {
   SessionFixture fx(
       NodeB("n1").Yaml() +
-          PodB("r1").Ports("{containerPort: 80, hostPort: 80, hostIP: 10.0.0.1}").Node("n1").Yaml() +
+          PodB("r1")
+              .Ports("{containerPort: 80, hostPort: 80, hostIP: 10.0.0.1}")
+              .Node("n1")
+              .Yaml() +
           PodB("p1").Ports("{containerPort: 80, hostPort: 80, hostIP: 10.0.0.2}").Yaml(),
       Conf());
   EXPECT_TRUE(Check(fx, "p1", "n1").ok());
@@ -499,7 +569,10 @@ TEST(PredicatesPorts, DistinctHostIpsAreFree) {
 TEST(PredicatesPorts, WildcardIpOverlapsSpecificIp) {
   SessionFixture fx(
       NodeB("n1").Yaml() + NodeB("n2").Yaml() +
-          PodB("r1").Ports("{containerPort: 80, hostPort: 80, hostIP: 10.0.0.1}").Node("n1").Yaml() +
+          PodB("r1")
+              .Ports("{containerPort: 80, hostPort: 80, hostIP: 10.0.0.1}")
+              .Node("n1")
+              .Yaml() +
           PodB("r2").Ports("{containerPort: 80, hostPort: 80}").Node("n2").Yaml() +
           PodB("wild").Ports("{containerPort: 80, hostPort: 80, hostIP: 0.0.0.0}").Yaml() +
           PodB("specific").Ports("{containerPort: 80, hostPort: 80, hostIP: 10.0.0.9}").Yaml(),
@@ -563,7 +636,8 @@ TEST(PredicatesCache, CachedFailureReportsCacheError) {
                         PodB("p1").Annotations("volcano.sh/template-uid: job-worker").Yaml() +
                         PodB("p2").Annotations("volcano.sh/template-uid: job-worker").Yaml(),
                     Conf("predicate.CacheEnable: true"));
-  EXPECT_EQ(Check(fx, "p1", "n1").reasons, std::vector<std::string>{"node(s) had untolerated taint {a: x}"});
+  EXPECT_EQ(Check(fx, "p1", "n1").reasons,
+            std::vector<std::string>{"node(s) had untolerated taint {a: x}"});
   PredicateStatus st = Check(fx, "p2", "n1");
   EXPECT_EQ(st.code, Code::kError);
   EXPECT_EQ(st.reasons, std::vector<std::string>{"plugin equivalence cache predicates failed"});
@@ -577,18 +651,19 @@ TEST(PredicatesCache, OffByDefault) {
                         PodB("p2").Annotations("volcano.sh/template-uid: job-worker").Yaml(),
                     Conf());
   Check(fx, "p1", "n1");
-  EXPECT_EQ(Check(fx, "p2", "n1").reasons, std::vector<std::string>{"node(s) had untolerated taint {a: x}"});
+  EXPECT_EQ(Check(fx, "p2", "n1").reasons,
+            std::vector<std::string>{"node(s) had untolerated taint {a: x}"});
 }
 
 // ---- arguments ----
 
 // Every predicate switch rejects a non-boolean value (the factory fails).
 TEST(PredicatesArguments, WrongTypeIsAnError) {
-  for (const char* key :
-       {"predicate.NodeAffinityEnable", "predicate.NodePortsEnable", "predicate.TaintTolerationEnable",
-        "predicate.PodAffinityEnable", "predicate.NodeVolumeLimitsEnable", "predicate.VolumeZoneEnable",
-        "predicate.PodTopologySpreadEnable", "predicate.VolumeBindingEnable",
-        "predicate.DynamicResourceAllocationEnable", "predicate.CacheEnable"}) {
+  for (const char* key : {"predicate.NodeAffinityEnable", "predicate.NodePortsEnable",
+                          "predicate.TaintTolerationEnable", "predicate.PodAffinityEnable",
+                          "predicate.NodeVolumeLimitsEnable", "predicate.VolumeZoneEnable",
+                          "predicate.PodTopologySpreadEnable", "predicate.VolumeBindingEnable",
+                          "predicate.DynamicResourceAllocationEnable", "predicate.CacheEnable"}) {
     Arguments args("plugin predicates");
     args.Set(key, "yes please");
     auto plugin = NewPredicatesPlugin(args);
@@ -599,10 +674,12 @@ TEST(PredicatesArguments, WrongTypeIsAnError) {
 
 // The switches for features basalt does not model are accepted and change nothing.
 TEST(PredicatesArguments, UnmodelledSwitchesAccepted) {
-  SessionFixture fx(NodeB("n1").Yaml() + PodB("p1").Yaml(),
-                    Conf("predicate.PodAffinityEnable: false, predicate.NodeVolumeLimitsEnable: false, "
-                         "predicate.VolumeZoneEnable: false, predicate.PodTopologySpreadEnable: false, "
-                         "predicate.VolumeBindingEnable: false, predicate.DynamicResourceAllocationEnable: true"));
+  SessionFixture fx(
+      NodeB("n1").Yaml() + PodB("p1").Yaml(),
+      Conf(
+          "predicate.PodAffinityEnable: false, predicate.NodeVolumeLimitsEnable: false, "
+          "predicate.VolumeZoneEnable: false, predicate.PodTopologySpreadEnable: false, "
+          "predicate.VolumeBindingEnable: false, predicate.DynamicResourceAllocationEnable: true"));
   EXPECT_TRUE(Check(fx, "p1", "n1").ok());
 }
 
@@ -612,7 +689,9 @@ TEST(PredicatesArguments, UnmodelledSwitchesAccepted) {
 // nowhere gets a FailedScheduling event counting the reasons per node.
 TEST(PredicatesAllocate, TaintSteersPlacementAndExplainsFailure) {
   // n1 tainted; n2 clean but labelled zone=b. p1 fits n2; p2 needs zone=a (n1 only, tainted).
-  SessionFixture fx(NodeB("n1").Labels("zone: a").Spec("taints: [{key: a, value: x, effect: NoSchedule}]")
+  SessionFixture fx(NodeB("n1")
+                            .Labels("zone: a")
+                            .Spec("taints: [{key: a, value: x, effect: NoSchedule}]")
                             .Yaml() +
                         NodeB("n2").Labels("zone: b").Yaml() + PodB("p1").Yaml() +
                         PodB("p2").Spec("nodeSelector: {zone: a}").Yaml(),

@@ -250,7 +250,8 @@ TEST(QuantityTest, GarbageIsRejectedWithAReason) {
   };
   for (const Case& c : cases) {
     std::string msg = UnitsError(c.text);
-    EXPECT_NE(msg.find("invalid quantity \"" + std::string(c.text) + "\""), std::string::npos) << msg;
+    EXPECT_NE(msg.find("invalid quantity \"" + std::string(c.text) + "\""), std::string::npos)
+        << msg;
     EXPECT_NE(msg.find(c.reason), std::string::npos) << c.text << " -> " << msg;
     EXPECT_FALSE(ParseQuantityMilli(c.text).ok()) << c.text;
   }
@@ -258,7 +259,8 @@ TEST(QuantityTest, GarbageIsRejectedWithAReason) {
 
 // The unknown-suffix message lists the suffixes that exist.
 TEST(QuantityTest, UnknownSuffixListsTheKnownOnes) {
-  EXPECT_NE(UnitsError("5GB").find("(want Ki, Mi, Gi, Ti, Pi, Ei, n, u, m, k, M, G, T, P, E or an exponent"),
+  EXPECT_NE(UnitsError("5GB").find(
+                "(want Ki, Mi, Gi, Ti, Pi, Ei, n, u, m, k, M, G, T, P, E or an exponent"),
             std::string::npos);
 }
 
@@ -271,8 +273,8 @@ TEST(QuantityTest, FormatMilliDecimalIsCanonical) {
   EXPECT_EQ(FormatMilliDecimal(500), "500m");
   EXPECT_EQ(FormatMilliDecimal(1500), "1500m");
   EXPECT_EQ(FormatMilliDecimal(2000), "2");
-  EXPECT_EQ(FormatMilliDecimal(1000000), "1k");       // 1000 units
-  EXPECT_EQ(FormatMilliDecimal(1500000), "1500");     // no fractional digits: 1.5k -> 1500
+  EXPECT_EQ(FormatMilliDecimal(1000000), "1k");    // 1000 units
+  EXPECT_EQ(FormatMilliDecimal(1500000), "1500");  // no fractional digits: 1.5k -> 1500
   EXPECT_EQ(FormatMilliDecimal(300000000000), "300M");
   EXPECT_EQ(FormatMilliDecimal(-1500), "-1500m");
   EXPECT_EQ(FormatMilliDecimal(-2000), "-2");
@@ -304,8 +306,8 @@ TEST(QuantityTest, FormatBinaryBytesIsCanonical) {
 
 // Formatting then parsing gives the value back.
 TEST(QuantityTest, FormatThenParseRoundTrips) {
-  for (int64_t v : {int64_t{0}, int64_t{1}, int64_t{999}, int64_t{1000}, int64_t{1500}, int64_t{123456789},
-                    int64_t{1} << 40, INT64_MAX, -int64_t{1500}}) {
+  for (int64_t v : {int64_t{0}, int64_t{1}, int64_t{999}, int64_t{1000}, int64_t{1500},
+                    int64_t{123456789}, int64_t{1} << 40, INT64_MAX, -int64_t{1500}}) {
     EXPECT_EQ(Milli(FormatMilliDecimal(v)), v) << FormatMilliDecimal(v);
     EXPECT_EQ(Units(FormatBinaryBytes(v)), v) << FormatBinaryBytes(v);
   }

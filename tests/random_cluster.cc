@@ -8,7 +8,7 @@
 #include "api/decode.h"
 #include "framework/config.h"
 #include "plugins/builtin.h"
-#include "sim/cycle_runner.h"
+#include "engine/cycle_runner.h"
 #include "state/cluster_state.h"
 
 namespace basalt::testing {
@@ -20,7 +20,9 @@ class Gen {
   int Int(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
   bool Chance(int percent) { return Int(1, 100) <= percent; }
   template <typename T>
-  const T& Pick(const std::vector<T>& v) { return v[Int(0, static_cast<int>(v.size()) - 1)]; }
+  const T& Pick(const std::vector<T>& v) {
+    return v[Int(0, static_cast<int>(v.size()) - 1)];
+  }
 
  private:
   std::mt19937_64 rng_;
@@ -29,7 +31,8 @@ class Gen {
 // Card models of card worlds: two whole-card products, and the MIG slice an
 // H200 node may also offer (a model of its own).
 const std::vector<std::string> kProducts = {"NVIDIA-H200", "NVIDIA-A100"};
-const std::vector<std::string> kCardModels = {"NVIDIA-H200", "NVIDIA-A100", "NVIDIA-H200/mig-1g.18gb-mixed"};
+const std::vector<std::string> kCardModels = {"NVIDIA-H200", "NVIDIA-A100",
+                                              "NVIDIA-H200/mig-1g.18gb-mixed"};
 
 // A queue's `volcano.sh/card.quota`: some models, 0 to 6 cards each.
 std::string CardQuota(Gen& g) {
@@ -80,21 +83,25 @@ CardJob DrawCardJob(Gen& g) {
   }
   c.pod_annotations = "volcano.sh/card.name: \"" + name + "\"";
   if (g.Chance(30)) {
-    c.group_annotations += std::string(c.group_annotations.empty() ? "" : ", ") + "volcano.sh/card.request: '{\"" +
-                           name + "\": " + std::to_string(count) + "}'";
+    c.group_annotations += std::string(c.group_annotations.empty() ? "" : ", ") +
+                           "volcano.sh/card.request: '{\"" + name + "\": " + std::to_string(count) +
+                           "}'";
   }
   c.card_request = resource + ": \"" + std::to_string(count) + "\"";
   return c;
 }
 
-std::string Cpu(Gen& g) { return g.Pick<std::string>({"100m", "250m", "500m", "1", "1500m", "2", "3", "4"}); }
+std::string Cpu(Gen& g) {
+  return g.Pick<std::string>({"100m", "250m", "500m", "1", "1500m", "2", "3", "4"});
+}
 std::string Mem(Gen& g) { return g.Pick<std::string>({"128Mi", "512Mi", "1Gi", "2Gi", "4Gi"}); }
 
 // A switch line for a plugin, drawn from the ones Volcano users flip.
 std::string Switches(Gen& g, const std::string& name) {
   std::string s;
   auto maybe = [&](const char* key, int off_percent) {
-    if (g.Chance(25)) s += std::string("    ") + key + ": " + (g.Chance(off_percent) ? "false" : "true") + "\n";
+    if (g.Chance(25))
+      s += std::string("    ") + key + ": " + (g.Chance(off_percent) ? "false" : "true") + "\n";
   };
   if (name == "gang") {
     maybe("enablePreemptable", 50);
@@ -123,9 +130,11 @@ std::string CardArguments(Gen& g) {
   os << "    arguments:\n";
   os << "      overCommitFactor: " << g.Pick<std::string>({"1", "1.5", "2"}) << "\n";
   os << "      cardUnlimitedCpuMemory: " << (g.Chance(50) ? "true" : "false") << "\n";
-  if (g.Chance(50)) os << "      nodeOrderWeight: " << g.Pick<std::string>({"0.5", "1", "3"}) << "\n";
+  if (g.Chance(50))
+    os << "      nodeOrderWeight: " << g.Pick<std::string>({"0.5", "1", "3"}) << "\n";
   if (g.Chance(60)) {
-    os << "      podOwnerReferenceToServiceType:\n        ReplicaSet: inference\n        Job: training\n";
+    os << "      podOwnerReferenceToServiceType:\n        ReplicaSet: inference\n        Job: "
+          "training\n";
   }
   return os.str();
 }
@@ -141,7 +150,8 @@ std::string Conf(Gen& g, const std::string& queue_plugin, bool hierarchy) {
   std::vector<std::vector<std::string>> tiers;
   switch (g.Int(0, 3)) {
     case 0:  // Volcano's default shape.
-      tiers = {{"priority", "gang", "conformance"}, {"drf", "predicates", queue_plugin, "nodeorder", "binpack"}};
+      tiers = {{"priority", "gang", "conformance"},
+               {"drf", "predicates", queue_plugin, "nodeorder", "binpack"}};
       break;
     case 1:  // every voter in one tier: gang or the queue plugin decides alone.
       tiers = {{"priority", "predicates", "nodeorder", g.Chance(50) ? "gang" : queue_plugin,
@@ -162,8 +172,8 @@ std::string Conf(Gen& g, const std::string& queue_plugin, bool hierarchy) {
       os << "  - name: " << p << "\n";
       std::string sw = Switches(g, p);
       // In case 2 the queue plugin must not vote on victims (gang decides).
-      if (&tier != &tiers.front() && p == queue_plugin && tiers.size() == 2 && tiers[0].size() == 2 &&
-          tiers[0][1] == "gang") {
+      if (&tier != &tiers.front() && p == queue_plugin && tiers.size() == 2 &&
+          tiers[0].size() == 2 && tiers[0][1] == "gang") {
         sw = "    enableReclaimable: false\n";
       }
       if (p == "capacity" && hierarchy) sw += "    enableHierarchy: true\n";
@@ -204,16 +214,17 @@ World GenerateWorld(uint64_t seed, bool small) {
     // Card worlds: a GPU product label makes the node's GPUs (and MIG slices)
     // card models (docs/plugins/capacity-card.md, "Card models").
     const std::string product = cards && g.Chance(75) ? g.Pick(kProducts) : "";
-    os << "apiVersion: v1\nkind: Node\nmetadata: {name: " << name << ", labels: {zone: "
-       << (g.Chance(50) ? "a" : "b");
+    os << "apiVersion: v1\nkind: Node\nmetadata: {name: " << name
+       << ", labels: {zone: " << (g.Chance(50) ? "a" : "b");
     if (!product.empty()) os << ", nvidia.com/gpu.product: " << product;
     os << "}}\n";
     if (g.Chance(20)) os << "spec: {taints: [{key: dedicated, value: x, effect: NoSchedule}]}\n";
-    os << "status: {allocatable: {cpu: \"" << g.Int(1, 16) << "\", memory: " << g.Int(1, 32) << "Gi, pods: \""
-       << g.Pick<int>({3, 10, 110}) << "\"";
+    os << "status: {allocatable: {cpu: \"" << g.Int(1, 16) << "\", memory: " << g.Int(1, 32)
+       << "Gi, pods: \"" << g.Pick<int>({3, 10, 110}) << "\"";
     if (!product.empty()) {
       os << ", nvidia.com/gpu: \"" << g.Int(0, 8) << "\"";
-      if (product == "NVIDIA-H200" && g.Chance(40)) os << ", nvidia.com/mig-1g.18gb: \"" << g.Int(1, 7) << "\"";
+      if (product == "NVIDIA-H200" && g.Chance(40))
+        os << ", nvidia.com/mig-1g.18gb: \"" << g.Int(1, 7) << "\"";
     } else if (g.Chance(30)) {
       os << ", nvidia.com/gpu: \"" << g.Int(0, 8) << "\"";
     }
@@ -221,20 +232,25 @@ World GenerateWorld(uint64_t seed, bool small) {
     w.docs.push_back(os.str());
   }
   w.docs.push_back(
-      "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 1000\n");
-  w.docs.push_back("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: low}\nvalue: 10\n");
+      "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: "
+      "1000\n");
+  w.docs.push_back(
+      "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: low}\nvalue: 10\n");
 
   const int queues = g.Int(1, small ? 3 : 4);
   std::vector<std::string> queue_names;
   if (hierarchy) {
-    w.docs.push_back("apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: root}\nspec: {weight: 1}\n");
+    w.docs.push_back(
+        "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: root}\nspec: "
+        "{weight: 1}\n");
   }
   for (int i = 0; i < queues; ++i) {
     std::ostringstream os;
     std::string name = "q" + std::to_string(i);
     queue_names.push_back(name);
     os << "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: " << name;
-    if (cards && g.Chance(80)) os << ", annotations: {volcano.sh/card.quota: '" << CardQuota(g) << "'}";
+    if (cards && g.Chance(80))
+      os << ", annotations: {volcano.sh/card.quota: '" << CardQuota(g) << "'}";
     os << "}\nspec:\n  weight: " << g.Int(1, 5) << "\n";
     if (g.Chance(30)) os << "  priority: " << g.Int(0, 3) << "\n";
     if (g.Chance(20)) os << "  reclaimable: false\n";
@@ -252,8 +268,8 @@ World GenerateWorld(uint64_t seed, bool small) {
       os << "  deserved: {cpu: \"" << cap_cpu << "\", memory: " << cap_mem << "Gi}\n";
     }
     if (g.Chance(30)) {
-      os << "  guarantee: {resource: {cpu: \"" << std::min(cap_cpu, g.Int(1, 4)) << "\", memory: "
-         << std::min(cap_mem, g.Int(1, 4)) << "Gi}}\n";
+      os << "  guarantee: {resource: {cpu: \"" << std::min(cap_cpu, g.Int(1, 4))
+         << "\", memory: " << std::min(cap_mem, g.Int(1, 4)) << "Gi}}\n";
     }
     if (hierarchy) os << "  parent: root\n";
     w.docs.push_back(os.str());
@@ -268,22 +284,26 @@ World GenerateWorld(uint64_t seed, bool small) {
     const std::string cpu = Cpu(g), mem = Mem(g);
     const bool gpu = g.Chance(15);
     const std::string pc = g.Chance(50) ? (g.Chance(50) ? "high" : "low") : "";
-    std::string requests = "{cpu: \"" + cpu + "\", memory: " + mem + (gpu ? ", nvidia.com/gpu: \"1\"" : "") + "}";
+    std::string requests =
+        "{cpu: \"" + cpu + "\", memory: " + mem + (gpu ? ", nvidia.com/gpu: \"1\"" : "") + "}";
     if (g.Chance(8)) requests = "{}";  // BestEffort: only backfill places it
     // Card worlds: most jobs name their cards; a service type decides who
     // reclaims from whom (inference from training).
     CardJob card;
     if (cards) card = DrawCardJob(g);
     if (!card.card_request.empty()) {
-      requests = requests == "{}" ? "{" + card.card_request + "}"
-                                  : "{cpu: \"" + cpu + "\", memory: " + mem + ", " + card.card_request + "}";
+      requests = requests == "{}"
+                     ? "{" + card.card_request + "}"
+                     : "{cpu: \"" + cpu + "\", memory: " + mem + ", " + card.card_request + "}";
     }
     if (g.Chance(35)) {
       // A vcjob: the job controller makes the PodGroup and the pods.
       std::ostringstream os;
-      os << "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: " << job << ", namespace: default";
+      os << "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: " << job
+         << ", namespace: default";
       // volcano.sh/* annotations of a vcjob travel to its PodGroup.
-      if (!card.group_annotations.empty()) os << ", annotations: {" << card.group_annotations << "}";
+      if (!card.group_annotations.empty())
+        os << ", annotations: {" << card.group_annotations << "}";
       os << "}\nspec:\n  minAvailable: " << min << "\n  queue: " << queue << "\n";
       if (!pc.empty()) os << "  priorityClassName: " << pc << "\n";
       if (g.Chance(60)) {
@@ -291,9 +311,11 @@ World GenerateWorld(uint64_t seed, bool small) {
            << g.Pick<std::string>({"RestartJob", "AbortJob", "RestartTask"}) << "\n";
       }
       os << "  tasks:\n  - name: w\n    replicas: " << tasks << "\n    template:\n";
-      if (!card.pod_annotations.empty()) os << "      metadata: {annotations: {" << card.pod_annotations << "}}\n";
+      if (!card.pod_annotations.empty())
+        os << "      metadata: {annotations: {" << card.pod_annotations << "}}\n";
       os << "      spec:\n";
-      if (!card.node_selector.empty()) os << "        nodeSelector: {" << card.node_selector << "}\n";
+      if (!card.node_selector.empty())
+        os << "        nodeSelector: {" << card.node_selector << "}\n";
       os << "        containers: [{name: c, resources: {requests: " << requests << "}}]\n";
       w.docs.push_back(os.str());
       continue;
@@ -303,8 +325,8 @@ World GenerateWorld(uint64_t seed, bool small) {
        << ", namespace: default";
     std::string pg_annotations = card.group_annotations;
     if (g.Chance(30)) {
-      pg_annotations += std::string(pg_annotations.empty() ? "" : ", ") + "volcano.sh/preemptable: \"" +
-                        (g.Chance(70) ? "true" : "false") + "\"";
+      pg_annotations += std::string(pg_annotations.empty() ? "" : ", ") +
+                        "volcano.sh/preemptable: \"" + (g.Chance(70) ? "true" : "false") + "\"";
     }
     if (!pg_annotations.empty()) pg << ", annotations: {" << pg_annotations << "}";
     pg << "}\nspec: {minMember: " << min << ", queue: " << queue;
@@ -317,13 +339,16 @@ World GenerateWorld(uint64_t seed, bool small) {
       std::ostringstream os;
       os << "apiVersion: v1\nkind: Pod\nmetadata:\n  name: " << job << "-t-" << t
          << "\n  namespace: default\n  annotations: {scheduling.k8s.io/group-name: " << job;
-      if (g.Chance(30)) os << ", volcano.sh/preemptable: \"" << (g.Chance(70) ? "true" : "false") << "\"";
+      if (g.Chance(30))
+        os << ", volcano.sh/preemptable: \"" << (g.Chance(70) ? "true" : "false") << "\"";
       if (!card.pod_annotations.empty()) os << ", " << card.pod_annotations;
       os << "}\nspec:\n  schedulerName: volcano\n";
       if (!card.node_selector.empty()) os << "  nodeSelector: {" << card.node_selector << "}\n";
       if (!pc.empty()) os << "  priorityClassName: " << pc << "\n";
-      if (card.node_selector.empty() && g.Chance(15)) os << "  nodeSelector: {zone: " << (g.Chance(50) ? "a" : "b") << "}\n";
-      if (g.Chance(15)) os << "  tolerations: [{key: dedicated, operator: Equal, value: x, effect: NoSchedule}]\n";
+      if (card.node_selector.empty() && g.Chance(15))
+        os << "  nodeSelector: {zone: " << (g.Chance(50) ? "a" : "b") << "}\n";
+      if (g.Chance(15))
+        os << "  tolerations: [{key: dedicated, operator: Equal, value: x, effect: NoSchedule}]\n";
       const bool running = running_job && g.Chance(70);
       if (running) os << "  nodeName: " << g.Pick(node_names) << "\n";
       os << "  containers: [{name: c, resources: {requests: " << requests << "}}]\n";
@@ -381,8 +406,8 @@ RunOutcome RunWorld(const World& world) {
 }
 
 bool IsInvariantViolation(const RunOutcome& r) {
-  return !r.ok() && r.violation.rfind("configuration:", 0) != 0 && r.violation.rfind("manifests:", 0) != 0 &&
-         r.violation.rfind("init:", 0) != 0;
+  return !r.ok() && r.violation.rfind("configuration:", 0) != 0 &&
+         r.violation.rfind("manifests:", 0) != 0 && r.violation.rfind("init:", 0) != 0;
 }
 
 namespace {
@@ -427,7 +452,9 @@ World Shrink(const World& failing, const WorldRunner& run) {
   if (!IsInvariantViolation(run(failing))) return failing;  // a load error: nothing to shrink
   World w = failing;
   // Keep a cut only if it still violates an invariant (not a load error).
-  auto still_fails = [&run](const World& candidate) { return IsInvariantViolation(run(candidate)); };
+  auto still_fails = [&run](const World& candidate) {
+    return IsInvariantViolation(run(candidate));
+  };
   bool progress = true;
   while (progress) {
     progress = false;
@@ -463,7 +490,8 @@ World Shrink(const World& failing, const WorldRunner& run) {
   return w;
 }
 
-std::string ScenarioYaml(const World& world, const std::string& name, const std::string& violation) {
+std::string ScenarioYaml(const World& world, const std::string& name,
+                         const std::string& violation) {
   auto indent = [](const std::string& text) {
     std::string out;
     std::istringstream in(text);
@@ -473,7 +501,8 @@ std::string ScenarioYaml(const World& world, const std::string& name, const std:
   std::ostringstream os;
   os << "name: " << name << "\ndescription: >\n  Found by basalt_random_cycles (seed " << world.seed
      << "), shrunk. The invariant check reported: " << violation
-     << "\n  Passes once no invariant breaks; then add the expected decisions.\ntags: [regress, invariants]\nconf: |\n"
+     << "\n  Passes once no invariant breaks; then add the expected decisions.\ntags: [regress, "
+        "invariants]\nconf: |\n"
      << indent(world.conf) << "cycles: " << world.cycles << "\ncheck_invariants: true\ncluster: |\n"
      << indent(world.Manifests()) << "expect: {}\n";
   return os.str();

@@ -27,10 +27,10 @@ namespace basalt::testing {
 
 struct World {
   uint64_t seed = 0;
-  std::string conf;                // scheduler configuration text
-  std::vector<std::string> docs;   // one manifest per entry
+  std::string conf;               // scheduler configuration text
+  std::vector<std::string> docs;  // one manifest per entry
   int cycles = 3;
-  std::string Manifests() const;   // docs joined with "---"
+  std::string Manifests() const;  // docs joined with "---"
 };
 
 // `small`: at most 4 nodes, 3 queues and 4 jobs (the issue-#3 property test).
@@ -41,7 +41,7 @@ struct RunOutcome {
   // Empty when every check passed; otherwise the first violation (or the
   // error that stopped the run: a generated world must always load).
   std::string violation;
-  int binds = 0;      // decisions over all cycles run
+  int binds = 0;  // decisions over all cycles run
   int evictions = 0;
   bool ok() const { return violation.empty(); }
 };

@@ -29,9 +29,10 @@ int main(int argc, char** argv) {
     basalt::testing::World small = basalt::testing::Shrink(w);
     basalt::testing::RunOutcome again = basalt::testing::RunWorld(small);
     const std::string path = out_dir + "/seed-" + std::to_string(s) + ".yaml";
-    std::ofstream(path) << basalt::testing::ScenarioYaml(small, "seed-" + std::to_string(s), again.violation);
-    std::fprintf(stderr, "  shrunk to %zu documents, %d cycle(s): %s\n", small.docs.size(), small.cycles,
-                 path.c_str());
+    std::ofstream(path) << basalt::testing::ScenarioYaml(small, "seed-" + std::to_string(s),
+                                                         again.violation);
+    std::fprintf(stderr, "  shrunk to %zu documents, %d cycle(s): %s\n", small.docs.size(),
+                 small.cycles, path.c_str());
     if (r.cycles_run == 0) ++cycles;  // a world failing in its first cycle still counts one
   }
   std::printf("%lld worlds (seeds %llu..%llu)\n", worlds, seed, seed + worlds - 1);

@@ -3,7 +3,6 @@
 // clusters. Seeds are fixed, so a failure reproduces with
 // `./scripts/random-cycles CYCLES SEED` and shrinks to a scenario file.
 #include <gtest/gtest.h>
-
 #include <yaml-cpp/yaml.h>
 
 #include "admission/admission.h"
@@ -44,7 +43,8 @@ TEST(RandomCyclesTest, PropertiesHoldOnSmallClusters) {
 // a node list that cannot load, which RunWorld reports rather than passing.
 TEST(RandomCyclesTest, BrokenWorldIsReported) {
   World w = GenerateWorld(7);
-  w.docs.push_back("apiVersion: v1\nkind: Node\nmetadata: {name: bad}\nstatus: {allocatable: {cpu: \"x\"}}\n");
+  w.docs.push_back(
+      "apiVersion: v1\nkind: Node\nmetadata: {name: bad}\nstatus: {allocatable: {cpu: \"x\"}}\n");
   EXPECT_FALSE(RunWorld(w).ok());
 }
 
@@ -65,10 +65,12 @@ TEST(RandomCyclesTest, GeneratedWorldsPassAdmission) {
     for (bool small : {false, true}) {
       World w = GenerateWorld(seed, small);
       ClusterObjects objects;
-      ASSERT_TRUE(DecodeText(w.Manifests(), "seed-" + std::to_string(seed) + ".yaml", &objects).ok()) << seed;
+      ASSERT_TRUE(
+          DecodeText(w.Manifests(), "seed-" + std::to_string(seed) + ".yaml", &objects).ok())
+          << seed;
       std::vector<AdmissionProblem> problems = ValidateObjects(objects);
-      ASSERT_TRUE(problems.empty()) << "seed " << seed << (small ? " (small)" : "") << ": "
-                                    << problems.front().ToString();
+      ASSERT_TRUE(problems.empty())
+          << "seed " << seed << (small ? " (small)" : "") << ": " << problems.front().ToString();
     }
   }
 }
@@ -86,9 +88,11 @@ TEST(RandomCyclesTest, CardWorldsKeepEveryInvariant) {
     EXPECT_EQ(w.conf.find("name: capacity\n"), std::string::npos) << seed;
     EXPECT_EQ(w.conf.find("name: proportion"), std::string::npos) << seed;
     RunOutcome r = RunWorld(w);
-    ASSERT_TRUE(r.ok()) << "seed " << seed << ": " << r.violation << "\nreproduce: ./scripts/random-cycles 1 " << seed;
+    ASSERT_TRUE(r.ok()) << "seed " << seed << ": " << r.violation
+                        << "\nreproduce: ./scripts/random-cycles 1 " << seed;
     bool card_pods = false;
-    for (const std::string& d : w.docs) card_pods = card_pods || d.find("volcano.sh/card.name") != std::string::npos;
+    for (const std::string& d : w.docs)
+      card_pods = card_pods || d.find("volcano.sh/card.name") != std::string::npos;
     if (card_pods) {
       binds += r.binds;
       evictions += r.evictions;
@@ -136,7 +140,8 @@ TEST(RandomCyclesTest, ShrinkKeepsOnlyWhatTheFakeViolationNeeds) {
   World small = Shrink(w, fake);
   ASSERT_EQ(small.docs.size(), 3u) << small.Manifests();
   EXPECT_NE(small.docs[0].find(node), std::string::npos) << small.Manifests();
-  EXPECT_NE(small.docs[1].find("kind: PodGroup\nmetadata: {name: j0,"), std::string::npos) << small.Manifests();
+  EXPECT_NE(small.docs[1].find("kind: PodGroup\nmetadata: {name: j0,"), std::string::npos)
+      << small.Manifests();
   EXPECT_NE(small.docs[2].find(pod_of_j0), std::string::npos) << small.Manifests();
   EXPECT_EQ(small.cycles, 1);
   EXPECT_EQ(small.conf, w.conf);
@@ -154,7 +159,8 @@ TEST(RandomCyclesTest, ReproducerIsARunnableScenario) {
   World w = GenerateWorld(11, /*small=*/true);
   YAML::Node doc = YAML::Load(ScenarioYaml(w, "seed-11", "cycle 1, after action allocate: fake"));
   EXPECT_EQ(doc["name"].Scalar(), "seed-11");
-  EXPECT_NE(doc["description"].Scalar().find("cycle 1, after action allocate: fake"), std::string::npos);
+  EXPECT_NE(doc["description"].Scalar().find("cycle 1, after action allocate: fake"),
+            std::string::npos);
   EXPECT_EQ(doc["conf"].Scalar(), w.conf);
   EXPECT_EQ(doc["cluster"].Scalar(), w.Manifests());
   EXPECT_EQ(doc["cycles"].as<int>(), w.cycles);

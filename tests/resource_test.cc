@@ -229,7 +229,8 @@ TEST(ResourceTest, LessEqualOnRequestedScalars) {
   EXPECT_FALSE(LessEqualOnRequested(R("nvidia.com/gpu=1"), R("cpu=100"), req));
   EXPECT_TRUE(LessEqualOnRequested(R("cpu=1"), R("nvidia.com/gpu=2"), req));
   // A zero-valued scalar in the request is not "requested".
-  EXPECT_TRUE(LessEqualOnRequested(R("nvidia.com/gpu=5"), R("nvidia.com/gpu=1"), R("nvidia.com/gpu=0")));
+  EXPECT_TRUE(
+      LessEqualOnRequested(R("nvidia.com/gpu=5"), R("nvidia.com/gpu=1"), R("nvidia.com/gpu=0")));
 }
 
 // ---- LessEqualAnyUnlimited ----
@@ -253,7 +254,8 @@ TEST(ResourceTest, LessEqualAnyAllExceed) {
 
 // A present scalar that fits is enough.
 TEST(ResourceTest, LessEqualAnyScalarFits) {
-  EXPECT_TRUE(LessEqualAnyUnlimited(R("cpu=9,memory=9Gi,nvidia.com/gpu=1"), R("cpu=1,memory=1Gi,nvidia.com/gpu=1")));
+  EXPECT_TRUE(LessEqualAnyUnlimited(R("cpu=9,memory=9Gi,nvidia.com/gpu=1"),
+                                    R("cpu=1,memory=1Gi,nvidia.com/gpu=1")));
 }
 
 // ---- ExceededPart, Min, Max ----
@@ -287,7 +289,8 @@ TEST(ResourceTest, MinUnlimitedKeepsScalarsAbsentInB) {
 // MinZero zeroes a scalar `b` lacks (even a negative one, which an earlier
 // version kept) and never adds scalars only `b` has.
 TEST(ResourceTest, MinZeroZeroesScalarsAbsentInB) {
-  Resource m = MinZero(R("cpu=3,nvidia.com/gpu=4,example.com/fpga=-2"), R("cpu=1,memory=2Gi,pods=5"));
+  Resource m =
+      MinZero(R("cpu=3,nvidia.com/gpu=4,example.com/fpga=-2"), R("cpu=1,memory=2Gi,pods=5"));
   EXPECT_EQ(m.milli_cpu(), 1000);
   EXPECT_EQ(m.memory(), 0);
   EXPECT_TRUE(m.Has(Gpu()));

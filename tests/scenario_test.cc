@@ -26,13 +26,15 @@ std::vector<std::string> ScenarioFiles() {
   fs::path root = fs::path(BASALT_SOURCE_DIR) / "tests" / "scenarios";
   if (!fs::exists(root)) return files;
   for (const auto& e : fs::recursive_directory_iterator(root)) {
-    if (e.is_regular_file() && e.path().extension() == ".yaml") files.push_back(fs::relative(e.path(), root).string());
+    if (e.is_regular_file() && e.path().extension() == ".yaml")
+      files.push_back(fs::relative(e.path(), root).string());
   }
   std::sort(files.begin(), files.end());
   return files;
 }
 
-// YAML -> JSON: quoted scalars stay strings; plain ones become numbers/bools/null when they read as such.
+// YAML -> JSON: quoted scalars stay strings; plain ones become numbers/bools/null when they read as
+// such.
 Json ToJson(const YAML::Node& n) {
   switch (n.Type()) {
     case YAML::NodeType::Map: {
@@ -65,7 +67,8 @@ Json ToJson(const YAML::Node& n) {
 
 bool Equal(const Json& want, const Json& got) {
   if (want.is_number() && got.is_number()) {
-    return std::fabs(want.get<double>() - got.get<double>()) <= 1e-6 * std::max(1.0, std::fabs(want.get<double>()));
+    return std::fabs(want.get<double>() - got.get<double>()) <=
+           1e-6 * std::max(1.0, std::fabs(want.get<double>()));
   }
   if (want.type() != got.type()) return false;
   if (want.is_array()) {
@@ -88,7 +91,8 @@ bool Equal(const Json& want, const Json& got) {
 class ScenarioTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ScenarioTest, Matches) {
-  const std::string path = (fs::path(BASALT_SOURCE_DIR) / "tests" / "scenarios" / GetParam()).string();
+  const std::string path =
+      (fs::path(BASALT_SOURCE_DIR) / "tests" / "scenarios" / GetParam()).string();
   YAML::Node doc;
   ASSERT_NO_THROW(doc = YAML::LoadFile(path)) << path;
   for (const char* key : {"name", "description", "cluster"}) {
@@ -126,18 +130,21 @@ TEST_P(ScenarioTest, Matches) {
         ASSERT_TRUE(want.contains("cycle")) << "every expected cycle needs `cycle: N`";
         int n = want["cycle"].get<int>();
         ASSERT_GE(n, 1);
-        ASSERT_LE(n, static_cast<int>(got["cycles"].size())) << "scenario runs fewer cycles than expected";
+        ASSERT_LE(n, static_cast<int>(got["cycles"].size()))
+            << "scenario runs fewer cycles than expected";
         const Json& cycle = got["cycles"][n - 1];
         for (auto f = want.begin(); f != want.end(); ++f) {
           ASSERT_TRUE(cycle.contains(f.key())) << "cycle " << n << " has no `" << f.key() << "`";
           EXPECT_TRUE(Equal(f.value(), cycle[f.key()]))
-              << "cycle " << n << " " << f.key() << "\n  want: " << f.value().dump() << "\n  got:  " << cycle[f.key()].dump();
+              << "cycle " << n << " " << f.key() << "\n  want: " << f.value().dump()
+              << "\n  got:  " << cycle[f.key()].dump();
         }
       }
     } else if (it.key() == "final") {
       for (auto f = it.value().begin(); f != it.value().end(); ++f) {
         EXPECT_TRUE(Equal(f.value(), got["final"][f.key()]))
-            << "final " << f.key() << "\n  want: " << f.value().dump() << "\n  got:  " << got["final"][f.key()].dump();
+            << "final " << f.key() << "\n  want: " << f.value().dump()
+            << "\n  got:  " << got["final"][f.key()].dump();
       }
     } else {
       ADD_FAILURE() << "unknown expect key `" << it.key() << "` (want cycles or final)";
@@ -153,7 +160,8 @@ TEST_P(ScenarioTest, Matches) {
     auto prefix = RunSchedule(shorter);
     ASSERT_TRUE(prefix.ok());
     for (int i = 0; i < shorter.cycles; ++i) {
-      EXPECT_EQ(got["cycles"][i].dump(), (*prefix)["cycles"][i].dump()) << "cycle " << i + 1 << " differs between replays";
+      EXPECT_EQ(got["cycles"][i].dump(), (*prefix)["cycles"][i].dump())
+          << "cycle " << i + 1 << " differs between replays";
     }
   }
 }

@@ -13,7 +13,8 @@ namespace {
 // A plugin whose OnSessionOpen runs a test-supplied function.
 class ScriptedPlugin : public Plugin {
  public:
-  ScriptedPlugin(std::string name, std::function<void(Session&)> open) : name_(std::move(name)), open_(std::move(open)) {}
+  ScriptedPlugin(std::string name, std::function<void(Session&)> open)
+      : name_(std::move(name)), open_(std::move(open)) {}
   std::string_view Name() const override { return name_; }
   void OnSessionOpen(Session& ssn) override { open_(ssn); }
 
@@ -56,9 +57,12 @@ class SessionTest : public ::testing::Test {
  protected:
   // Registers plugin `name` whose open hook is `open`.
   void Define(const std::string& name, std::function<void(Session&)> open) {
-    ASSERT_TRUE(registry_.Register(name, [name, open](const Arguments&) -> Result<std::unique_ptr<Plugin>> {
-      return std::unique_ptr<Plugin>(new ScriptedPlugin(name, open));
-    }).ok());
+    ASSERT_TRUE(registry_
+                    .Register(name,
+                              [name, open](const Arguments&) -> Result<std::unique_ptr<Plugin>> {
+                                return std::unique_ptr<Plugin>(new ScriptedPlugin(name, open));
+                              })
+                    .ok());
   }
   // Opens a fresh session (dropping any earlier one before the state it borrows).
   Session& Open(const std::string& conf_text) {
@@ -109,23 +113,28 @@ TEST_F(SessionTest, VictimsIntersectWithinTier) {
   Define("x", [](Session& s) { s.AddReclaimableFn(Returns({"default/a", "default/b"})); });
   Define("y", [](Session& s) { s.AddReclaimableFn(Returns({"default/b"})); });
   Session& ssn = Open("actions: \"reclaim\"\ntiers:\n- plugins:\n  - name: x\n  - name: y\n");
-  EXPECT_EQ(Keys(ssn.Reclaimable(Task("default/p"), Running())), std::vector<std::string>{"default/b"});
+  EXPECT_EQ(Keys(ssn.Reclaimable(Task("default/p"), Running())),
+            std::vector<std::string>{"default/b"});
 }
 
 // An empty answer ends its tier but does not veto: the next tier decides.
 TEST_F(SessionTest, EmptyAnswerFallsThroughToNextTier) {
   Define("protect", [](Session& s) { s.AddReclaimableFn(Returns({})); });
   Define("allow", [](Session& s) { s.AddReclaimableFn(Returns({"default/a"})); });
-  Session& ssn = Open("actions: \"reclaim\"\ntiers:\n- plugins:\n  - name: protect\n- plugins:\n  - name: allow\n");
-  EXPECT_EQ(Keys(ssn.Reclaimable(Task("default/p"), Running())), std::vector<std::string>{"default/a"});
+  Session& ssn = Open(
+      "actions: \"reclaim\"\ntiers:\n- plugins:\n  - name: protect\n- plugins:\n  - name: allow\n");
+  EXPECT_EQ(Keys(ssn.Reclaimable(Task("default/p"), Running())),
+            std::vector<std::string>{"default/a"});
 }
 
 // Once a tier has victims, later tiers are not asked.
 TEST_F(SessionTest, FirstTierWithVictimsDecides) {
   Define("first", [](Session& s) { s.AddPreemptableFn(Returns({"default/a"})); });
   Define("second", [](Session& s) { s.AddPreemptableFn(Returns({"default/b"})); });
-  Session& ssn = Open("actions: \"preempt\"\ntiers:\n- plugins:\n  - name: first\n- plugins:\n  - name: second\n");
-  EXPECT_EQ(Keys(ssn.Preemptable(Task("default/p"), Running())), std::vector<std::string>{"default/a"});
+  Session& ssn = Open(
+      "actions: \"preempt\"\ntiers:\n- plugins:\n  - name: first\n- plugins:\n  - name: second\n");
+  EXPECT_EQ(Keys(ssn.Preemptable(Task("default/p"), Running())),
+            std::vector<std::string>{"default/a"});
 }
 
 // An empty intersection is "none": the next plugin in the tier starts afresh.
@@ -133,9 +142,11 @@ TEST_F(SessionTest, EmptyIntersectionResetsList) {
   Define("x", [](Session& s) { s.AddReclaimableFn(Returns({"default/a"})); });
   Define("y", [](Session& s) { s.AddReclaimableFn(Returns({"default/b"})); });
   Define("z", [](Session& s) { s.AddReclaimableFn(Returns({"default/a", "default/b"})); });
-  Session& ssn = Open("actions: \"reclaim\"\ntiers:\n- plugins:\n  - name: x\n  - name: y\n  - name: z\n");
+  Session& ssn =
+      Open("actions: \"reclaim\"\ntiers:\n- plugins:\n  - name: x\n  - name: y\n  - name: z\n");
   // x={a}, y={b}: empty intersection -> none; z starts again: {a,b}.
-  EXPECT_EQ(Keys(ssn.Reclaimable(Task("default/p"), Running())), (std::vector<std::string>{"default/a", "default/b"}));
+  EXPECT_EQ(Keys(ssn.Reclaimable(Task("default/p"), Running())),
+            (std::vector<std::string>{"default/a", "default/b"}));
 }
 
 // A switched-off plugin is not consulted; an abstaining one is skipped.
@@ -146,7 +157,8 @@ TEST_F(SessionTest, SwitchOffAndAbstain) {
   Session& ssn = Open(
       "actions: \"reclaim\"\ntiers:\n- plugins:\n  - name: off\n    enableReclaimable: false\n"
       "  - name: abstain\n  - name: allow\n");
-  EXPECT_EQ(Keys(ssn.Reclaimable(Task("default/p"), Running())), std::vector<std::string>{"default/b"});
+  EXPECT_EQ(Keys(ssn.Reclaimable(Task("default/p"), Running())),
+            std::vector<std::string>{"default/b"});
 }
 
 // Nobody answering means no victims.
@@ -159,23 +171,33 @@ TEST_F(SessionTest, NoVoterNoVictims) {
 // Permit/Reject voting: a tier with a permit decides; any reject is final;
 // a later tier cannot overturn an earlier permit; nobody voting allows.
 TEST_F(SessionTest, EnqueueableVoting) {
-  Define("permit", [](Session& s) { s.AddJobEnqueueableFn([](const JobInfo&) { return Vote::kPermit; }); });
-  Define("reject", [](Session& s) { s.AddJobEnqueueableFn([](const JobInfo&) { return Vote::kReject; }); });
-  Define("abstain", [](Session& s) { s.AddJobEnqueueableFn([](const JobInfo&) { return Vote::kAbstain; }); });
+  Define("permit",
+         [](Session& s) { s.AddJobEnqueueableFn([](const JobInfo&) { return Vote::kPermit; }); });
+  Define("reject",
+         [](Session& s) { s.AddJobEnqueueableFn([](const JobInfo&) { return Vote::kReject; }); });
+  Define("abstain",
+         [](Session& s) { s.AddJobEnqueueableFn([](const JobInfo&) { return Vote::kAbstain; }); });
   {
-    Session& ssn = Open("actions: \"enqueue\"\ntiers:\n- plugins:\n  - name: permit\n- plugins:\n  - name: reject\n");
+    Session& ssn = Open(
+        "actions: \"enqueue\"\ntiers:\n- plugins:\n  - name: permit\n- plugins:\n  - name: "
+        "reject\n");
     EXPECT_TRUE(ssn.JobEnqueueable(ssn.job(0)));
   }
   {
-    Session& ssn = Open("actions: \"enqueue\"\ntiers:\n- plugins:\n  - name: permit\n  - name: reject\n");
+    Session& ssn =
+        Open("actions: \"enqueue\"\ntiers:\n- plugins:\n  - name: permit\n  - name: reject\n");
     EXPECT_FALSE(ssn.JobEnqueueable(ssn.job(0)));
   }
   {
-    Session& ssn = Open("actions: \"enqueue\"\ntiers:\n- plugins:\n  - name: abstain\n- plugins:\n  - name: abstain\n");
+    Session& ssn = Open(
+        "actions: \"enqueue\"\ntiers:\n- plugins:\n  - name: abstain\n- plugins:\n  - name: "
+        "abstain\n");
     EXPECT_TRUE(ssn.JobEnqueueable(ssn.job(0)));
   }
   {
-    Session& ssn = Open("actions: \"enqueue\"\ntiers:\n- plugins:\n  - name: abstain\n- plugins:\n  - name: reject\n");
+    Session& ssn = Open(
+        "actions: \"enqueue\"\ntiers:\n- plugins:\n  - name: abstain\n- plugins:\n  - name: "
+        "reject\n");
     EXPECT_FALSE(ssn.JobEnqueueable(ssn.job(0)));
   }
 }
@@ -191,7 +213,8 @@ TEST_F(SessionTest, StarvingFirstTierDecides) {
     EXPECT_FALSE(ssn.JobStarving(ssn.job(0)));
   }
   {
-    Session& ssn = Open("actions: \"reclaim\"\ntiers:\n- plugins:\n  - name: yes\n- plugins:\n  - name: no\n");
+    Session& ssn =
+        Open("actions: \"reclaim\"\ntiers:\n- plugins:\n  - name: yes\n- plugins:\n  - name: no\n");
     EXPECT_TRUE(ssn.JobStarving(ssn.job(0)));
   }
   {

@@ -91,9 +91,11 @@ TEST(SimScenarioTest, ErrorsNameFileLineAndField) {
 }
 
 TEST(SimScenarioTest, UnknownFieldsAndMissingRequiredFieldsAreErrors) {
-  auto unknown = ParseScenario(std::string(kConf) + "nodes:\n- pool: a\n  count: 1\n  alocatable: {cpu: \"1\"}\n", "s.yaml");
+  auto unknown = ParseScenario(
+      std::string(kConf) + "nodes:\n- pool: a\n  count: 1\n  alocatable: {cpu: \"1\"}\n", "s.yaml");
   ASSERT_FALSE(unknown.ok());
-  EXPECT_NE(unknown.status().message().find("s.yaml:14: nodes[0].alocatable: unknown field"), std::string::npos)
+  EXPECT_NE(unknown.status().message().find("s.yaml:14: nodes[0].alocatable: unknown field"),
+            std::string::npos)
       << unknown.status().message();
   auto no_nodes = ParseScenario(kConf, "s.yaml");
   ASSERT_FALSE(no_nodes.ok());
@@ -130,15 +132,16 @@ TEST(SimTideTest, SineAndTable) {
 // at the next cycle, starts running there, and completes its fixed 1 h later;
 // the node failure at 3 h evicts the second job's pod, which restarts.
 TEST(SimEngineTest, EventOrderingArrivalStartCompletion) {
-  const std::string text = std::string("duration: 4h\nperiod: 60s\nmetrics_interval: 60s\n") + kConf +
-                           "queues:\n- {name: q}\n"
-                           "nodes:\n- pool: n\n  count: 1\n  allocatable: {cpu: \"4\", memory: 8Gi}\n"
-                           "workloads:\n  training:\n  - name: j\n    queue: q\n"
-                           "    arrival: {process: fixed, interval: 10m, stop: 2h30m}\n"
-                           "    tasks: [{replicas: 1, requests: {cpu: \"4\"}}]\n"
-                           "    duration: 1h\n"
-                           "    policies: [{event: PodEvicted, action: RestartJob}]\n"
-                           "node_events:\n- {at: 3h, action: fail, nodes: [n-0000]}\n";
+  const std::string text =
+      std::string("duration: 4h\nperiod: 60s\nmetrics_interval: 60s\n") + kConf +
+      "queues:\n- {name: q}\n"
+      "nodes:\n- pool: n\n  count: 1\n  allocatable: {cpu: \"4\", memory: 8Gi}\n"
+      "workloads:\n  training:\n  - name: j\n    queue: q\n"
+      "    arrival: {process: fixed, interval: 10m, stop: 2h30m}\n"
+      "    tasks: [{replicas: 1, requests: {cpu: \"4\"}}]\n"
+      "    duration: 1h\n"
+      "    policies: [{event: PodEvicted, action: RestartJob}]\n"
+      "node_events:\n- {at: 3h, action: fail, nodes: [n-0000]}\n";
   auto s = ParseScenario(text, "order.yaml");
   ASSERT_TRUE(s.ok()) << s.status().message();
   RunOutput out = RunScenario(*s, std::nullopt);
@@ -184,7 +187,8 @@ TEST(SimEngineTest, IdleCycleSkipChangesNoOutput) {
   EXPECT_EQ(strip(fast.summary_json), strip(slow.summary_json));
   EXPECT_GT(fast.summary_json["cycles"]["skipped_idle"].get<int64_t>(), 100);
   EXPECT_EQ(slow.summary_json["cycles"]["skipped_idle"], 0);
-  EXPECT_EQ(fast.summary_json["cycles"]["run"].get<int64_t>() + fast.summary_json["cycles"]["skipped_idle"].get<int64_t>(),
+  EXPECT_EQ(fast.summary_json["cycles"]["run"].get<int64_t>() +
+                fast.summary_json["cycles"]["skipped_idle"].get<int64_t>(),
             slow.summary_json["cycles"]["run"].get<int64_t>());
 }
 
@@ -195,14 +199,16 @@ TEST(SimEngineTest, NoSkippedSessionWithAClockReadingPlugin) {
   Scenario s = LoadExample("tidal-day.yaml");
   s.duration = 6 * 3600;
   const std::string tiers_without_sla =
-      "actions: \"enqueue, allocate, backfill, reclaim\"\ntiers:\n- plugins:\n  - name: priority\n  - name: gang\n"
+      "actions: \"enqueue, allocate, backfill, reclaim\"\ntiers:\n- plugins:\n  - name: priority\n "
+      " - name: gang\n"
       "- plugins:\n  - name: predicates\n  - name: proportion\n";
   s.scheduler_conf = tiers_without_sla;
   RunOutput plain = RunScenario(s, std::nullopt);
   EXPECT_GT(plain.summary_json["cycles"]["skipped_idle"].get<int64_t>(), 0);
-  s.scheduler_conf = "actions: \"enqueue, allocate, backfill, reclaim\"\ntiers:\n- plugins:\n  - name: priority\n"
-                     "  - name: gang\n  - name: sla\n    arguments:\n      sla-waiting-time: 1h\n"
-                     "- plugins:\n  - name: predicates\n  - name: proportion\n";
+  s.scheduler_conf =
+      "actions: \"enqueue, allocate, backfill, reclaim\"\ntiers:\n- plugins:\n  - name: priority\n"
+      "  - name: gang\n  - name: sla\n    arguments:\n      sla-waiting-time: 1h\n"
+      "- plugins:\n  - name: predicates\n  - name: proportion\n";
   RunOutput with_sla = RunScenario(s, std::nullopt);
   EXPECT_EQ(with_sla.summary_json["cycles"]["skipped_idle"], 0);
   EXPECT_EQ(with_sla.summary_json["cycles"]["run"], 6 * 3600 / s.period);
@@ -225,7 +231,8 @@ TEST(SimTidalTest, InferenceReclaimsAtPeakTrainingRefillsAtTrough) {
   EXPECT_GT(tide["reclaim_evictions_rising"].get<int64_t>(), 0) << tide.dump();
   // Trough (20:00): inference is back to 16 and training has refilled.
   EXPECT_EQ(tide["inference_gpus_at_trough"].get<double>(), 16.0) << tide.dump();
-  EXPECT_GT(tide["training_gpus_at_trough"].get<double>(), tide["training_gpus_at_peak"].get<double>() + 32)
+  EXPECT_GT(tide["training_gpus_at_trough"].get<double>(),
+            tide["training_gpus_at_peak"].get<double>() + 32)
       << tide.dump();
 }
 
@@ -268,29 +275,35 @@ TEST(SimTraceTest, OpenbPodsParseAndMalformedRows) {
   w.kind = "openb-pods";
   w.queue_by_class = {{"LS", "online"}, {"*", "batch"}};
   const std::string header =
-      "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n";
-  auto ok = ParseOpenbPods(header + "p0,12000,16384,1,460,V100M16|V100M32,LS,Running,0,100,0\n"
-                                    "p1,6000,1024,0,0,,BE,Failed,50,,\n",
+      "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_"
+      "time,scheduled_time\n";
+  auto ok = ParseOpenbPods(header +
+                               "p0,12000,16384,1,460,V100M16|V100M32,LS,Running,0,100,0\n"
+                               "p1,6000,1024,0,0,,BE,Failed,50,,\n",
                            "pods.csv", w, "nvidia.com/gpu.product");
   ASSERT_TRUE(ok.ok()) << ok.status().message();
   ASSERT_EQ(ok->size(), 2u);
   EXPECT_EQ((*ok)[0].pod.spec.request.Get(ResourceNames::Intern("nvidia.com/gpu")), 460);
   EXPECT_EQ((*ok)[0].pod.meta.annotations.at("scheduling.volcano.sh/queue-name"), "online");
-  EXPECT_EQ((*ok)[0].pod.spec.required_node_affinity.at(0).match_expressions.at(0).values.size(), 2u);
+  EXPECT_EQ((*ok)[0].pod.spec.required_node_affinity.at(0).match_expressions.at(0).values.size(),
+            2u);
   EXPECT_EQ((*ok)[0].run_for, 100);
   EXPECT_EQ((*ok)[1].arrive, 50);
   EXPECT_EQ((*ok)[1].pod.meta.annotations.at("scheduling.volcano.sh/queue-name"), "batch");
-  auto bad = ParseOpenbPods(header + "p0,12000,16384,1,460,,LS,Running,0,100,0\np1,6000,x,0,0,,BE,Failed,50,,\n",
-                            "pods.csv", w, "nvidia.com/gpu.product");
+  auto bad = ParseOpenbPods(
+      header + "p0,12000,16384,1,460,,LS,Running,0,100,0\np1,6000,x,0,0,,BE,Failed,50,,\n",
+      "pods.csv", w, "nvidia.com/gpu.product");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(), "pods.csv:row 3: memory_mib: \"x\" is not an integer");
   auto short_row = ParseOpenbPods(header + "p0,1\n", "pods.csv", w, "g");
   ASSERT_FALSE(short_row.ok());
   EXPECT_EQ(short_row.status().message(), "pods.csv:row 2: expected 11 columns, got 2");
-  auto nodes = ParseOpenbNodes("sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,2,P100\nn1,-1,1,0,\n", "nodes.csv",
-                               0, "g");
+  auto nodes =
+      ParseOpenbNodes("sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,2,P100\nn1,-1,1,0,\n",
+                      "nodes.csv", 0, "g");
   ASSERT_FALSE(nodes.ok());
-  EXPECT_NE(nodes.status().message().find("nodes.csv:row 3: cpu_milli: -1 is outside [0, "), std::string::npos);
+  EXPECT_NE(nodes.status().message().find("nodes.csv:row 3: cpu_milli: -1 is outside [0, "),
+            std::string::npos);
 }
 
 TEST(SimTraceTest, DlrmRowsBecomeReplicaSetPods) {
@@ -298,29 +311,36 @@ TEST(SimTraceTest, DlrmRowsBecomeReplicaSetPods) {
   w.kind = "dlrm-inference";
   w.queue_by_class = {{"HN", "gpu-serving"}, {"CN", "cpu-serving"}};
   const std::string header =
-      "instance_sn,role,app_name,cpu_request,cpu_limit,gpu_request,gpu_limit,rdma_request,rdma_limit,memory_request,"
-      "memory_limit,disk_request,disk_limit,max_instance_per_node,creation_time,scheduled_time,deletion_time\n";
-  auto ok = ParseDlrmInference(header + "instance_0,HN,app_0,12,12,1,1,25,25,120.0,120.0,640.0,800.0,8,,,\n"
-                                        "instance_9,CN,app_0,64,64,0,0,0,0,320,320,1,1,-1,475,623,900\n",
-                               "dlrm.csv", w, "g");
+      "instance_sn,role,app_name,cpu_request,cpu_limit,gpu_request,gpu_limit,rdma_request,rdma_"
+      "limit,memory_request,"
+      "memory_limit,disk_request,disk_limit,max_instance_per_node,creation_time,scheduled_time,"
+      "deletion_time\n";
+  auto ok =
+      ParseDlrmInference(header +
+                             "instance_0,HN,app_0,12,12,1,1,25,25,120.0,120.0,640.0,800.0,8,,,\n"
+                             "instance_9,CN,app_0,64,64,0,0,0,0,320,320,1,1,-1,475,623,900\n",
+                         "dlrm.csv", w, "g");
   ASSERT_TRUE(ok.ok()) << ok.status().message();
   EXPECT_EQ((*ok)[0].arrive, 0);
   EXPECT_EQ((*ok)[0].delete_at, -1);
   EXPECT_EQ((*ok)[0].pod.meta.owner_references.at(0).name, "app_0-hn");
   EXPECT_EQ((*ok)[1].delete_at, 900);
-  auto bad = ParseDlrmInference(header + "instance_0,XX,app_0,12,12,1,1,25,25,120.0,120.0,640.0,800.0,8,,,\n",
-                                "dlrm.csv", w, "g");
+  auto bad = ParseDlrmInference(
+      header + "instance_0,XX,app_0,12,12,1,1,25,25,120.0,120.0,640.0,800.0,8,,,\n", "dlrm.csv", w,
+      "g");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(), "dlrm.csv:row 2: role: must be CN or HN, got \"XX\"");
 }
 
 // Built without the charts library, the report still renders and says so.
 TEST(SimReportTest, SaysWhenChartsLibraryIsMissing) {
-  nlohmann::ordered_json summary = {{"scenario", "x"}, {"evictions", nlohmann::ordered_json::object()},
-                                    {"utilization", {{"card_models", nlohmann::ordered_json::object()}}},
-                                    {"queues", nlohmann::ordered_json::object()},
-                                    {"wait_seconds", nlohmann::ordered_json::object()},
-                                    {"tides", nlohmann::ordered_json::array()}};
+  nlohmann::ordered_json summary = {
+      {"scenario", "x"},
+      {"evictions", nlohmann::ordered_json::object()},
+      {"utilization", {{"card_models", nlohmann::ordered_json::object()}}},
+      {"queues", nlohmann::ordered_json::object()},
+      {"wait_seconds", nlohmann::ordered_json::object()},
+      {"tides", nlohmann::ordered_json::array()}};
   nlohmann::ordered_json metrics = {{"queues", nlohmann::ordered_json::array()},
                                     {"samples", nlohmann::ordered_json::array()}};
   const std::string html = RenderReport(summary, metrics, "", "missing");
@@ -334,18 +354,20 @@ TEST(SimCliTest, MalformedScenarioExits2) {
   const auto dir = std::filesystem::temp_directory_path() / "basalt_sim_cli_test";
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "bad.yaml") << "duration: 1d\nperiod: soon\n";
-  const std::string cmd = std::string(BASALT_BINARY) + " simulate " + (dir / "bad.yaml").string() + " --out " +
-                          (dir / "out").string() + " 2>" + (dir / "err.txt").string();
+  const std::string cmd = std::string(BASALT_BINARY) + " simulate " + (dir / "bad.yaml").string() +
+                          " --out " + (dir / "out").string() + " 2>" + (dir / "err.txt").string();
   int rc = std::system(cmd.c_str());
   EXPECT_EQ(WEXITSTATUS(rc), 2);
-  EXPECT_NE(ReadAll(dir / "err.txt").find("bad.yaml:2: period:"), std::string::npos) << ReadAll(dir / "err.txt");
+  EXPECT_NE(ReadAll(dir / "err.txt").find("bad.yaml:2: period:"), std::string::npos)
+      << ReadAll(dir / "err.txt");
 }
 
 // ---- trace replays and malformed input, end to end through `basalt simulate` ----
 
 const std::string kTraces = std::string(BASALT_SOURCE_DIR) + "/../shared/traces";
 const std::string kDlrm = kTraces + "/alibaba-dlrm-inference-v2025/disaggregated_DLRM_trace.csv";
-const std::string kOpenbNodes = kTraces + "/alibaba-openb-gpu-v2023/csv/openb_node_list_gpu_node.csv";
+const std::string kOpenbNodes =
+    kTraces + "/alibaba-openb-gpu-v2023/csv/openb_node_list_gpu_node.csv";
 const std::string kOpenbPods = kTraces + "/alibaba-openb-gpu-v2023/csv/openb_pod_list_default.csv";
 
 struct CliRun {
@@ -361,8 +383,9 @@ CliRun SimulateFiles(const std::string& test, const std::map<std::string, std::s
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   for (const auto& [name, text] : files) std::ofstream(dir / name, std::ios::binary) << text;
-  const std::string cmd = std::string(BASALT_BINARY) + " simulate " + (dir / "scenario.yaml").string() + " --out " +
-                          (dir / "out").string() + " 2>" + (dir / "err.txt").string();
+  const std::string cmd = std::string(BASALT_BINARY) + " simulate " +
+                          (dir / "scenario.yaml").string() + " --out " + (dir / "out").string() +
+                          " 2>" + (dir / "err.txt").string();
   CliRun r;
   r.exit_code = WEXITSTATUS(std::system(cmd.c_str()));
   r.err = ReadAll(dir / "err.txt");
@@ -371,7 +394,8 @@ CliRun SimulateFiles(const std::string& test, const std::map<std::string, std::s
 }
 
 // The lines of `path` whose 0-based index satisfies `keep` (the header always).
-std::string Slice(const std::string& path, const std::function<bool(size_t, const std::string&)>& keep) {
+std::string Slice(const std::string& path,
+                  const std::function<bool(size_t, const std::string&)>& keep) {
   std::ifstream in(path);
   std::string line, out;
   for (size_t i = 0; std::getline(in, line); ++i) {
@@ -382,7 +406,8 @@ std::string Slice(const std::string& path, const std::function<bool(size_t, cons
 
 // An example scenario with text replaced (trace paths pointed at slices beside
 // it, smaller pools, a shorter duration).
-std::string ExampleWithSlices(const std::string& example, const std::map<std::string, std::string>& replace) {
+std::string ExampleWithSlices(const std::string& example,
+                              const std::map<std::string, std::string>& replace) {
   std::string text = ReadAll(std::string(BASALT_SOURCE_DIR) + "/examples/" + example);
   for (const auto& [from, to] : replace) {
     const size_t at = text.find(from);
@@ -399,13 +424,15 @@ TEST(SimTraceReplayTest, DlrmSliceThroughExampleScenario) {
   if (!std::filesystem::exists(kDlrm)) GTEST_SKIP() << "no " << kDlrm;
   // 30 instances alive at the start (rows 1..30) and the rows 7281..7340
   // (created in the first hours, some deleted again).
-  const std::string slice = Slice(kDlrm, [](size_t i, const std::string&) { return i <= 30 || (i > 7280 && i <= 7340); });
+  const std::string slice =
+      Slice(kDlrm, [](size_t i, const std::string&) { return i <= 30 || (i > 7280 && i <= 7340); });
   const std::string scenario = ExampleWithSlices(
-      "trace-dlrm.yaml", {{"path: ../../shared/traces/alibaba-dlrm-inference-v2025/disaggregated_DLRM_trace.csv",
-                           "path: dlrm-slice.csv"},
-                          {"duration: 1d", "duration: 12h"},
-                          {"count: 440", "count: 6"},
-                          {"count: 1600", "count: 40"}});
+      "trace-dlrm.yaml",
+      {{"path: ../../shared/traces/alibaba-dlrm-inference-v2025/disaggregated_DLRM_trace.csv",
+        "path: dlrm-slice.csv"},
+       {"duration: 1d", "duration: 12h"},
+       {"count: 440", "count: 6"},
+       {"count: 1600", "count: 40"}});
   CliRun r = SimulateFiles("dlrm_slice", {{"scenario.yaml", scenario}, {"dlrm-slice.csv", slice}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto& s = r.summary;
@@ -420,7 +447,8 @@ TEST(SimTraceReplayTest, DlrmSliceThroughExampleScenario) {
 // list's card models become utilisation keys, qos classes map to queues.
 TEST(SimTraceReplayTest, OpenbSliceThroughExampleScenario) {
   if (!std::filesystem::exists(kOpenbPods)) GTEST_SKIP() << "no " << kOpenbPods;
-  const std::string nodes = Slice(kOpenbNodes, [](size_t i, const std::string&) { return i <= 120; });
+  const std::string nodes =
+      Slice(kOpenbNodes, [](size_t i, const std::string&) { return i <= 120; });
   // Pods created in the first three days after the offset (9,800,000 s): ~150.
   const std::string pods = Slice(kOpenbPods, [](size_t, const std::string& line) {
     auto cells = SplitCsvLine(line);
@@ -432,13 +460,16 @@ TEST(SimTraceReplayTest, OpenbSliceThroughExampleScenario) {
       "trace-openb.yaml",
       {{"openb_trace: ../../shared/traces/alibaba-openb-gpu-v2023/csv/openb_node_list_gpu_node.csv",
         "openb_trace: nodes.csv"},
-       {"path: ../../shared/traces/alibaba-openb-gpu-v2023/csv/openb_pod_list_default.csv", "path: pods.csv"},
+       {"path: ../../shared/traces/alibaba-openb-gpu-v2023/csv/openb_pod_list_default.csv",
+        "path: pods.csv"},
        {"duration: 7d", "duration: 3d"}});
-  CliRun r = SimulateFiles("openb_slice", {{"scenario.yaml", scenario}, {"nodes.csv", nodes}, {"pods.csv", pods}});
+  CliRun r = SimulateFiles("openb_slice",
+                           {{"scenario.yaml", scenario}, {"nodes.csv", nodes}, {"pods.csv", pods}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto& s = r.summary;
   EXPECT_GT(s["pods_created"]["trace"].get<int>(), 100) << s.dump();
-  EXPECT_GT(s["wait_seconds"]["latency-sensitive"]["count"].get<int>() + s["wait_seconds"]["best-effort"]["count"].get<int>(),
+  EXPECT_GT(s["wait_seconds"]["latency-sensitive"]["count"].get<int>() +
+                s["wait_seconds"]["best-effort"]["count"].get<int>(),
             100)
       << s.dump();
   EXPECT_TRUE(s["utilization"]["card_models"].contains("G2")) << s.dump();
@@ -451,7 +482,8 @@ TEST(SimTraceTest, DlrmDecimalTimes) {
   w.queue_by_class = {{"*", "q"}};
   w.node_selector_by_class = {{"CN", {{"pool", "cpu"}}}};
   const std::string header =
-      "instance_sn,role,app_name,cpu_request,gpu_request,memory_request,creation_time,deletion_time\n";
+      "instance_sn,role,app_name,cpu_request,gpu_request,memory_request,creation_time,deletion_"
+      "time\n";
   auto ok = ParseDlrmInference(header + "i0,CN,app_1,64,0,320,85.0,5227.6\n", "d.csv", w, "g");
   ASSERT_TRUE(ok.ok()) << ok.status().message();
   EXPECT_EQ((*ok)[0].arrive, 85);
@@ -460,7 +492,8 @@ TEST(SimTraceTest, DlrmDecimalTimes) {
   EXPECT_EQ((*ok)[0].pod.meta.owner_references.at(0).name, "app_1-cn");
   auto bad = ParseDlrmInference(header + "i0,CN,app_1,64,0,320,85.0.1,\n", "d.csv", w, "g");
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().message(), "d.csv:row 2: creation_time: not a time in seconds: \"85.0.1\"");
+  EXPECT_EQ(bad.status().message(),
+            "d.csv:row 2: creation_time: not a time in seconds: \"85.0.1\"");
 }
 
 // Malformed scenarios and traces: exit 2 and a message naming the file, the
@@ -468,10 +501,13 @@ TEST(SimTraceTest, DlrmDecimalTimes) {
 TEST(SimCliTest, MalformedScenariosAndTracesExit2WithFileLineField) {
   const std::string head = std::string("duration: 2h\n") + kConf +
                            "queues:\n- {name: q}\n"
-                           "nodes:\n- pool: n\n  count: 2\n  allocatable: {cpu: \"8\", memory: 8Gi, nvidia.com/gpu: \"8\"}\n";
+                           "nodes:\n- pool: n\n  count: 2\n  allocatable: {cpu: \"8\", memory: "
+                           "8Gi, nvidia.com/gpu: \"8\"}\n";
   const std::string openb_header =
-      "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n";
-  const std::string trace_wl = "workloads:\n  traces:\n  - kind: openb-pods\n    path: pods.csv\n    queues: {\"*\": q}\n";
+      "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_"
+      "time,scheduled_time\n";
+  const std::string trace_wl =
+      "workloads:\n  traces:\n  - kind: openb-pods\n    path: pods.csv\n    queues: {\"*\": q}\n";
   struct Case {
     const char* name;
     std::string scenario;
@@ -479,20 +515,26 @@ TEST(SimCliTest, MalformedScenariosAndTracesExit2WithFileLineField) {
     std::string expect;
   };
   const std::vector<Case> cases = {
-      {"bad_duration", "duration: 2 days\n" + std::string(kConf) + "nodes: []\n", "", "scenario.yaml:1: duration: invalid duration"},
+      {"bad_duration", "duration: 2 days\n" + std::string(kConf) + "nodes: []\n", "",
+       "scenario.yaml:1: duration: invalid duration"},
       {"unknown_queue",
-       head + "workloads:\n  training:\n  - name: j\n    queue: nope\n    arrival: {interval: 10m}\n"
-              "    tasks: [{replicas: 1, requests: {cpu: \"1\"}}]\n    duration: 1h\n",
+       head +
+           "workloads:\n  training:\n  - name: j\n    queue: nope\n    arrival: {interval: 10m}\n"
+           "    tasks: [{replicas: 1, requests: {cpu: \"1\"}}]\n    duration: 1h\n",
        "", "scenario.yaml:20: workloads.training[0].queue: unknown queue \"nope\""},
       {"unknown_node", head + "node_events:\n- {at: 1h, action: fail, nodes: [n-0007]}\n", "",
        "scenario.yaml:19: node_events.nodes: unknown node \"n-0007\""},
       {"bad_selector", head + trace_wl + "    node_selectors: {CN: cpu}\n", openb_header,
        "scenario.yaml:23: workloads.traces[0].node_selectors.CN: must be a mapping"},
       {"missing_trace", head + trace_wl, "", "pods.csv: cannot read trace file"},
-      {"bad_trace_cell", head + trace_wl, openb_header + "p0,1000,1024,1,1000,,LS,Running,0,10,0\np1,1000,lots,0,0,,BE,Running,5,9,5\n",
+      {"bad_trace_cell", head + trace_wl,
+       openb_header +
+           "p0,1000,1024,1,1000,,LS,Running,0,10,0\np1,1000,lots,0,0,,BE,Running,5,9,5\n",
        "pods.csv:row 3: memory_mib: \"lots\" is not an integer"},
-      {"bad_trace_columns", head + trace_wl, "name,cpu_milli\np0,1\n", "pods.csv:row 1: missing column \"memory_mib\""},
-      {"bad_trace_time", head + trace_wl, openb_header + "p0,1000,1024,1,1000,,LS,Running,soon,10,0\n",
+      {"bad_trace_columns", head + trace_wl, "name,cpu_milli\np0,1\n",
+       "pods.csv:row 1: missing column \"memory_mib\""},
+      {"bad_trace_time", head + trace_wl,
+       openb_header + "p0,1000,1024,1,1000,,LS,Running,soon,10,0\n",
        "pods.csv:row 2: creation_time: not a time in seconds: \"soon\""},
   };
   for (const Case& c : cases) {
@@ -515,7 +557,8 @@ std::string FindChromium() {
 // The report opens in headless Chromium and every chart draws something.
 TEST(SimReportTest, ChartsRenderInHeadlessChromium) {
   const std::string chromium = FindChromium();
-  if (chromium.empty()) GTEST_SKIP() << "chromium not installed (scripts/deps.sh installs it when it can)";
+  if (chromium.empty())
+    GTEST_SKIP() << "chromium not installed (scripts/deps.sh installs it when it can)";
   const auto dir = std::filesystem::temp_directory_path() / "basalt_sim_report_test";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
@@ -526,13 +569,16 @@ TEST(SimReportTest, ChartsRenderInHeadlessChromium) {
   if (html.find("charts library is missing") != std::string::npos) {
     GTEST_SKIP() << "this build has no charts library (npm was unreachable at build time)";
   }
-  const std::string flags = " --headless --no-sandbox --disable-gpu --allow-file-access-from-files "
-                            "--virtual-time-budget=10000 --window-size=1200,2400 ";
+  const std::string flags =
+      " --headless --no-sandbox --disable-gpu --allow-file-access-from-files "
+      "--virtual-time-budget=10000 --window-size=1200,2400 ";
   const std::string url = "file://" + (dir / "report.html").string();
-  const std::string dump = chromium + flags + "--dump-dom " + url + " >" + (dir / "dom.html").string() + " 2>/dev/null";
-  if (std::system(dump.c_str()) != 0) GTEST_SKIP() << "chromium failed to start in this environment";
-  const std::string shot = chromium + flags + "--screenshot=" + (dir / "report.png").string() + " " + url +
-                           " >/dev/null 2>&1";
+  const std::string dump =
+      chromium + flags + "--dump-dom " + url + " >" + (dir / "dom.html").string() + " 2>/dev/null";
+  if (std::system(dump.c_str()) != 0)
+    GTEST_SKIP() << "chromium failed to start in this environment";
+  const std::string shot = chromium + flags + "--screenshot=" + (dir / "report.png").string() +
+                           " " + url + " >/dev/null 2>&1";
   EXPECT_EQ(std::system(shot.c_str()), 0);
   EXPECT_GT(std::filesystem::file_size(dir / "report.png"), 10000u);
   const std::string dom = ReadAll(dir / "dom.html");

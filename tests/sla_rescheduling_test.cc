@@ -37,12 +37,14 @@ TEST(GoDurationTest, ParsesWhatGoParses) {
 }
 
 TEST(GoDurationTest, RejectsWhatGoRejects) {
-  for (const char* bad : {"", "10", "5 m", "1d", "m", ".s", "-", "1h-5m", "3000000h", "1.5", "1e3s", "9223372036854775808ns"}) {
+  for (const char* bad : {"", "10", "5 m", "1d", "m", ".s", "-", "1h-5m", "3000000h", "1.5", "1e3s",
+                          "9223372036854775808ns"}) {
     auto r = ParseGoDuration(bad, "plugin sla: arguments.sla-waiting-time");
     EXPECT_FALSE(r.ok()) << '"' << bad << '"';
     if (!r.ok()) {
-      EXPECT_EQ(r.status().message(), std::string("plugin sla: arguments.sla-waiting-time: invalid duration \"") + bad +
-                                           "\" (want a Go duration such as 90s, 5m or 1h30m)");
+      EXPECT_EQ(r.status().message(),
+                std::string("plugin sla: arguments.sla-waiting-time: invalid duration \"") + bad +
+                    "\" (want a Go duration such as 90s, 5m or 1h30m)");
     }
   }
 }
@@ -50,7 +52,9 @@ TEST(GoDurationTest, RejectsWhatGoRejects) {
 // --now must be RFC 3339 with a zone; the error names the flag.
 TEST(ScheduleNowTest, InvalidNowIsAnErrorNamingTheFlag) {
   ScheduleRequest req;
-  req.cluster_text = "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '1', pods: '10'}}\n";
+  req.cluster_text =
+      "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '1', pods: "
+      "'10'}}\n";
   req.now = "tomorrow";
   auto out = RunSchedule(req);
   ASSERT_FALSE(out.ok());

@@ -1,9 +1,10 @@
 // The snapshot cache (framework/snapshot_cache.h): cycles on one store patch
 // the previous snapshot, and every patched snapshot equals a full build (each
 // cycle here runs with verify_snapshot_cache, which compares field by field).
+#include "framework/snapshot_cache.h"
+
 #include <random>
 
-#include "framework/snapshot_cache.h"
 #include "plugins/builtin.h"
 #include "testing.h"
 
@@ -75,7 +76,8 @@ class SnapshotCacheTest : public ::testing::Test {
     ClusterObjects objs;
     ASSERT_OK(DecodeText(kCluster, "cache.yaml", &objs));
     ASSERT_OK(state_.AddAll(std::move(objs)));
-    auto conf = ParseSchedulerConfig(DefaultSchedulerConfigText(), "cache.conf", plugins_.Names(), actions_.Names());
+    auto conf = ParseSchedulerConfig(DefaultSchedulerConfigText(), "cache.conf", plugins_.Names(),
+                                     actions_.Names());
     ASSERT_OK(conf);
     conf_ = std::move(conf).value();
   }
@@ -86,7 +88,9 @@ class SnapshotCacheTest : public ::testing::Test {
     SessionOptions options;
     options.snapshot_cache = &cache_;
     options.verify_snapshot_cache = true;
-    options.on_invariant_violation = [this](const Status& s) { violations_.push_back(s.message()); };
+    options.on_invariant_violation = [this](const Status& s) {
+      violations_.push_back(s.message());
+    };
     auto ssn = Session::Open(state_, conf_, plugins_, options);
     EXPECT_OK(ssn);
     for (const std::string& name : conf_.actions) {
@@ -181,7 +185,8 @@ TEST_F(SnapshotCacheTest, VerificationReportsAnEditTheJournalMissed) {
   const_cast<Pod*>(state_.FindPod("default/run-0"))->spec.request.set_milli_cpu(3000);
   Cycle();
   ASSERT_EQ(violations_.size(), 1u);
-  EXPECT_NE(violations_[0].find("task default/run-0: request differs"), std::string::npos) << violations_[0];
+  EXPECT_NE(violations_[0].find("task default/run-0: request differs"), std::string::npos)
+      << violations_[0];
 }
 
 // Random arrivals, binds, completions, deletions and group changes over many
@@ -197,7 +202,8 @@ TEST_F(SnapshotCacheTest, RandomChurnMatchesFullBuilds) {
       const bool pods_first = rng() % 4 == 0;
       if (!pods_first) state_.UpsertPodGroup(MakeGroup(group, size));
       for (int t = 0; t < size; ++t) {
-        state_.UpsertPod(MakePod(group + "-" + std::to_string(t), group, 500 + 500 * static_cast<int64_t>(rng() % 4)));
+        state_.UpsertPod(MakePod(group + "-" + std::to_string(t), group,
+                                 500 + 500 * static_cast<int64_t>(rng() % 4)));
       }
       if (pods_first) state_.UpsertPodGroup(MakeGroup(group, size));
     }
@@ -206,10 +212,18 @@ TEST_F(SnapshotCacheTest, RandomChurnMatchesFullBuilds) {
     if (!keys.empty()) {
       const std::string& key = keys[rng() % keys.size()];
       switch (rng() % 4) {
-        case 0: state_.DeletePod(key); break;
-        case 1: state_.EditPod(key)->phase = "Succeeded"; break;
-        case 2: state_.EditPod(key)->meta.deleting = true; break;
-        default: state_.EditPod(key)->meta.annotations["volcano.sh/task-priority"] = "5"; break;
+        case 0:
+          state_.DeletePod(key);
+          break;
+        case 1:
+          state_.EditPod(key)->phase = "Succeeded";
+          break;
+        case 2:
+          state_.EditPod(key)->meta.deleting = true;
+          break;
+        default:
+          state_.EditPod(key)->meta.annotations["volcano.sh/task-priority"] = "5";
+          break;
       }
     }
     if (!state_.podgroups().empty() && rng() % 5 == 0) {

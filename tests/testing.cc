@@ -24,8 +24,8 @@ SessionFixture::SessionFixture(const std::string& cluster_yaml, const std::strin
     ADD_FAILURE() << st.message();
     std::abort();
   }
-  auto conf = ParseSchedulerConfig(conf_yaml.empty() ? DefaultSchedulerConfigText() : conf_yaml, "test.conf",
-                                   plugins_.Names(), actions_.Names());
+  auto conf = ParseSchedulerConfig(conf_yaml.empty() ? DefaultSchedulerConfigText() : conf_yaml,
+                                   "test.conf", plugins_.Names(), actions_.Names());
   if (!conf.ok()) {
     ADD_FAILURE() << conf.status().message();
     std::abort();

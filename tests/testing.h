@@ -16,18 +16,20 @@ namespace basalt::testing {
 // The Status of a Status or a Result<T>, for EXPECT_OK / ASSERT_OK.
 inline const Status& StatusOf(const Status& s) { return s; }
 template <typename T>
-const Status& StatusOf(const Result<T>& r) { return r.status(); }
+const Status& StatusOf(const Result<T>& r) {
+  return r.status();
+}
 }  // namespace basalt::testing
 
-#define EXPECT_OK(expr)                                                     \
-  do {                                                                      \
-    auto&& _s = (expr);                                                     \
-    EXPECT_TRUE(_s.ok()) << ::basalt::testing::StatusOf(_s).message();      \
+#define EXPECT_OK(expr)                                                \
+  do {                                                                 \
+    auto&& _s = (expr);                                                \
+    EXPECT_TRUE(_s.ok()) << ::basalt::testing::StatusOf(_s).message(); \
   } while (0)
-#define ASSERT_OK(expr)                                                     \
-  do {                                                                      \
-    auto&& _s = (expr);                                                     \
-    ASSERT_TRUE(_s.ok()) << ::basalt::testing::StatusOf(_s).message();      \
+#define ASSERT_OK(expr)                                                \
+  do {                                                                 \
+    auto&& _s = (expr);                                                \
+    ASSERT_TRUE(_s.ok()) << ::basalt::testing::StatusOf(_s).message(); \
   } while (0)
 
 namespace basalt::testing {

@@ -1,11 +1,12 @@
 // The watch-stream line decoder (kube/watch_line.h): every recorded watch line
 // decodes, and each kind of bad line gives its own error (the fuzz target
 // fuzz/watch_line_fuzz.cc covers the bytes no test thought of).
+#include "kube/watch_line.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "kube/watch_line.h"
 #include "kube_fake_server.h"
 
 namespace basalt::kube {
@@ -29,8 +30,8 @@ TEST(WatchLineTest, RecordedStreamsDecodeLineByLine) {
   for (const Want& w : {Want{"watch-pods-too-old-rv-error-event", {T::kError}, ""},
                         Want{"watch-events-compacted-error-event", {T::kError}, ""},
                         Want{"watch-pods-bookmarks",
-                             {T::kAdded, T::kModified, T::kModified, T::kModified, T::kDeleted, T::kBookmark,
-                              T::kBookmark},
+                             {T::kAdded, T::kModified, T::kModified, T::kModified, T::kDeleted,
+                              T::kBookmark, T::kBookmark},
                              "279"}}) {
     nlohmann::json fx = nlohmann::json::parse(ReadFixtureText(w.fixture));
     std::vector<WatchEventType> types;
@@ -47,7 +48,8 @@ TEST(WatchLineTest, RecordedStreamsDecodeLineByLine) {
     EXPECT_EQ(last_rv, w.last_rv) << w.fixture;
   }
   // Bookmark streams: every line decodes, the object's resourceVersion is kept.
-  for (const char* name : {"watch-pods-bookmarks", "watch-podgroups-bookmarks", "watch-podgroups-rv0-initial"}) {
+  for (const char* name :
+       {"watch-pods-bookmarks", "watch-podgroups-bookmarks", "watch-podgroups-rv0-initial"}) {
     nlohmann::json fx = nlohmann::json::parse(ReadFixtureText(name));
     int events = 0;
     for (const auto& line : fx["response"]["body_lines"]) {
@@ -55,7 +57,8 @@ TEST(WatchLineTest, RecordedStreamsDecodeLineByLine) {
       ASSERT_TRUE(r.ok()) << name << ": " << r.status().message();
       ASSERT_TRUE(r->has_value()) << name;
       EXPECT_EQ((*r)->resource_version,
-                nlohmann::json::parse(line.get<std::string>())["object"]["metadata"].value("resourceVersion", ""))
+                nlohmann::json::parse(line.get<std::string>())["object"]["metadata"].value(
+                    "resourceVersion", ""))
           << name;
       ++events;
     }
@@ -64,8 +67,9 @@ TEST(WatchLineTest, RecordedStreamsDecodeLineByLine) {
 }
 
 TEST(WatchLineTest, EventFields) {
-  auto r = DecodeWatchLine(R"({"type":"MODIFIED","object":{"kind":"Pod","metadata":{"name":"p","resourceVersion":"42"}}})"
-                           "\r");
+  auto r = DecodeWatchLine(
+      R"({"type":"MODIFIED","object":{"kind":"Pod","metadata":{"name":"p","resourceVersion":"42"}}})"
+      "\r");
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_TRUE(r->has_value());
   EXPECT_EQ((*r)->type, WatchEventType::kModified);
@@ -87,13 +91,17 @@ TEST(WatchLineTest, BlankLinesAreKeepAlives) {
 }
 
 TEST(WatchLineTest, ErrorsNameTheProblem) {
-  EXPECT_EQ(ErrorOf(R"({"type":"ADDED","object":)"), R"(malformed watch event: {"type":"ADDED","object":)");
+  EXPECT_EQ(ErrorOf(R"({"type":"ADDED","object":)"),
+            R"(malformed watch event: {"type":"ADDED","object":)");
   EXPECT_EQ(ErrorOf("<html>"), "malformed watch event: <html>");
   EXPECT_EQ(ErrorOf("[1,2]"), "malformed watch event: [1,2]");
   EXPECT_EQ(ErrorOf(R"({"object":{}})"), R"(malformed watch event: {"object":{}})");
-  EXPECT_EQ(ErrorOf(R"({"type":"","object":{}})"), R"(malformed watch event: {"type":"","object":{}})");
-  EXPECT_EQ(ErrorOf(R"({"type":1,"object":{}})"), R"(malformed watch event: {"type":1,"object":{}})");
-  EXPECT_EQ(ErrorOf(R"({"type":"ADDED","object":[]})"), R"(malformed watch event: {"type":"ADDED","object":[]})");
+  EXPECT_EQ(ErrorOf(R"({"type":"","object":{}})"),
+            R"(malformed watch event: {"type":"","object":{}})");
+  EXPECT_EQ(ErrorOf(R"({"type":1,"object":{}})"),
+            R"(malformed watch event: {"type":1,"object":{}})");
+  EXPECT_EQ(ErrorOf(R"({"type":"ADDED","object":[]})"),
+            R"(malformed watch event: {"type":"ADDED","object":[]})");
   EXPECT_EQ(ErrorOf(R"({"type":"ADDED"})"), R"(malformed watch event: {"type":"ADDED"})");
   EXPECT_EQ(ErrorOf(R"({"type":"RESYNC","object":{}})"), "unknown watch event type \"RESYNC\"");
   // The excerpt stops at 120 bytes, whatever the line's length.

@@ -44,7 +44,9 @@ class AllocateAction : public Action {
     failed_roles_.clear();
     index_ = std::make_unique<AllocateNodeIndex>();
     const bool has_enqueue = ssn.config().HasAction("enqueue");
-    auto queue_less = [&ssn](QueueId a, QueueId b) { return ssn.QueueOrderLess(ssn.queue(a), ssn.queue(b)); };
+    auto queue_less = [&ssn](QueueId a, QueueId b) {
+      return ssn.QueueOrderLess(ssn.queue(a), ssn.queue(b));
+    };
     auto job_less = [&ssn](JobId a, JobId b) { return ssn.JobOrderLess(ssn.job(a), ssn.job(b)); };
     auto queues = MakePickList<QueueId>(queue_less);
     std::map<QueueId, HeapList<JobId, decltype(job_less)>> jobs_of;
@@ -119,7 +121,8 @@ class AllocateAction : public Action {
       for (const NodeInfo& n : ssn.nodes()) errors.Add(n.name, pre.reasons);
     } else if (!ssn.nodes().empty()) {
       auto counts = std::make_shared<std::map<std::string, int64_t>>();
-      for (const std::string& r : pre.reasons) (*counts)[r] += static_cast<int64_t>(ssn.nodes().size());
+      for (const std::string& r : pre.reasons)
+        (*counts)[r] += static_cast<int64_t>(ssn.nodes().size());
       errors.reason_counts = std::move(counts);
     }
     return errors;
@@ -127,9 +130,11 @@ class AllocateAction : public Action {
 
   // Volcano's NeedContinueAllocating: after a task found no node, may the job
   // still become ready with the tasks that are left?
-  bool NeedContinue(const Session& ssn, const JobInfo& job, const std::vector<TaskId>& pending) const {
+  bool NeedContinue(const Session& ssn, const JobInfo& job,
+                    const std::vector<TaskId>& pending) const {
     if (job.min_member == static_cast<int32_t>(job.tasks.size())) return false;
-    const auto& failed = failed_roles_.count(job.id) ? failed_roles_.at(job.id) : std::set<std::string>{};
+    const auto& failed =
+        failed_roles_.count(job.id) ? failed_roles_.at(job.id) : std::set<std::string>{};
     int32_t task_min_total = 0;
     for (const auto& [role, n] : job.min_task_member) task_min_total += n;
     if (job.min_member < task_min_total) {
@@ -155,7 +160,8 @@ class AllocateAction : public Action {
     return true;
   }
 
-  std::unique_ptr<Statement> AllocateTasks(Session& ssn, JobInfo& job, std::vector<TaskId>& pending) {
+  std::unique_ptr<Statement> AllocateTasks(Session& ssn, JobInfo& job,
+                                           std::vector<TaskId>& pending) {
     auto stmt = std::make_unique<Statement>(ssn);
     const QueueInfo& queue = ssn.queue(job.queue);
     auto& failed = failed_roles_[job.id];
@@ -188,8 +194,10 @@ class AllocateAction : public Action {
       }
       if (!chosen) {
         FitErrors errors;
-        const bool reference = ssn.options().reference_node_selection || task.equivalence_class == kNone;
-        chosen = reference ? ReferenceAllocateNode(ssn, task, &errors) : index_->Best(ssn, task, &errors);
+        const bool reference =
+            ssn.options().reference_node_selection || task.equivalence_class == kNone;
+        chosen = reference ? ReferenceAllocateNode(ssn, task, &errors)
+                           : index_->Best(ssn, task, &errors);
         if (!chosen) {
           job.fit_errors[task.id] = std::move(errors);
           if (!task.role.empty()) failed.insert(task.role);

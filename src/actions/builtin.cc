@@ -6,12 +6,9 @@ namespace basalt {
 
 void RegisterBuiltinActions(ActionRegistry& r) {
   const std::pair<const char*, ActionFactory> kBuiltins[] = {
-      {"enqueue", NewEnqueueAction},
-      {"allocate", NewAllocateAction},
-      {"backfill", NewBackfillAction},
-      {"preempt", NewPreemptAction},
-      {"reclaim", NewReclaimAction},
-      {"shuffle", NewShuffleAction},
+      {"enqueue", NewEnqueueAction},   {"allocate", NewAllocateAction},
+      {"backfill", NewBackfillAction}, {"preempt", NewPreemptAction},
+      {"reclaim", NewReclaimAction},   {"shuffle", NewShuffleAction},
   };
   for (const auto& [name, factory] : kBuiltins) {
     Status st = r.Register(name, factory);

@@ -18,7 +18,9 @@ class EnqueueAction : public Action {
   std::string_view Name() const override { return "enqueue"; }
 
   void Execute(Session& ssn) override {
-    auto queue_less = [&ssn](QueueId a, QueueId b) { return ssn.QueueOrderLess(ssn.queue(a), ssn.queue(b)); };
+    auto queue_less = [&ssn](QueueId a, QueueId b) {
+      return ssn.QueueOrderLess(ssn.queue(a), ssn.queue(b));
+    };
     auto job_less = [&ssn](JobId a, JobId b) { return ssn.JobOrderLess(ssn.job(a), ssn.job(b)); };
     auto queues = MakePickList<QueueId>(queue_less);
     std::map<QueueId, HeapList<JobId, decltype(job_less)>> pending;

@@ -1,13 +1,14 @@
 #include "actions/node_selection.h"
 
+#include <limits>
+
 #include "api/check.h"
 #include "api/saturating.h"
 
-#include <limits>
-
 namespace basalt {
 
-std::vector<std::string> InsufficientResourceReasons(const Resource& request, const Resource& available) {
+std::vector<std::string> InsufficientResourceReasons(const Resource& request,
+                                                     const Resource& available) {
   std::vector<std::string> out;
   if (request.milli_cpu() > available.milli_cpu()) out.push_back("Insufficient cpu");
   if (request.memory() > available.memory()) out.push_back("Insufficient memory");
@@ -17,7 +18,8 @@ std::vector<std::string> InsufficientResourceReasons(const Resource& request, co
   return out;
 }
 
-std::vector<NodeInfo*> FeasibleNodes(Session& ssn, const TaskInfo& task, FitMode mode, FitErrors* errors) {
+std::vector<NodeInfo*> FeasibleNodes(Session& ssn, const TaskInfo& task, FitMode mode,
+                                     FitErrors* errors) {
   std::vector<NodeInfo*> out;
   for (NodeInfo& node : ssn.nodes()) {
     if (mode == FitMode::kAllocate) {
@@ -37,10 +39,7 @@ std::vector<NodeInfo*> FeasibleNodes(Session& ssn, const TaskInfo& task, FitMode
   return out;
 }
 
-namespace {
-
-
-}  // namespace
+namespace {}  // namespace
 
 bool FitsFutureIdle(const Resource& request, const NodeInfo& node) {
   // LessEqual(request, idle + releasing - pipelined), dimension by dimension;
@@ -49,7 +48,8 @@ bool FitsFutureIdle(const Resource& request, const NodeInfo& node) {
   const Resource& rel = node.releasing();
   const Resource& pip = node.pipelined();
   auto future = [](int64_t i, int64_t r, int64_t p) { return SatSub(SatAdd(i, r), p); };
-  if (request.milli_cpu() > future(idle.milli_cpu(), rel.milli_cpu(), pip.milli_cpu())) return false;
+  if (request.milli_cpu() > future(idle.milli_cpu(), rel.milli_cpu(), pip.milli_cpu()))
+    return false;
   if (request.memory() > future(idle.memory(), rel.memory(), pip.memory())) return false;
   for (const Resource* r : {&request, &idle, &rel, &pip}) {
     for (const auto& [id, v] : r->scalars()) {
@@ -90,12 +90,13 @@ bool Better(const Key& a, const Key& b) {
 }  // namespace
 
 struct AllocateNodeIndex::Entry {
-  size_t seen = 0;       // position in the session's node change log
-  bool cached = false;   // scores cached per node (batch scores uniform)
-  std::vector<double> batch;  // the uniform batch scores
+  size_t seen = 0;                                // position in the session's node change log
+  bool cached = false;                            // scores cached per node (batch scores uniform)
+  std::vector<double> batch;                      // the uniform batch scores
   std::vector<std::vector<std::string>> reasons;  // per node, when tier 0
-  std::map<std::string, int64_t> counts;           // histogram of `reasons`
-  std::shared_ptr<const std::map<std::string, int64_t>> shared;  // copy of `counts`, reset on change
+  std::map<std::string, int64_t> counts;          // histogram of `reasons`
+  std::shared_ptr<const std::map<std::string, int64_t>>
+      shared;  // copy of `counts`, reset on change
   size_t leaves = 1;
   std::vector<Key> tree;  // 1-based heap layout; leaves at [leaves, 2 * leaves)
 
@@ -143,7 +144,8 @@ AllocateNodeIndex::Entry& AllocateNodeIndex::Get(Session& ssn, const TaskInfo& t
     Key k;
     k.id = node.id;
     if (!FitsFutureIdle(task.request, node)) {
-      if (want_reasons) e.SetReasons(node.id, InsufficientResourceReasons(task.request, node.FutureIdle()));
+      if (want_reasons)
+        e.SetReasons(node.id, InsufficientResourceReasons(task.request, node.FutureIdle()));
     } else if (PredicateStatus st = ssn.Predicate(task, node); !st.ok()) {
       if (want_reasons) e.SetReasons(node.id, std::move(st.reasons));
     } else {
@@ -187,7 +189,8 @@ NodeInfo* AllocateNodeIndex::Best(Session& ssn, const TaskInfo& task, FitErrors*
   // Scores depend on the candidate set: score the nodes of the best tier.
   std::vector<NodeInfo*> candidates;
   for (size_t i = 0; i < ssn.nodes().size(); ++i) {
-    if (e.tree[e.leaves + i].tier == top.tier) candidates.push_back(&ssn.node(static_cast<NodeId>(i)));
+    if (e.tree[e.leaves + i].tier == top.tier)
+      candidates.push_back(&ssn.node(static_cast<NodeId>(i)));
   }
   return BestNode(ssn, task, candidates);
 }
@@ -198,8 +201,8 @@ struct EvictionNodeIndex::Entry {
   size_t seen = 0;
   bool cached = false;
   std::vector<double> batch;
-  std::vector<double> score;    // per node, valid when in `order`
-  std::vector<uint8_t> in;      // per node: in `order`
+  std::vector<double> score;  // per node, valid when in `order`
+  std::vector<uint8_t> in;    // per node: in `order`
   Order order;
 };
 
@@ -310,7 +313,8 @@ std::vector<NodeInfo*> NodesForEviction(Session& ssn, const TaskInfo& task) {
   return out;
 }
 
-void SortVictims(const Session& ssn, const QueueInfo& preemptor_queue, std::vector<const TaskInfo*>& victims) {
+void SortVictims(const Session& ssn, const QueueInfo& preemptor_queue,
+                 std::vector<const TaskInfo*>& victims) {
   std::stable_sort(victims.begin(), victims.end(), [&](const TaskInfo* a, const TaskInfo* b) {
     if (a->job == b->job) return ssn.TaskOrderLess(*b, *a);
     if (a->job == kNone || b->job == kNone) return a->job == kNone && b->job != kNone;

@@ -16,7 +16,8 @@
 namespace basalt {
 
 // Names of the dimensions of `request` that exceed `available` ("Insufficient cpu", ...).
-std::vector<std::string> InsufficientResourceReasons(const Resource& request, const Resource& available);
+std::vector<std::string> InsufficientResourceReasons(const Resource& request,
+                                                     const Resource& available);
 
 enum class FitMode {
   kAllocate,  // resource fit against FutureIdle, then every predicate must pass
@@ -24,7 +25,8 @@ enum class FitMode {
 };
 
 // Nodes (in snapshot order) where `task` fits; reasons for the others go to `errors`.
-std::vector<NodeInfo*> FeasibleNodes(Session& ssn, const TaskInfo& task, FitMode mode, FitErrors* errors);
+std::vector<NodeInfo*> FeasibleNodes(Session& ssn, const TaskInfo& task, FitMode mode,
+                                     FitErrors* errors);
 
 // Allocate's node choice, as the reference path makes it (`ReferenceAllocateNode`):
 // the nodes where the task fits FutureIdle and passes every predicate are
@@ -134,7 +136,8 @@ std::vector<NodeInfo*> NodesForEviction(Session& ssn, const TaskInfo& task);
 // tasks of one job in reverse task order; jobs of different queues by the
 // victim-queue order relative to `preemptor_queue`; jobs of one queue in
 // reverse job order.
-void SortVictims(const Session& ssn, const QueueInfo& preemptor_queue, std::vector<const TaskInfo*>& victims);
+void SortVictims(const Session& ssn, const QueueInfo& preemptor_queue,
+                 std::vector<const TaskInfo*>& victims);
 
 // Sum of the victims' requests.
 Resource SumRequests(const std::vector<const TaskInfo*>& tasks);

@@ -42,7 +42,9 @@ struct CandidateFilter {
   }
 };
 
-bool IsCandidateStatus(TaskStatus s) { return s == TaskStatus::kBound || s == TaskStatus::kRunning; }
+bool IsCandidateStatus(TaskStatus s) {
+  return s == TaskStatus::kBound || s == TaskStatus::kRunning;
+}
 
 // False when the preemptor should not preempt now: its policy says Never, or
 // its nominated node is already freeing room from a lower-priority pod.
@@ -65,7 +67,8 @@ bool EligibleToPreempt(Session& ssn, const TaskInfo& t) {
 // over without asking the Preemptable vote (which can only answer "none").
 // `candidates` is scratch space, reused between calls.
 bool TryNode(Session& ssn, Statement& stmt, TaskInfo& preemptor, const CandidateFilter& filter,
-             const QueueInfo& queue, NodeInfo& node, bool skip_empty, std::vector<const TaskInfo*>& candidates) {
+             const QueueInfo& queue, NodeInfo& node, bool skip_empty,
+             std::vector<const TaskInfo*>& candidates) {
   candidates.clear();
   for (TaskId id : node.tasks) {
     const TaskInfo& c = ssn.task(id);
@@ -73,12 +76,14 @@ bool TryNode(Session& ssn, Statement& stmt, TaskInfo& preemptor, const Candidate
   }
   if (skip_empty && candidates.empty()) return false;
   std::vector<const TaskInfo*> victims = ssn.Preemptable(preemptor, candidates);
-  if (victims.empty() || !LessEqual(preemptor.request, node.FutureIdle() + SumRequests(victims))) return false;
+  if (victims.empty() || !LessEqual(preemptor.request, node.FutureIdle() + SumRequests(victims)))
+    return false;
   SortVictims(ssn, queue, victims);
   bool evicted = false;
   for (const TaskInfo* v : victims) {
     if (ssn.Allocatable(queue, preemptor) && LessEqual(preemptor.request, node.FutureIdle())) break;
-    stmt.Evict(ssn.task(v->id), "preempt", "preempted by " + preemptor.key + " (queue " + queue.name + ")");
+    stmt.Evict(ssn.task(v->id), "preempt",
+               "preempted by " + preemptor.key + " (queue " + queue.name + ")");
     evicted = true;
   }
   if (ssn.Allocatable(queue, preemptor) && LessEqual(preemptor.request, node.FutureIdle())) {
@@ -112,8 +117,8 @@ class RefusedNodes {
     if (v.empty()) v.assign(ssn.nodes().size(), 0);
     return v;
   }
-  static bool Still(const Session& ssn, const EvictionWatch& watch, size_t refused, const NodeInfo& node,
-                    JobId preemptor_job) {
+  static bool Still(const Session& ssn, const EvictionWatch& watch, size_t refused,
+                    const NodeInfo& node, JobId preemptor_job) {
     if (refused == 0 || watch.NodeChanged(node.id) >= refused) return false;
     for (TaskId id : node.tasks) {
       const TaskInfo& c = ssn.task(id);
@@ -172,7 +177,8 @@ bool PreemptTask(Session& ssn, Statement& stmt, TaskInfo& preemptor, const Candi
   std::vector<double> scores = ssn.NodeScores(preemptor, view);
   std::vector<size_t> order(nodes.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scores[a] > scores[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return scores[a] > scores[b]; });
   for (size_t i : order) {
     if (TryNode(ssn, stmt, preemptor, filter, queue, *nodes[i], false, fast.scratch)) return true;
   }
@@ -197,8 +203,9 @@ class PreemptAction : public Action {
     }
     std::vector<QueueId> queues;
     for (const auto& [q, list] : preemptors) queues.push_back(q);
-    std::stable_sort(queues.begin(), queues.end(),
-                     [&](QueueId a, QueueId b) { return ssn.QueueOrderLess(ssn.queue(a), ssn.queue(b)); });
+    std::stable_sort(queues.begin(), queues.end(), [&](QueueId a, QueueId b) {
+      return ssn.QueueOrderLess(ssn.queue(a), ssn.queue(b));
+    });
     for (QueueId q : queues) {
       auto& jobs = preemptors.at(q);
       // 1. Between jobs of the queue.
@@ -244,7 +251,8 @@ class PreemptAction : public Action {
     std::vector<const TaskInfo*> victims = ssn.VictimTasks(running);
     if (!victims.empty()) {
       Statement stmt(ssn);
-      for (const TaskInfo* v : victims) stmt.Evict(ssn.task(v->id), "preempt", "evicted by a plugin's victim selection");
+      for (const TaskInfo* v : victims)
+        stmt.Evict(ssn.task(v->id), "preempt", "evicted by a plugin's victim selection");
       stmt.Commit();
     }
   }
@@ -257,7 +265,8 @@ class PreemptAction : public Action {
       const TaskInfo& t = ssn.task(id);
       if (t.status == TaskStatus::kPending && !t.gated) out.push_back(id);
     }
-    std::sort(out.begin(), out.end(), [&](TaskId a, TaskId b) { return ssn.TaskOrderLess(ssn.task(b), ssn.task(a)); });
+    std::sort(out.begin(), out.end(),
+              [&](TaskId a, TaskId b) { return ssn.TaskOrderLess(ssn.task(b), ssn.task(a)); });
     return out;
   }
 };

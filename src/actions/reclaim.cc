@@ -32,7 +32,9 @@ class ReclaimAction : public Action {
   std::string_view Name() const override { return "reclaim"; }
 
   void Execute(Session& ssn) override {
-    auto queue_less = [&ssn](QueueId a, QueueId b) { return ssn.QueueOrderLess(ssn.queue(a), ssn.queue(b)); };
+    auto queue_less = [&ssn](QueueId a, QueueId b) {
+      return ssn.QueueOrderLess(ssn.queue(a), ssn.queue(b));
+    };
     auto queues = MakePickList<QueueId>(queue_less);
     EvictionWatch watch({TaskStatus::kRunning});
     std::map<QueueId, StarvingJobs> preemptors;
@@ -136,11 +138,13 @@ class ReclaimAction : public Action {
                       std::vector<const TaskInfo*>& candidates) {
     if (ssn.options().reference_node_selection) Candidates(ssn, queue, node, candidates);
     std::vector<const TaskInfo*> victims = ssn.Reclaimable(task, candidates);
-    if (victims.empty() || !LessEqual(task.request, node.FutureIdle() + SumRequests(victims))) return false;
+    if (victims.empty() || !LessEqual(task.request, node.FutureIdle() + SumRequests(victims)))
+      return false;
     SortVictims(ssn, queue, victims);
     Resource reclaimed;
     for (const TaskInfo* v : victims) {
-      ssn.Evict(ssn.task(v->id), "reclaim", "reclaimed by " + task.key + " (queue " + queue.name + ")");
+      ssn.Evict(ssn.task(v->id), "reclaim",
+                "reclaimed by " + task.key + " (queue " + queue.name + ")");
       reclaimed += v->request;
       if (LessEqual(task.request, reclaimed)) break;
     }

@@ -34,7 +34,10 @@ class StarvingJobs {
  public:
   // `watch` may be shared with other lists; it is refreshed here.
   StarvingJobs(const Session& ssn, EvictionWatch& watch)
-      : ssn_(&ssn), watch_(&watch), reference_(ssn.options().reference_node_selection), set_(Less{&ssn}) {}
+      : ssn_(&ssn),
+        watch_(&watch),
+        reference_(ssn.options().reference_node_selection),
+        set_(Less{&ssn}) {}
 
   bool Empty() const { return reference_ ? items_.empty() : set_.empty(); }
 
@@ -90,7 +93,8 @@ class StarvingJobs {
     changed_.clear();
     for (; read_ < stamps.size(); ++read_) {
       const JobId job = stamps[read_];
-      if (where_.empty() || !where_[job].in || watch_->JobChanged(job) <= where_[job].stamp) continue;
+      if (where_.empty() || !where_[job].in || watch_->JobChanged(job) <= where_[job].stamp)
+        continue;
       set_.erase(where_[job].it);
       where_[job].in = false;
       changed_.push_back(job);
@@ -103,8 +107,8 @@ class StarvingJobs {
   bool reference_;
   std::vector<JobId> items_;  // reference path
   std::set<JobId, Less> set_;
-  std::vector<Place> where_;  // per job
-  size_t read_ = 0;           // position in watch_->job_stamps()
+  std::vector<Place> where_;    // per job
+  size_t read_ = 0;             // position in watch_->job_stamps()
   std::vector<JobId> changed_;  // scratch
 };
 

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <utility>
 
-#include "api/card_annotations.h"
 #include "admission/queue_index.h"
+#include "api/card_annotations.h"
 
 namespace basalt {
 namespace {

@@ -195,10 +195,12 @@ Result<std::vector<std::string>> ParseCardName(const std::string& text) {
   for (size_t i = 1; i < models.size(); ++i) {
     const std::string other = CardResourceFromName(models[i]);
     if (other != first) {
-      auto kind = [](const std::string& r) { return r.empty() ? std::string("a whole-card resource") : r; };
-      return Status::InvalidArgument("alternatives " + Quote(text) + " mix Kubernetes resources: " +
-                                     Quote(models.front()) + " uses " + kind(first) + ", " +
-                                     Quote(models[i]) + " uses " + kind(other));
+      auto kind = [](const std::string& r) {
+        return r.empty() ? std::string("a whole-card resource") : r;
+      };
+      return Status::InvalidArgument(
+          "alternatives " + Quote(text) + " mix Kubernetes resources: " + Quote(models.front()) +
+          " uses " + kind(first) + ", " + Quote(models[i]) + " uses " + kind(other));
     }
   }
   return models;

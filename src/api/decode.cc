@@ -33,7 +33,9 @@ using decode_internal::DecodeVcJob;
 
 enum class NameClass { kTracked, kIgnored, kInvalid };
 
-bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+bool StartsWith(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
 
 // RFC 1123 subdomain: dot-separated labels of [a-z0-9-], each starting and ending
 // alphanumeric; at most 253 characters.
@@ -54,7 +56,9 @@ bool IsDnsSubdomain(std::string_view s) {
 
 // The name part of a qualified name: [A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?, at most 63.
 bool IsQualifiedNamePart(std::string_view s) {
-  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || IsDigit(c); };
+  auto alnum = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || IsDigit(c);
+  };
   if (s.empty() || s.size() > 63 || !alnum(s.front()) || !alnum(s.back())) return false;
   for (char c : s) {
     if (!alnum(c) && c != '-' && c != '_' && c != '.') return false;
@@ -64,17 +68,24 @@ bool IsQualifiedNamePart(std::string_view s) {
 
 NameClass ClassifyResourceName(std::string_view name) {
   if (name == "cpu" || name == "memory" || name == "pods") return NameClass::kTracked;
-  if (StartsWith(name, "hugepages-") || StartsWith(name, "attachable-volumes-")) return NameClass::kTracked;
+  if (StartsWith(name, "hugepages-") || StartsWith(name, "attachable-volumes-"))
+    return NameClass::kTracked;
   // Quota names (ResourceQuota and Volcano queues may carry them): not resources a pod uses.
   if (StartsWith(name, "requests.") || StartsWith(name, "limits.") || StartsWith(name, "count/")) {
     return NameClass::kIgnored;
   }
   size_t slash = name.find('/');
   if (slash == std::string_view::npos) {
-    static const std::set<std::string, std::less<>> kUntracked = {
-        "ephemeral-storage", "storage",      "services",        "services.nodeports", "services.loadbalancers",
-        "secrets",           "configmaps",   "resourcequotas",  "replicationcontrollers",
-        "persistentvolumeclaims"};
+    static const std::set<std::string, std::less<>> kUntracked = {"ephemeral-storage",
+                                                                  "storage",
+                                                                  "services",
+                                                                  "services.nodeports",
+                                                                  "services.loadbalancers",
+                                                                  "secrets",
+                                                                  "configmaps",
+                                                                  "resourcequotas",
+                                                                  "replicationcontrollers",
+                                                                  "persistentvolumeclaims"};
     return kUntracked.count(name) ? NameClass::kIgnored : NameClass::kInvalid;
   }
   // "domain/name": an extended resource, or a "*kubernetes.io/*" native one.
@@ -94,18 +105,22 @@ class TreeChecker {
   TreeChecker(size_t* budget, int* line) : budget_(budget), line_(line) {}
 
   Status Walk(const YAML::Node& n, int depth) {
-    if (*budget_ == 0) return Fail(n, "document too large (aliases expand it beyond the node limit)");
+    if (*budget_ == 0)
+      return Fail(n, "document too large (aliases expand it beyond the node limit)");
     --*budget_;
     if (!n.IsMap() && !n.IsSequence()) return Status::Ok();
-    if (depth > kMaxYamlDepth) return Fail(n, "nested more than " + std::to_string(kMaxYamlDepth) + " levels deep");
+    if (depth > kMaxYamlDepth)
+      return Fail(n, "nested more than " + std::to_string(kMaxYamlDepth) + " levels deep");
     for (const YAML::Node* ancestor : ancestors_) {
-      if (ancestor->is(n)) return Fail(n, "an alias refers to its own ancestor (the document is cyclic)");
+      if (ancestor->is(n))
+        return Fail(n, "an alias refers to its own ancestor (the document is cyclic)");
     }
     ancestors_.push_back(&n);  // `n` outlives the recursion below
     if (n.IsMap()) {
       size_t first_key = key_stack_.size();
       for (const auto& kv : n) {
-        if (!kv.first.IsScalar()) return Fail(kv.first, "keys must be strings, got " + KindOf(kv.first));
+        if (!kv.first.IsScalar())
+          return Fail(kv.first, "keys must be strings, got " + KindOf(kv.first));
         key_stack_.push_back(kv.first);
       }
       // Duplicates: quadratic for the usual handful of keys, sorted beyond.
@@ -123,8 +138,9 @@ class TreeChecker {
       } else {
         std::vector<const YAML::Node*> sorted;
         for (size_t i = first_key; i < key_stack_.size(); ++i) sorted.push_back(&key_stack_[i]);
-        std::stable_sort(sorted.begin(), sorted.end(),
-                         [](const YAML::Node* x, const YAML::Node* y) { return x->Scalar() < y->Scalar(); });
+        std::stable_sort(
+            sorted.begin(), sorted.end(),
+            [](const YAML::Node* x, const YAML::Node* y) { return x->Scalar() < y->Scalar(); });
         for (size_t i = 1; i < sorted.size() && !dup; ++i) {
           if (sorted[i]->Scalar() == sorted[i - 1]->Scalar()) dup = sorted[i];
         }
@@ -192,9 +208,11 @@ Status DecodeMeta(const YAML::Node& doc, bool namespaced, ObjectMeta* meta) {
   }
   BASALT_RETURN_IF_ERROR(ReadString(m, "uid", "metadata", &meta->uid));
   BASALT_RETURN_IF_ERROR(ReadStringMap(m["labels"], "metadata.labels", &meta->labels));
-  BASALT_RETURN_IF_ERROR(ReadStringMap(m["annotations"], "metadata.annotations", &meta->annotations));
+  BASALT_RETURN_IF_ERROR(
+      ReadStringMap(m["annotations"], "metadata.annotations", &meta->annotations));
   if (Present(m["creationTimestamp"])) {
-    BASALT_ASSIGN_OR_RETURN(std::string ts, GetString(m["creationTimestamp"], "metadata.creationTimestamp"));
+    BASALT_ASSIGN_OR_RETURN(std::string ts,
+                            GetString(m["creationTimestamp"], "metadata.creationTimestamp"));
     Result<int64_t> t = ParseTimestamp(ts);
     if (!t.ok()) return t.status().WithContext("metadata.creationTimestamp");
     meta->creation_timestamp = *t;
@@ -240,16 +258,20 @@ Status DecodeSelectorTerm(const YAML::Node& n, const std::string& path, NodeSele
       BASALT_RETURN_IF_ERROR(ReadString(list[i], "operator", rpath, &req.op));
       if (req.key.empty()) return FieldError(Join(rpath, "key"), "missing");
       if (!kOps.count(req.op)) {
-        return FieldError(Join(rpath, "operator"), "unknown operator \"" + req.op +
-                                                       "\" (want In, NotIn, Exists, DoesNotExist, Gt or Lt)");
+        return FieldError(
+            Join(rpath, "operator"),
+            "unknown operator \"" + req.op + "\" (want In, NotIn, Exists, DoesNotExist, Gt or Lt)");
       }
       BASALT_ASSIGN_OR_RETURN(req.values, ReadStringList(list[i]["values"], Join(rpath, "values")));
       if ((req.op == "Gt" || req.op == "Lt")) {
-        if (req.values.size() != 1) return FieldError(Join(rpath, "values"), "Gt and Lt take exactly one value");
-        Result<int64_t> v = GetInt(list[i]["values"][0], Join(rpath, "values[0]"), INT64_MIN / 2, INT64_MAX / 2);
+        if (req.values.size() != 1)
+          return FieldError(Join(rpath, "values"), "Gt and Lt take exactly one value");
+        Result<int64_t> v =
+            GetInt(list[i]["values"][0], Join(rpath, "values[0]"), INT64_MIN / 2, INT64_MAX / 2);
         if (!v.ok()) return v.status();
       }
-      (std::string(which) == "matchFields" ? term->match_fields : term->match_expressions).push_back(req);
+      (std::string(which) == "matchFields" ? term->match_fields : term->match_expressions)
+          .push_back(req);
     }
   }
   return Status::Ok();
@@ -286,7 +308,8 @@ Status DecodeAffinity(const YAML::Node& aff, const std::string& path, PodSpec* s
       BASALT_RETURN_IF_ERROR(ExpectMap(pref[i], ip));
       PreferredSchedulingTerm t;
       BASALT_RETURN_IF_ERROR(ReadInt(pref[i], "weight", ip, &t.weight, 1, 100));
-      BASALT_RETURN_IF_ERROR(DecodeSelectorTerm(pref[i]["preference"], Join(ip, "preference"), &t.preference));
+      BASALT_RETURN_IF_ERROR(
+          DecodeSelectorTerm(pref[i]["preference"], Join(ip, "preference"), &t.preference));
       spec->preferred_node_affinity.push_back(std::move(t));
     }
   }
@@ -301,8 +324,10 @@ Result<Resource> ContainerRequest(const YAML::Node& c, const std::string& path) 
   BASALT_RETURN_IF_ERROR(ExpectMap(res, rpath));
   Resource out;
   if (!Present(res)) return out;
-  BASALT_ASSIGN_OR_RETURN(Resource limits, DecodeResourceList(res["limits"], Join(rpath, "limits")));
-  BASALT_ASSIGN_OR_RETURN(Resource requests, DecodeResourceList(res["requests"], Join(rpath, "requests")));
+  BASALT_ASSIGN_OR_RETURN(Resource limits,
+                          DecodeResourceList(res["limits"], Join(rpath, "limits")));
+  BASALT_ASSIGN_OR_RETURN(Resource requests,
+                          DecodeResourceList(res["requests"], Join(rpath, "requests")));
   out = requests;
   YAML::Node req_node = res["requests"];
   auto requested = [&](const char* name) { return Present(req_node) && Present(req_node[name]); };
@@ -347,10 +372,10 @@ Status DecodeContainers(const YAML::Node& spec, const char* key, const std::stri
 }  // namespace
 
 std::optional<bool> ParseYamlBool(std::string_view s) {
-  static const std::set<std::string_view> kTrue = {"true", "True", "TRUE", "yes", "Yes", "YES", "y", "Y",
-                                                   "on",   "On",   "ON"};
-  static const std::set<std::string_view> kFalse = {"false", "False", "FALSE", "no", "No", "NO", "n", "N",
-                                                    "off",   "Off",   "OFF"};
+  static const std::set<std::string_view> kTrue = {"true", "True", "TRUE", "yes", "Yes", "YES",
+                                                   "y",    "Y",    "on",   "On",  "ON"};
+  static const std::set<std::string_view> kFalse = {"false", "False", "FALSE", "no",  "No", "NO",
+                                                    "n",     "N",     "off",   "Off", "OFF"};
   if (kTrue.count(s)) return true;
   if (kFalse.count(s)) return false;
   return std::nullopt;
@@ -423,7 +448,8 @@ Result<int64_t> ParseTimestamp(const std::string& text) {
     // UTC.
   } else if (at(k, "+-")) {
     int zh, zm;
-    if (!digits(k + 1, 2, &zh) || !at(k + 3, ":") || !digits(k + 4, 2, &zm) || k + 6 != text.size()) {
+    if (!digits(k + 1, 2, &zh) || !at(k + 3, ":") || !digits(k + 4, 2, &zm) ||
+        k + 6 != text.size()) {
       return bad("the zone must be Z or an offset such as +02:00");
     }
     if (zh > 23 || zm > 59) return bad("zone offset out of range");
@@ -444,13 +470,17 @@ Result<Resource> DecodeResourceList(const YAML::Node& node, const std::string& f
     BASALT_ASSIGN_OR_RETURN(std::string name, KeyText(kv.first, field));
     std::string path = field + "." + name;
     switch (ClassifyResourceName(name)) {
-      case NameClass::kTracked: break;
-      case NameClass::kIgnored: continue;  // Volcano does not track it either
+      case NameClass::kTracked:
+        break;
+      case NameClass::kIgnored:
+        continue;  // Volcano does not track it either
       case NameClass::kInvalid:
-        return FieldError(path, "unknown resource name \"" + name +
-                                    "\" (extended resources need a domain prefix, e.g. nvidia.com/gpu)");
+        return FieldError(path,
+                          "unknown resource name \"" + name +
+                              "\" (extended resources need a domain prefix, e.g. nvidia.com/gpu)");
     }
-    if (!kv.second.IsScalar()) return FieldError(path, "expected a quantity, got " + KindOf(kv.second));
+    if (!kv.second.IsScalar())
+      return FieldError(path, "expected a quantity, got " + KindOf(kv.second));
     const std::string& text = kv.second.Scalar();
     ResourceId id = ResourceNames::Intern(name);
     bool units = id == ResourceNames::kMemory || id == ResourceNames::kPods;
@@ -466,9 +496,7 @@ Result<Resource> DecodeResourceList(const YAML::Node& node, const std::string& f
   return r;
 }
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 namespace decode_internal {
 
@@ -494,7 +522,8 @@ Status DecodePodSpec(const YAML::Node& spec, const std::string& path, PodSpec* o
   }
   // As Volcano's GetPodResourceRequest: the overhead joins the app containers'
   // sum before the max with the init phases (Kubernetes would add it after).
-  BASALT_ASSIGN_OR_RETURN(Resource overhead, DecodeResourceList(spec["overhead"], Join(path, "overhead")));
+  BASALT_ASSIGN_OR_RETURN(Resource overhead,
+                          DecodeResourceList(spec["overhead"], Join(path, "overhead")));
   Resource req = Max(sum + overhead + sidecars, peak_init);
   req.Set(ResourceNames::kPods, 1);
   out->request = req;
@@ -507,7 +536,8 @@ Status DecodePodSpec(const YAML::Node& spec, const std::string& path, PodSpec* o
   BASALT_RETURN_IF_ERROR(ReadString(spec, "nodeName", path, &out->node_name));
   BASALT_RETURN_IF_ERROR(ReadString(spec, "schedulerName", path, &out->scheduler_name));
   if (out->scheduler_name.empty()) out->scheduler_name = "default-scheduler";
-  BASALT_RETURN_IF_ERROR(ReadStringMap(spec["nodeSelector"], Join(path, "nodeSelector"), &out->node_selector));
+  BASALT_RETURN_IF_ERROR(
+      ReadStringMap(spec["nodeSelector"], Join(path, "nodeSelector"), &out->node_selector));
   BASALT_RETURN_IF_ERROR(DecodeAffinity(spec["affinity"], Join(path, "affinity"), out));
   YAML::Node tols = spec["tolerations"];
   std::string tpath = Join(path, "tolerations");
@@ -523,9 +553,11 @@ Status DecodePodSpec(const YAML::Node& spec, const std::string& path, PodSpec* o
       BASALT_RETURN_IF_ERROR(ReadString(tols[i], "effect", ip, &t.effect));
       if (t.op.empty()) t.op = "Equal";
       if (t.op != "Equal" && t.op != "Exists") {
-        return FieldError(Join(ip, "operator"), "unknown operator \"" + t.op + "\" (want Equal or Exists)");
+        return FieldError(Join(ip, "operator"),
+                          "unknown operator \"" + t.op + "\" (want Equal or Exists)");
       }
-      if (!t.effect.empty() && t.effect != "NoSchedule" && t.effect != "PreferNoSchedule" && t.effect != "NoExecute") {
+      if (!t.effect.empty() && t.effect != "NoSchedule" && t.effect != "PreferNoSchedule" &&
+          t.effect != "NoExecute") {
         return FieldError(Join(ip, "effect"), "unknown effect \"" + t.effect + "\"");
       }
       out->tolerations.push_back(t);
@@ -535,7 +567,8 @@ Status DecodePodSpec(const YAML::Node& spec, const std::string& path, PodSpec* o
     std::string pp;
     BASALT_RETURN_IF_ERROR(ReadString(spec, "preemptionPolicy", path, &pp));
     if (pp != "Never" && pp != "PreemptLowerPriority") {
-      return FieldError(Join(path, "preemptionPolicy"), "want Never or PreemptLowerPriority, got \"" + pp + "\"");
+      return FieldError(Join(path, "preemptionPolicy"),
+                        "want Never or PreemptLowerPriority, got \"" + pp + "\"");
     }
     out->preemption_policy = pp;
   }
@@ -556,7 +589,8 @@ Status DecodePod(const YAML::Node& doc, Pod* pod) {
   BASALT_RETURN_IF_ERROR(ExpectMap(st, "status"));
   if (Present(st)) {
     BASALT_RETURN_IF_ERROR(ReadString(st, "phase", "status", &pod->phase));
-    BASALT_RETURN_IF_ERROR(ReadString(st, "nominatedNodeName", "status", &pod->nominated_node_name));
+    BASALT_RETURN_IF_ERROR(
+        ReadString(st, "nominatedNodeName", "status", &pod->nominated_node_name));
     // The first container's exit code, for vcjob `exitCode` policies.
     YAML::Node cs = st["containerStatuses"];
     BASALT_RETURN_IF_ERROR(ExpectList(cs, "status.containerStatuses"));
@@ -567,16 +601,18 @@ Status DecodePod(const YAML::Node& doc, Pod* pod) {
       YAML::Node term = Present(state) ? state["terminated"] : YAML::Node();
       BASALT_RETURN_IF_ERROR(ExpectMap(term, "status.containerStatuses[0].state.terminated"));
       if (Present(term)) {
-        BASALT_RETURN_IF_ERROR(
-            ReadInt(term, "exitCode", "status.containerStatuses[0].state.terminated", &pod->exit_code));
+        BASALT_RETURN_IF_ERROR(ReadInt(
+            term, "exitCode", "status.containerStatuses[0].state.terminated", &pod->exit_code));
       }
     }
   }
-  static const std::set<std::string> kPhases = {"Pending", "Running", "Succeeded", "Failed", "Unknown"};
+  static const std::set<std::string> kPhases = {"Pending", "Running", "Succeeded", "Failed",
+                                                "Unknown"};
   if (pod->phase.empty()) pod->phase = "Pending";
   if (!kPhases.count(pod->phase)) {
-    return FieldError("status.phase", "unknown phase \"" + pod->phase +
-                                          "\" (want Pending, Running, Succeeded, Failed or Unknown)");
+    return FieldError("status.phase",
+                      "unknown phase \"" + pod->phase +
+                          "\" (want Pending, Running, Succeeded, Failed or Unknown)");
   }
   if (pod->phase == "Running" && pod->spec.node_name.empty()) {
     return FieldError("spec.nodeName", "a Running pod must name its node");
@@ -602,7 +638,9 @@ Status DecodeNode(const YAML::Node& doc, Node* node) {
         BASALT_RETURN_IF_ERROR(ReadString(taints[i], "effect", ip, &t.effect));
         if (t.key.empty()) return FieldError(Join(ip, "key"), "missing");
         if (t.effect != "NoSchedule" && t.effect != "PreferNoSchedule" && t.effect != "NoExecute") {
-          return FieldError(Join(ip, "effect"), "want NoSchedule, PreferNoSchedule or NoExecute, got \"" + t.effect + "\"");
+          return FieldError(
+              Join(ip, "effect"),
+              "want NoSchedule, PreferNoSchedule or NoExecute, got \"" + t.effect + "\"");
         }
         node->taints.push_back(t);
       }
@@ -615,7 +653,8 @@ Status DecodeNode(const YAML::Node& doc, Node* node) {
   }
   BASALT_ASSIGN_OR_RETURN(node->capacity, DecodeResourceList(st["capacity"], "status.capacity"));
   if (Present(st["allocatable"])) {
-    BASALT_ASSIGN_OR_RETURN(node->allocatable, DecodeResourceList(st["allocatable"], "status.allocatable"));
+    BASALT_ASSIGN_OR_RETURN(node->allocatable,
+                            DecodeResourceList(st["allocatable"], "status.allocatable"));
   } else {
     node->allocatable = node->capacity;
   }
@@ -641,19 +680,23 @@ Status DecodePriorityClass(const YAML::Node& doc, PriorityClass* pc) {
   BASALT_RETURN_IF_ERROR(ReadBool(doc, "globalDefault", "", &pc->global_default));
   BASALT_RETURN_IF_ERROR(ReadString(doc, "preemptionPolicy", "", &pc->preemption_policy));
   if (pc->preemption_policy != "Never" && pc->preemption_policy != "PreemptLowerPriority") {
-    return FieldError("preemptionPolicy", "want Never or PreemptLowerPriority, got \"" + pc->preemption_policy + "\"");
+    return FieldError("preemptionPolicy",
+                      "want Never or PreemptLowerPriority, got \"" + pc->preemption_policy + "\"");
   }
   return Status::Ok();
 }
 
-Status DecodeNodeGroupTerms(const YAML::Node& n, const std::string& path, std::optional<NodeGroupTerms>* out) {
+Status DecodeNodeGroupTerms(const YAML::Node& n, const std::string& path,
+                            std::optional<NodeGroupTerms>* out) {
   BASALT_RETURN_IF_ERROR(ExpectMap(n, path));
   if (!Present(n)) return Status::Ok();
   NodeGroupTerms t;
-  BASALT_ASSIGN_OR_RETURN(t.required, ReadStringList(n["requiredDuringSchedulingIgnoredDuringExecution"],
-                                                     Join(path, "requiredDuringSchedulingIgnoredDuringExecution")));
-  BASALT_ASSIGN_OR_RETURN(t.preferred, ReadStringList(n["preferredDuringSchedulingIgnoredDuringExecution"],
-                                                      Join(path, "preferredDuringSchedulingIgnoredDuringExecution")));
+  BASALT_ASSIGN_OR_RETURN(
+      t.required, ReadStringList(n["requiredDuringSchedulingIgnoredDuringExecution"],
+                                 Join(path, "requiredDuringSchedulingIgnoredDuringExecution")));
+  BASALT_ASSIGN_OR_RETURN(
+      t.preferred, ReadStringList(n["preferredDuringSchedulingIgnoredDuringExecution"],
+                                  Join(path, "preferredDuringSchedulingIgnoredDuringExecution")));
   *out = std::move(t);
   return Status::Ok();
 }
@@ -666,7 +709,8 @@ Status DecodeQueue(const YAML::Node& doc, Queue* q) {
     BASALT_RETURN_IF_ERROR(ReadInt(spec, "weight", "spec", &q->weight, 0, INT32_MAX));
     if (q->weight == 0) q->weight = 1;  // Volcano's mutating webhook turns 0 into 1
     if (Present(spec["capability"])) {
-      BASALT_ASSIGN_OR_RETURN(q->capability, DecodeResourceList(spec["capability"], "spec.capability"));
+      BASALT_ASSIGN_OR_RETURN(q->capability,
+                              DecodeResourceList(spec["capability"], "spec.capability"));
     }
     if (Present(spec["deserved"])) {
       BASALT_ASSIGN_OR_RETURN(q->deserved, DecodeResourceList(spec["deserved"], "spec.deserved"));
@@ -674,7 +718,8 @@ Status DecodeQueue(const YAML::Node& doc, Queue* q) {
     YAML::Node g = spec["guarantee"];
     BASALT_RETURN_IF_ERROR(ExpectMap(g, "spec.guarantee"));
     if (Present(g) && Present(g["resource"])) {
-      BASALT_ASSIGN_OR_RETURN(q->guarantee, DecodeResourceList(g["resource"], "spec.guarantee.resource"));
+      BASALT_ASSIGN_OR_RETURN(q->guarantee,
+                              DecodeResourceList(g["resource"], "spec.guarantee.resource"));
     }
     BASALT_RETURN_IF_ERROR(ReadInt(spec, "priority", "spec", &q->priority));
     if (Present(spec["reclaimable"])) {
@@ -686,9 +731,10 @@ Status DecodeQueue(const YAML::Node& doc, Queue* q) {
     BASALT_RETURN_IF_ERROR(ExpectMap(aff, "spec.affinity"));
     if (Present(aff)) {
       QueueAffinity a;
-      BASALT_RETURN_IF_ERROR(
-          DecodeNodeGroupTerms(aff["nodeGroupAffinity"], "spec.affinity.nodeGroupAffinity", &a.node_group_affinity));
-      BASALT_RETURN_IF_ERROR(DecodeNodeGroupTerms(aff["nodeGroupAntiAffinity"], "spec.affinity.nodeGroupAntiAffinity",
+      BASALT_RETURN_IF_ERROR(DecodeNodeGroupTerms(
+          aff["nodeGroupAffinity"], "spec.affinity.nodeGroupAffinity", &a.node_group_affinity));
+      BASALT_RETURN_IF_ERROR(DecodeNodeGroupTerms(aff["nodeGroupAntiAffinity"],
+                                                  "spec.affinity.nodeGroupAntiAffinity",
                                                   &a.node_group_anti_affinity));
       q->affinity = std::move(a);
     }
@@ -699,7 +745,8 @@ Status DecodeQueue(const YAML::Node& doc, Queue* q) {
   if (q->state.empty()) q->state = "Open";
   static const std::set<std::string> kStates = {"Open", "Closed", "Closing", "Unknown"};
   if (!kStates.count(q->state)) {
-    return FieldError("status.state", "unknown state \"" + q->state + "\" (want Open, Closed, Closing or Unknown)");
+    return FieldError("status.state",
+                      "unknown state \"" + q->state + "\" (want Open, Closed, Closing or Unknown)");
   }
   return Status::Ok();
 }
@@ -715,30 +762,35 @@ Status DecodePodGroup(const YAML::Node& doc, PodGroup* pg) {
     if (Present(mtm)) {
       for (const auto& kv : mtm) {
         BASALT_ASSIGN_OR_RETURN(std::string role, KeyText(kv.first, "spec.minTaskMember"));
-        BASALT_ASSIGN_OR_RETURN(int64_t v, GetInt(kv.second, "spec.minTaskMember." + role, 0, INT32_MAX));
+        BASALT_ASSIGN_OR_RETURN(int64_t v,
+                                GetInt(kv.second, "spec.minTaskMember." + role, 0, INT32_MAX));
         pg->min_task_member[role] = static_cast<int32_t>(v);
       }
     }
     BASALT_RETURN_IF_ERROR(ReadString(spec, "queue", "spec", &pg->queue));
     BASALT_RETURN_IF_ERROR(ReadString(spec, "priorityClassName", "spec", &pg->priority_class_name));
     if (Present(spec["minResources"])) {
-      BASALT_ASSIGN_OR_RETURN(pg->min_resources, DecodeResourceList(spec["minResources"], "spec.minResources"));
+      BASALT_ASSIGN_OR_RETURN(pg->min_resources,
+                              DecodeResourceList(spec["minResources"], "spec.minResources"));
     }
   }
   YAML::Node st = doc["status"];
   BASALT_RETURN_IF_ERROR(ExpectMap(st, "status"));
   if (Present(st)) BASALT_RETURN_IF_ERROR(ReadString(st, "phase", "status", &pg->phase));
-  static const std::set<std::string> kPhases = {"", "Pending", "Inqueue", "Running", "Unknown", "Completed"};
+  static const std::set<std::string> kPhases = {"",        "Pending", "Inqueue",
+                                                "Running", "Unknown", "Completed"};
   if (!kPhases.count(pg->phase)) {
-    return FieldError("status.phase", "unknown phase \"" + pg->phase +
-                                          "\" (want Pending, Inqueue, Running, Unknown or Completed)");
+    return FieldError("status.phase",
+                      "unknown phase \"" + pg->phase +
+                          "\" (want Pending, Inqueue, Running, Unknown or Completed)");
   }
   return Status::Ok();
 }
 
 bool IsOwnerKind(const std::string& api_version, const std::string& kind) {
   if (api_version == "apps/v1") {
-    return kind == "Deployment" || kind == "ReplicaSet" || kind == "StatefulSet" || kind == "DaemonSet";
+    return kind == "Deployment" || kind == "ReplicaSet" || kind == "StatefulSet" ||
+           kind == "DaemonSet";
   }
   if (api_version == "batch/v1") return kind == "Job" || kind == "CronJob";
   return false;
@@ -756,13 +808,16 @@ std::string DocLabel(const YAML::Node& doc, const std::string& kind) {
   return label;
 }
 
-std::string FileLine(const std::string& file, int line) { return file + ":" + std::to_string(line + 1); }
+std::string FileLine(const std::string& file, int line) {
+  return file + ":" + std::to_string(line + 1);
+}
 
 // Decodes one document. `source` prefixes messages and becomes `meta.source`.
 // `file` (may be empty) lets List items name their own line ("file:<item line>").
 Status DecodeDocument(const YAML::Node& doc, const std::string& file, const std::string& source,
                       bool allow_list, ClusterObjects* out) {
-  if (!doc.IsMap()) return Status::InvalidArgument(source + ": expected an object, got " + KindOf(doc));
+  if (!doc.IsMap())
+    return Status::InvalidArgument(source + ": expected an object, got " + KindOf(doc));
   std::string kind, api_version;
   YAML::Node kind_node = doc["kind"];
   YAML::Node version_node = doc["apiVersion"];
@@ -770,23 +825,27 @@ Status DecodeDocument(const YAML::Node& doc, const std::string& file, const std:
     return Status::InvalidArgument(source + ": kind: expected a string, got " + KindOf(kind_node));
   }
   if (Present(version_node) && !version_node.IsScalar()) {
-    return Status::InvalidArgument(source + ": apiVersion: expected a string, got " + KindOf(version_node));
+    return Status::InvalidArgument(source + ": apiVersion: expected a string, got " +
+                                   KindOf(version_node));
   }
   if (Present(kind_node)) kind = kind_node.Scalar();
   if (Present(version_node)) api_version = version_node.Scalar();
   if (kind.empty()) return Status::InvalidArgument(source + ": kind: missing");
   if (kind == "List") {
-    if (!allow_list) return Status::InvalidArgument(source + ": kind: a List cannot contain another List");
+    if (!allow_list)
+      return Status::InvalidArgument(source + ": kind: a List cannot contain another List");
     YAML::Node items = doc["items"];
     if (Present(items) && !items.IsSequence()) {
-      return Status::InvalidArgument(source + ": List: items: expected a list, got " + KindOf(items));
+      return Status::InvalidArgument(source + ": List: items: expected a list, got " +
+                                     KindOf(items));
     }
     if (!Present(items)) return Status::Ok();
     size_t i = 0;
     for (const auto& item : items) {
       // Each item reports its own line; without a file, the List's source and index.
-      std::string item_source = file.empty() || item.Mark().line < 0 ? source + " items[" + std::to_string(i) + "]"
-                                                                      : FileLine(file, item.Mark().line);
+      std::string item_source = file.empty() || item.Mark().line < 0
+                                    ? source + " items[" + std::to_string(i) + "]"
+                                    : FileLine(file, item.Mark().line);
       BASALT_RETURN_IF_ERROR(DecodeDocument(item, file, item_source, false, out));
       ++i;
     }
@@ -800,8 +859,8 @@ Status DecodeDocument(const YAML::Node& doc, const std::string& file, const std:
     }
     std::string want;
     for (const char* v : versions) want += std::string(want.empty() ? "" : " or ") + v;
-    return Status::InvalidArgument(context + ": apiVersion: \"" + api_version + "\" is not supported for " +
-                                   kind + " (want " + want + ")");
+    return Status::InvalidArgument(context + ": apiVersion: \"" + api_version +
+                                   "\" is not supported for " + kind + " (want " + want + ")");
   };
   Status st;
   if (kind == "Pod") {
@@ -879,7 +938,8 @@ Status DecodeDocument(const YAML::Node& doc, const std::string& file, const std:
         context + ": kind: unsupported kind \"" + kind + "\" with apiVersion \"" + api_version +
         "\" (supported: v1 Node, Pod, Namespace; scheduling.k8s.io/v1 PriorityClass; "
         "scheduling.volcano.sh/v1beta1 Queue, PodGroup; batch.volcano.sh/v1alpha1 Job; "
-        "bus.volcano.sh/v1alpha1 Command; flow.volcano.sh/v1alpha1 JobTemplate, JobFlow; nodeinfo.volcano.sh/v1alpha1 Numatopology; "
+        "bus.volcano.sh/v1alpha1 Command; flow.volcano.sh/v1alpha1 JobTemplate, JobFlow; "
+        "nodeinfo.volcano.sh/v1alpha1 Numatopology; "
         "apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job, CronJob)");
   }
   return st.WithContext(context);
@@ -909,10 +969,13 @@ class DocumentStarts : public YAML::EventHandler {
   void OnDocumentEnd() override {}
   void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
   void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
-  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
   void OnSequenceEnd() override {}
-  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
   void OnMapEnd() override {}
   // A document takes at least one character: more documents than characters
   // means no progress too, whatever the marks say.
@@ -939,8 +1002,9 @@ Status CheckParserProgress(const std::string& text, const std::string& file) {
       const unsigned char c = static_cast<unsigned char>(text[m.pos]);
       if (c > 0x20 && c < 0x7f) what = std::string("unexpected \"") + static_cast<char>(c) + "\"";
     }
-    return Status::InvalidArgument(file + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1) +
-                                   ": malformed YAML/JSON: " + what + " after the end of a document");
+    return Status::InvalidArgument(file + ":" + std::to_string(m.line + 1) + ":" +
+                                   std::to_string(m.column + 1) + ": malformed YAML/JSON: " + what +
+                                   " after the end of a document");
   }
   return Status::Ok();
 }
@@ -963,10 +1027,12 @@ Status DecodeText(const std::string& text, const std::string& file, ClusterObjec
     docs = YAML::LoadAll(text);
   } catch (const YAML::DeepRecursion& e) {
     return Status::InvalidArgument(file + ":" + std::to_string(e.mark.line + 1) + ":" +
-                                   std::to_string(e.mark.column + 1) + ": malformed YAML/JSON: nested too deeply");
+                                   std::to_string(e.mark.column + 1) +
+                                   ": malformed YAML/JSON: nested too deeply");
   } catch (const YAML::Exception& e) {
     return Status::InvalidArgument(file + ":" + std::to_string(e.mark.line + 1) + ":" +
-                                   std::to_string(e.mark.column + 1) + ": malformed YAML/JSON: " + e.msg);
+                                   std::to_string(e.mark.column + 1) +
+                                   ": malformed YAML/JSON: " + e.msg);
   } catch (const std::exception& e) {
     return Status::InvalidArgument(file + ": malformed YAML/JSON: " + e.what());
   }
@@ -987,7 +1053,8 @@ Status DecodeText(const std::string& text, const std::string& file, ClusterObjec
         // located by where they start); the offending node's line is appended.
         std::string label = SafeLabel(d);
         std::string msg = shape.message();
-        if (bad_line >= 0 && bad_line != doc_line) msg += " (line " + std::to_string(bad_line + 1) + ")";
+        if (bad_line >= 0 && bad_line != doc_line)
+          msg += " (line " + std::to_string(bad_line + 1) + ")";
         return Status::InvalidArgument(source + ": " + (label.empty() ? "" : label + ": ") + msg);
       }
       BASALT_RETURN_IF_ERROR(DecodeDocument(d, file, source, true, out));

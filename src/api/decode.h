@@ -34,8 +34,8 @@
 #include <string_view>
 #include <vector>
 
-#include "api/numatopology.h"
 #include "api/jobflow.h"
+#include "api/numatopology.h"
 #include "api/objects.h"
 #include "api/status.h"
 

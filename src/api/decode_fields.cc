@@ -6,20 +6,27 @@ namespace basalt::decode_fields {
 
 std::string KindOf(const YAML::Node& n) {
   switch (n.Type()) {
-    case YAML::NodeType::Map: return "an object";
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Scalar: return "a scalar";
-    case YAML::NodeType::Null: return "null";
-    default: return "nothing";
+    case YAML::NodeType::Map:
+      return "an object";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Scalar:
+      return "a scalar";
+    case YAML::NodeType::Null:
+      return "null";
+    default:
+      return "nothing";
   }
 }
 
 Status ExpectMap(const YAML::Node& n, const std::string& field) {
-  if (n && !n.IsNull() && !n.IsMap()) return FieldError(field, "expected an object, got " + KindOf(n));
+  if (n && !n.IsNull() && !n.IsMap())
+    return FieldError(field, "expected an object, got " + KindOf(n));
   return Status::Ok();
 }
 Status ExpectList(const YAML::Node& n, const std::string& field) {
-  if (n && !n.IsNull() && !n.IsSequence()) return FieldError(field, "expected a list, got " + KindOf(n));
+  if (n && !n.IsNull() && !n.IsSequence())
+    return FieldError(field, "expected a list, got " + KindOf(n));
   return Status::Ok();
 }
 // `CheckYamlTree` already refuses non-scalar keys; this keeps `DecodeObject` /
@@ -34,7 +41,8 @@ Result<std::string> GetString(const YAML::Node& n, const std::string& field) {
   return n.Scalar();
 }
 
-Status ReadString(const YAML::Node& parent, const char* key, const std::string& path, std::string* out) {
+Status ReadString(const YAML::Node& parent, const char* key, const std::string& path,
+                  std::string* out) {
   YAML::Node n = parent[key];
   if (!Present(n)) return Status::Ok();
   BASALT_ASSIGN_OR_RETURN(*out, GetString(n, Join(path, key)));
@@ -61,7 +69,8 @@ Result<int64_t> GetInt(const YAML::Node& n, const std::string& field, int64_t lo
     }
   }
   auto out_of_range = [&] {
-    return FieldError(field, "value " + s + " out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    return FieldError(field, "value " + s + " out of range [" + std::to_string(lo) + ", " +
+                                 std::to_string(hi) + "]");
   };
   if (overflow || (!negative && mag == kCap)) return out_of_range();
   int64_t v = negative ? static_cast<int64_t>(0 - mag) : static_cast<int64_t>(mag);
@@ -84,7 +93,8 @@ Status ReadBool(const YAML::Node& parent, const char* key, const std::string& pa
   return Status::Ok();
 }
 
-Status ReadStringMap(const YAML::Node& n, const std::string& field, std::map<std::string, std::string>* out) {
+Status ReadStringMap(const YAML::Node& n, const std::string& field,
+                     std::map<std::string, std::string>* out) {
   if (!Present(n)) return Status::Ok();
   BASALT_RETURN_IF_ERROR(ExpectMap(n, field));
   for (const auto& kv : n) {

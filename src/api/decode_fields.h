@@ -28,7 +28,9 @@ inline std::string Join(const std::string& parent, const std::string& key) {
 inline bool Present(const YAML::Node& n) { return n.IsDefined() && !n.IsNull(); }
 
 // "parent[i]".
-inline std::string Index(const std::string& parent, size_t i) { return parent + "[" + std::to_string(i) + "]"; }
+inline std::string Index(const std::string& parent, size_t i) {
+  return parent + "[" + std::to_string(i) + "]";
+}
 
 // "an object", "a list", "a scalar", "null" or "nothing", for messages.
 std::string KindOf(const YAML::Node& n);
@@ -37,7 +39,8 @@ Status ExpectList(const YAML::Node& n, const std::string& field);
 // The text of a mapping key (non-scalar keys are refused).
 Result<std::string> KeyText(const YAML::Node& key, const std::string& field);
 Result<std::string> GetString(const YAML::Node& n, const std::string& field);
-Status ReadString(const YAML::Node& parent, const char* key, const std::string& path, std::string* out);
+Status ReadString(const YAML::Node& parent, const char* key, const std::string& path,
+                  std::string* out);
 // A decimal integer with an optional sign, within [lo, hi]. YAML's other integer
 // spellings (0x1F, 1e3, 1_000) are refused, as Kubernetes' JSON decoding refuses them.
 Result<int64_t> GetInt(const YAML::Node& n, const std::string& field, int64_t lo, int64_t hi);
@@ -52,7 +55,8 @@ Status ReadInt(const YAML::Node& parent, const char* key, const std::string& pat
 }
 Result<bool> GetBool(const YAML::Node& n, const std::string& field);
 Status ReadBool(const YAML::Node& parent, const char* key, const std::string& path, bool* out);
-Status ReadStringMap(const YAML::Node& n, const std::string& field, std::map<std::string, std::string>* out);
+Status ReadStringMap(const YAML::Node& n, const std::string& field,
+                     std::map<std::string, std::string>* out);
 Result<std::vector<std::string>> ReadStringList(const YAML::Node& n, const std::string& field);
 
 }  // namespace basalt::decode_fields

@@ -13,7 +13,8 @@ using namespace decode_fields;  // NOLINT: the shared field readers
 
 namespace {
 
-Status DecodePolicies(const YAML::Node& n, const std::string& path, std::vector<LifecyclePolicy>* out) {
+Status DecodePolicies(const YAML::Node& n, const std::string& path,
+                      std::vector<LifecyclePolicy>* out) {
   BASALT_RETURN_IF_ERROR(ExpectList(n, path));
   if (!Present(n)) return Status::Ok();
   for (size_t i = 0; i < n.size(); ++i) {
@@ -23,7 +24,8 @@ Status DecodePolicies(const YAML::Node& n, const std::string& path, std::vector<
     std::string event;
     BASALT_RETURN_IF_ERROR(ReadString(n[i], "event", ip, &event));
     if (!event.empty()) p.events.push_back(event);
-    BASALT_ASSIGN_OR_RETURN(std::vector<std::string> events, ReadStringList(n[i]["events"], Join(ip, "events")));
+    BASALT_ASSIGN_OR_RETURN(std::vector<std::string> events,
+                            ReadStringList(n[i]["events"], Join(ip, "events")));
     p.events.insert(p.events.end(), events.begin(), events.end());
     BASALT_RETURN_IF_ERROR(ReadString(n[i], "action", ip, &p.action));
     if (Present(n[i]["exitCode"])) {
@@ -46,12 +48,14 @@ Status DecodeTemplateNames(const YAML::Node& spec, const std::string& path, JobT
   if (!Present(spec)) return Status::Ok();
   BASALT_RETURN_IF_ERROR(ReadString(spec, "hostname", path, &t->hostname));
   BASALT_RETURN_IF_ERROR(ReadString(spec, "subdomain", path, &t->subdomain));
-  for (auto [key, out] : {std::pair{"containers", &t->container_names}, {"initContainers", &t->init_container_names}}) {
+  for (auto [key, out] : {std::pair{"containers", &t->container_names},
+                          {"initContainers", &t->init_container_names}}) {
     YAML::Node list = spec[key];
     if (!Present(list) || !list.IsSequence()) continue;  // shape checked by DecodePodSpec
     for (size_t i = 0; i < list.size(); ++i) {
       std::string name;
-      if (list[i].IsMap()) BASALT_RETURN_IF_ERROR(ReadString(list[i], "name", Index(Join(path, key), i), &name));
+      if (list[i].IsMap())
+        BASALT_RETURN_IF_ERROR(ReadString(list[i], "name", Index(Join(path, key), i), &name));
       out->push_back(name);
     }
   }
@@ -65,7 +69,8 @@ Status DecodeVcJob(const YAML::Node& doc, VcJob* job) {
   YAML::Node spec = doc["spec"];
   if (!Present(spec)) return FieldError("spec", "missing");
   BASALT_RETURN_IF_ERROR(ExpectMap(spec, "spec"));
-  BASALT_RETURN_IF_ERROR(ReadInt(spec, "minAvailable", "spec", &job->min_available, INT32_MIN, INT32_MAX));
+  BASALT_RETURN_IF_ERROR(
+      ReadInt(spec, "minAvailable", "spec", &job->min_available, INT32_MIN, INT32_MAX));
   if (Present(spec["minSuccess"])) {
     int32_t ms = 0;
     BASALT_RETURN_IF_ERROR(ReadInt(spec, "minSuccess", "spec", &ms));
@@ -96,7 +101,8 @@ Status DecodeVcJob(const YAML::Node& doc, VcJob* job) {
   }
   YAML::Node tasks = spec["tasks"];
   BASALT_RETURN_IF_ERROR(ExpectList(tasks, "spec.tasks"));
-  if (!Present(tasks) || tasks.size() == 0) return FieldError("spec.tasks", "missing (a job needs at least one task)");
+  if (!Present(tasks) || tasks.size() == 0)
+    return FieldError("spec.tasks", "missing (a job needs at least one task)");
   for (size_t i = 0; i < tasks.size(); ++i) {
     std::string ip = Index("spec.tasks", i);
     BASALT_RETURN_IF_ERROR(ExpectMap(tasks[i], ip));
@@ -117,9 +123,10 @@ Status DecodeVcJob(const YAML::Node& doc, VcJob* job) {
     YAML::Node tm = tmpl["metadata"];
     BASALT_RETURN_IF_ERROR(ExpectMap(tm, Join(tpath, "metadata")));
     if (Present(tm)) {
-      BASALT_RETURN_IF_ERROR(ReadStringMap(tm["labels"], Join(tpath, "metadata.labels"), &t.template_meta.labels));
       BASALT_RETURN_IF_ERROR(
-          ReadStringMap(tm["annotations"], Join(tpath, "metadata.annotations"), &t.template_meta.annotations));
+          ReadStringMap(tm["labels"], Join(tpath, "metadata.labels"), &t.template_meta.labels));
+      BASALT_RETURN_IF_ERROR(ReadStringMap(tm["annotations"], Join(tpath, "metadata.annotations"),
+                                           &t.template_meta.annotations));
     }
     BASALT_RETURN_IF_ERROR(DecodePodSpec(tmpl["spec"], Join(tpath, "spec"), &t.template_spec));
     BASALT_RETURN_IF_ERROR(DecodeTemplateNames(tmpl["spec"], Join(tpath, "spec"), &t));
@@ -130,7 +137,8 @@ Status DecodeVcJob(const YAML::Node& doc, VcJob* job) {
   if (Present(st)) {
     YAML::Node state = st["state"];
     BASALT_RETURN_IF_ERROR(ExpectMap(state, "status.state"));
-    if (Present(state)) BASALT_RETURN_IF_ERROR(ReadString(state, "phase", "status.state", &job->phase));
+    if (Present(state))
+      BASALT_RETURN_IF_ERROR(ReadString(state, "phase", "status.state", &job->phase));
     BASALT_RETURN_IF_ERROR(ReadInt(st, "retryCount", "status", &job->retry_count, 0, INT32_MAX));
     BASALT_RETURN_IF_ERROR(ReadInt(st, "version", "status", &job->version, 0, INT32_MAX));
   }
@@ -142,14 +150,15 @@ Status DecodeVcJob(const YAML::Node& doc, VcJob* job) {
 Status DecodeCommand(const YAML::Node& doc, Command* c) {
   BASALT_RETURN_IF_ERROR(DecodeMeta(doc, true, &c->meta));
   BASALT_RETURN_IF_ERROR(ReadString(doc, "action", "", &c->action));
-  static const std::set<std::string> kActions = {"AbortJob",   "RestartJob",   "RestartTask", "RestartPod",
-                                                 "TerminateJob", "CompleteJob", "ResumeJob",  "SyncJob",
-                                                 "OpenQueue",  "CloseQueue",   "SyncQueue",   "EnqueueJob"};
+  static const std::set<std::string> kActions = {
+      "AbortJob",  "RestartJob", "RestartTask", "RestartPod", "TerminateJob", "CompleteJob",
+      "ResumeJob", "SyncJob",    "OpenQueue",   "CloseQueue", "SyncQueue",    "EnqueueJob"};
   if (c->action.empty()) return FieldError("action", "missing");
   if (!kActions.count(c->action)) {
-    return FieldError("action", "unknown action \"" + c->action +
-                                    "\" (want AbortJob, RestartJob, ResumeJob, TerminateJob, CompleteJob, "
-                                    "OpenQueue or CloseQueue)");
+    return FieldError("action",
+                      "unknown action \"" + c->action +
+                          "\" (want AbortJob, RestartJob, ResumeJob, TerminateJob, CompleteJob, "
+                          "OpenQueue or CloseQueue)");
   }
   YAML::Node t = doc["target"];
   if (!Present(t)) return FieldError("target", "missing");

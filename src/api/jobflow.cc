@@ -24,7 +24,8 @@ Status ExpectList(const YAML::Node& n, const std::string& field) {
   return Status::Ok();
 }
 
-Status ReadString(const YAML::Node& parent, const char* key, const std::string& path, std::string* out) {
+Status ReadString(const YAML::Node& parent, const char* key, const std::string& path,
+                  std::string* out) {
   const YAML::Node n = parent[key];
   if (!Present(n)) return Status::Ok();
   if (!n.IsScalar()) return FieldError(path + "." + key, "expected a string");
@@ -39,24 +40,30 @@ Status ReadPort(const YAML::Node& parent, const std::string& path, int32_t* out)
   if (!n.IsScalar()) return FieldError(field, "expected an integer");
   const std::string& s = n.Scalar();
   int64_t v = 0;
-  if (s.empty() || s.size() > 6) return FieldError(field, "expected a port number (1-65535), got \"" + s + "\"");
+  if (s.empty() || s.size() > 6)
+    return FieldError(field, "expected a port number (1-65535), got \"" + s + "\"");
   for (char c : s) {
-    if (c < '0' || c > '9') return FieldError(field, "expected a port number (1-65535), got \"" + s + "\"");
+    if (c < '0' || c > '9')
+      return FieldError(field, "expected a port number (1-65535), got \"" + s + "\"");
     v = v * 10 + (c - '0');
   }
-  if (v < 1 || v > 65535) return FieldError(field, "expected a port number (1-65535), got \"" + s + "\"");
+  if (v < 1 || v > 65535)
+    return FieldError(field, "expected a port number (1-65535), got \"" + s + "\"");
   *out = static_cast<int32_t>(v);
   return Status::Ok();
 }
 
-std::string Index(const std::string& path, size_t i) { return path + "[" + std::to_string(i) + "]"; }
+std::string Index(const std::string& path, size_t i) {
+  return path + "[" + std::to_string(i) + "]";
+}
 
 Status DecodeProbe(const YAML::Node& n, const std::string& path, FlowProbe* probe) {
   BASALT_RETURN_IF_ERROR(ExpectMap(n, path));
   for (const auto& kv : n) {
     const std::string key = kv.first.Scalar();
     if (key != "httpGetList" && key != "tcpSocketList" && key != "taskStatusList") {
-      return FieldError(path + "." + key, "unknown field (want httpGetList, tcpSocketList or taskStatusList)");
+      return FieldError(path + "." + key,
+                        "unknown field (want httpGetList, tcpSocketList or taskStatusList)");
     }
   }
   const YAML::Node http = n["httpGetList"], tcp = n["tcpSocketList"], task = n["taskStatusList"];
@@ -100,11 +107,13 @@ Status DecodeJobFlowSpec(const YAML::Node& doc, JobFlow* flow) {
   BASALT_RETURN_IF_ERROR(ReadString(spec, "jobRetainPolicy", "spec", &flow->job_retain_policy));
   if (flow->job_retain_policy.empty()) flow->job_retain_policy = "retain";
   if (flow->job_retain_policy != "retain" && flow->job_retain_policy != "delete") {
-    return FieldError("spec.jobRetainPolicy", "must be retain or delete, got \"" + flow->job_retain_policy + "\"");
+    return FieldError("spec.jobRetainPolicy",
+                      "must be retain or delete, got \"" + flow->job_retain_policy + "\"");
   }
   const YAML::Node flows = spec["flows"];
   BASALT_RETURN_IF_ERROR(ExpectList(flows, "spec.flows"));
-  if (!Present(flows) || flows.size() == 0) return FieldError("spec.flows", "missing (a JobFlow needs at least one flow)");
+  if (!Present(flows) || flows.size() == 0)
+    return FieldError("spec.flows", "missing (a JobFlow needs at least one flow)");
   std::map<std::string, size_t> index_of;
   for (size_t i = 0; i < flows.size(); ++i) {
     const std::string ip = Index("spec.flows", i);
@@ -113,8 +122,9 @@ Status DecodeJobFlowSpec(const YAML::Node& doc, JobFlow* flow) {
     BASALT_RETURN_IF_ERROR(ReadString(flows[i], "name", ip, &f.name));
     if (f.name.empty()) return FieldError(ip + ".name", "missing");
     if (!index_of.emplace(f.name, i).second) {
-      return FieldError(ip + ".name", "flow \"" + f.name + "\" appears twice (first at spec.flows[" +
-                                   std::to_string(index_of[f.name]) + "])");
+      return FieldError(ip + ".name", "flow \"" + f.name +
+                                          "\" appears twice (first at spec.flows[" +
+                                          std::to_string(index_of[f.name]) + "])");
     }
     const YAML::Node dep = flows[i]["dependsOn"];
     const std::string dp = ip + ".dependsOn";
@@ -142,10 +152,11 @@ Status DecodeJobFlowSpec(const YAML::Node& doc, JobFlow* flow) {
     for (size_t j = 0; j < f.targets.size(); ++j) {
       if (!index_of.count(f.targets[j])) {
         return FieldError(Index(Index("spec.flows", i) + ".dependsOn.targets", j),
-                   "unknown flow \"" + f.targets[j] + "\" (not in spec.flows)");
+                          "unknown flow \"" + f.targets[j] + "\" (not in spec.flows)");
       }
       if (f.targets[j] == f.name) {
-        return FieldError(Index(Index("spec.flows", i) + ".dependsOn.targets", j), "a flow cannot depend on itself");
+        return FieldError(Index(Index("spec.flows", i) + ".dependsOn.targets", j),
+                          "a flow cannot depend on itself");
       }
     }
   }
@@ -171,15 +182,17 @@ Status DecodeJobFlowSpec(const YAML::Node& doc, JobFlow* flow) {
   return Status::Ok();
 }
 
-Status CheckJobFlowTemplates(const std::vector<JobFlow>& flows, const std::vector<VcJob>& templates) {
+Status CheckJobFlowTemplates(const std::vector<JobFlow>& flows,
+                             const std::vector<VcJob>& templates) {
   std::set<std::string> known;
   for (const VcJob& t : templates) known.insert(t.meta.Key());
   for (const JobFlow& jf : flows) {
     for (size_t i = 0; i < jf.flows.size(); ++i) {
       const std::string key = jf.meta.namespace_ + "/" + jf.flows[i].name;
       if (!known.count(key)) {
-        return Status::InvalidArgument(jf.meta.source + ": JobFlow " + jf.meta.Key() + ": spec.flows[" +
-                                       std::to_string(i) + "].name: no JobTemplate " + key + " in the input");
+        return Status::InvalidArgument(jf.meta.source + ": JobFlow " + jf.meta.Key() +
+                                       ": spec.flows[" + std::to_string(i) +
+                                       "].name: no JobTemplate " + key + " in the input");
       }
     }
   }

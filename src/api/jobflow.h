@@ -71,7 +71,8 @@ struct JobFlow {
   // Status, written by the controller. Phases as Volcano spells them:
   // Pending, Running, Succeed, Failed (Terminating is not reached here).
   std::string phase = "Pending";
-  std::vector<std::string> pending_jobs, running_jobs, completed_jobs, failed_jobs, terminated_jobs, unknown_jobs;
+  std::vector<std::string> pending_jobs, running_jobs, completed_jobs, failed_jobs, terminated_jobs,
+      unknown_jobs;
   std::vector<FlowJobStatus> job_status_list;  // in flow order
 };
 
@@ -92,6 +93,7 @@ Status DecodeJobFlowSpec(const YAML::Node& doc, JobFlow* flow);
 
 // Every flow of every JobFlow names a JobTemplate in the flow's namespace;
 // the message names the JobFlow's source, the flow and the field.
-Status CheckJobFlowTemplates(const std::vector<JobFlow>& flows, const std::vector<VcJob>& templates);
+Status CheckJobFlowTemplates(const std::vector<JobFlow>& flows,
+                             const std::vector<VcJob>& templates);
 
 }  // namespace basalt

@@ -17,10 +17,14 @@ using decode_fields::Present;
 
 std::string KindOf(const YAML::Node& n) {
   switch (n.Type()) {
-    case YAML::NodeType::Map: return "an object";
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Scalar: return "a scalar";
-    default: return "null";
+    case YAML::NodeType::Map:
+      return "an object";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Scalar:
+      return "a scalar";
+    default:
+      return "null";
   }
 }
 
@@ -30,7 +34,8 @@ Status ExpectMap(const YAML::Node& n, const std::string& field) {
 }
 
 Result<std::string> ScalarText(const YAML::Node& n, const std::string& field, const char* want) {
-  if (!n.IsScalar()) return FieldError(field, std::string("expected ") + want + ", got " + KindOf(n));
+  if (!n.IsScalar())
+    return FieldError(field, std::string("expected ") + want + ", got " + KindOf(n));
   return n.Scalar();
 }
 
@@ -39,9 +44,11 @@ Result<int64_t> ParseNonNegative(const std::string& text, const std::string& fie
   if (text.empty()) return FieldError(field, "expected a non-negative integer, got \"\"");
   int64_t v = 0;
   for (char c : text) {
-    if (c < '0' || c > '9') return FieldError(field, "expected a non-negative integer, got \"" + text + "\"");
+    if (c < '0' || c > '9')
+      return FieldError(field, "expected a non-negative integer, got \"" + text + "\"");
     v = v * 10 + (c - '0');
-    if (v > max) return FieldError(field, "value " + text + " out of range [0, " + std::to_string(max) + "]");
+    if (v > max)
+      return FieldError(field, "value " + text + " out of range [0, " + std::to_string(max) + "]");
   }
   return v;
 }
@@ -52,9 +59,11 @@ constexpr int64_t kMaxTopologyId = 4095;
 // The NUMA nodes of one machine: the plugin enumerates their subsets.
 constexpr size_t kMaxNumaNodes = 16;
 
-Status CheckPolicyValue(const std::string& key, const std::string& value, const std::string& field) {
+Status CheckPolicyValue(const std::string& key, const std::string& value,
+                        const std::string& field) {
   static const std::set<std::string> kCpu = {"none", "static"};
-  static const std::set<std::string> kTopology = {"none", "best-effort", "restricted", "single-numa-node"};
+  static const std::set<std::string> kTopology = {"none", "best-effort", "restricted",
+                                                  "single-numa-node"};
   const std::set<std::string>* known = key == kCpuManagerPolicyKey        ? &kCpu
                                        : key == kTopologyManagerPolicyKey ? &kTopology
                                                                           : nullptr;
@@ -111,7 +120,8 @@ Status DecodeNumaResources(const YAML::Node& n, const std::string& path, Numatop
         const std::string ffield = Join(field, key);
         if (key == "allocatable") {
           if (!Present(f.second)) continue;
-          BASALT_ASSIGN_OR_RETURN(std::string text, ScalarText(f.second, ffield, "a cpu-set list such as \"0-3,8\""));
+          BASALT_ASSIGN_OR_RETURN(std::string text,
+                                  ScalarText(f.second, ffield, "a cpu-set list such as \"0-3,8\""));
           Result<std::vector<int32_t>> set = ParseCpuSetList(text);
           if (!set.ok()) return set.status().WithContext(ffield);
           info.allocatable = std::move(set).value();
@@ -137,14 +147,18 @@ Status DecodeCpuDetail(const YAML::Node& n, const std::string& path, Numatopolog
     BASALT_ASSIGN_OR_RETURN(std::string key, ScalarText(kv.first, path, "a cpu id key"));
     const std::string field = Join(path, key);
     Result<int64_t> id = ParseNonNegative(key, field, kMaxTopologyId);
-    if (!id.ok()) return FieldError(field, "cpu ids must be non-negative integers (got \"" + key + "\")");
+    if (!id.ok())
+      return FieldError(field, "cpu ids must be non-negative integers (got \"" + key + "\")");
     BASALT_RETURN_IF_ERROR(ExpectMap(kv.second, field));
     CpuPlacement p;
     if (Present(kv.second)) {
       for (const auto& f : kv.second) {
         BASALT_ASSIGN_OR_RETURN(std::string fkey, ScalarText(f.first, field, "a string key"));
         const std::string ffield = Join(field, fkey);
-        int32_t* slot = fkey == "numa" ? &p.numa : fkey == "socket" ? &p.socket : fkey == "core" ? &p.core : nullptr;
+        int32_t* slot = fkey == "numa"     ? &p.numa
+                        : fkey == "socket" ? &p.socket
+                        : fkey == "core"   ? &p.core
+                                           : nullptr;
         if (slot == nullptr) return FieldError(ffield, "unknown field (want numa, socket, core)");
         if (!Present(f.second)) continue;
         BASALT_ASSIGN_OR_RETURN(std::string text, ScalarText(f.second, ffield, "an integer"));
@@ -154,7 +168,8 @@ Status DecodeCpuDetail(const YAML::Node& n, const std::string& path, Numatopolog
     }
     numa_ids.insert(p.numa);
     if (numa_ids.size() > kMaxNumaNodes) {
-      return FieldError(Join(field, "numa"), "more than " + std::to_string(kMaxNumaNodes) + " NUMA nodes");
+      return FieldError(Join(field, "numa"),
+                        "more than " + std::to_string(kMaxNumaNodes) + " NUMA nodes");
     }
     out->cpu_detail[static_cast<int32_t>(*id)] = p;
   }
@@ -183,7 +198,8 @@ Result<std::vector<int32_t>> ParseCpuSetList(const std::string& text) {
   size_t start = 0;
   while (start <= text.size() && !text.empty()) {
     size_t comma = text.find(',', start);
-    std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string part =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     auto bad = [&] {
       return Status::InvalidArgument("invalid cpu-set list \"" + text + "\": bad part \"" + part +
                                      "\" (want ids and ranges such as \"0-3,8\")");
@@ -219,7 +235,8 @@ Status DecodeNumatopologySpec(const YAML::Node& spec, const std::string& path, N
       // Memory-manager detail: Volcano's numa-aware plugin does not read it either.
       BASALT_RETURN_IF_ERROR(ExpectMap(kv.second, field));
     } else {
-      return FieldError(field, "unknown field (want policies, resReserved, numares, cpuDetail, MemoryDetail)");
+      return FieldError(
+          field, "unknown field (want policies, resReserved, numares, cpuDetail, MemoryDetail)");
     }
   }
   // A CPU the CPU manager may hand out but whose NUMA node is unknown would be
@@ -228,8 +245,9 @@ Status DecodeNumatopologySpec(const YAML::Node& spec, const std::string& path, N
   if (cpu != out->numa_resources.end()) {
     for (int32_t id : cpu->second.allocatable) {
       if (!out->cpu_detail.count(id)) {
-        return FieldError(Join(path, "numares.cpu.allocatable"),
-                          "cpu " + std::to_string(id) + " is not described in " + Join(path, "cpuDetail"));
+        return FieldError(
+            Join(path, "numares.cpu.allocatable"),
+            "cpu " + std::to_string(id) + " is not described in " + Join(path, "cpuDetail"));
       }
     }
   }
@@ -258,7 +276,8 @@ void DecodeCpuPinningInputs(const YAML::Node& spec, PodSpec* out) {
       if (cpu_request > 0 && cpu_request != cpu_limit) out->qos_guaranteed = false;
       if (mem_request > 0 && mem_request != mem_limit) out->qos_guaranteed = false;
       if (std::string(list_key) == "containers") {
-        out->container_milli_cpu.push_back(cpu_request >= 0 ? cpu_request : std::max<int64_t>(cpu_limit, 0));
+        out->container_milli_cpu.push_back(cpu_request >= 0 ? cpu_request
+                                                            : std::max<int64_t>(cpu_limit, 0));
       }
     }
   }

@@ -75,7 +75,7 @@ struct HostPort {
 
 // The scheduling-relevant part of a PodSpec (also used for vcjob task templates).
 struct PodSpec {
-  Resource request;          // effective request, incl. the implicit `pods: 1`
+  Resource request;  // effective request, incl. the implicit `pods: 1`
   bool has_priority = false;
   int32_t priority = 0;
   std::string priority_class_name;
@@ -142,7 +142,7 @@ struct Queue {
   std::optional<bool> reclaimable;
   std::string parent;
   std::optional<QueueAffinity> affinity;  // spec.affinity (nodegroup plugin)
-  std::string state = "Open";  // Open, Closed, Closing, Unknown
+  std::string state = "Open";             // Open, Closed, Closing, Unknown
   // Status written back by the scheduler.
   Resource allocated;
 

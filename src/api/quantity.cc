@@ -21,10 +21,13 @@ struct Decimal {
 };
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool IsSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
 
 Status Invalid(std::string_view text, std::string_view why) {
-  return Status::InvalidArgument("invalid quantity \"" + std::string(text) + "\": " + std::string(why));
+  return Status::InvalidArgument("invalid quantity \"" + std::string(text) +
+                                 "\": " + std::string(why));
 }
 
 // Reads a suffix into `d`. Returns false when it is not one Kubernetes knows.
@@ -39,16 +42,35 @@ bool ReadSuffix(std::string_view s, Decimal* d) {
   }
   if (s.size() == 1) {
     switch (s[0]) {
-      case 'n': d->exp10 -= 9; return true;
-      case 'u': d->exp10 -= 6; return true;
-      case 'm': d->exp10 -= 3; return true;
-      case 'k': d->exp10 += 3; return true;
-      case 'M': d->exp10 += 6; return true;
-      case 'G': d->exp10 += 9; return true;
-      case 'T': d->exp10 += 12; return true;
-      case 'P': d->exp10 += 15; return true;
-      case 'E': d->exp10 += 18; return true;
-      default: return false;
+      case 'n':
+        d->exp10 -= 9;
+        return true;
+      case 'u':
+        d->exp10 -= 6;
+        return true;
+      case 'm':
+        d->exp10 -= 3;
+        return true;
+      case 'k':
+        d->exp10 += 3;
+        return true;
+      case 'M':
+        d->exp10 += 6;
+        return true;
+      case 'G':
+        d->exp10 += 9;
+        return true;
+      case 'T':
+        d->exp10 += 12;
+        return true;
+      case 'P':
+        d->exp10 += 15;
+        return true;
+      case 'E':
+        d->exp10 += 18;
+        return true;
+      default:
+        return false;
     }
   }
   // A decimal exponent: "e" or "E", an optional sign, at least one digit.
@@ -84,7 +106,8 @@ Result<Decimal> Scan(std::string_view text) {
     frac_digits = text.substr(frac_begin, i - frac_begin);
   }
   if (int_digits.empty() && frac_digits.empty()) {
-    return Invalid(text, "expected a number (digits with an optional sign, decimal point and suffix)");
+    return Invalid(text,
+                   "expected a number (digits with an optional sign, decimal point and suffix)");
   }
   std::string_view suffix = text.substr(i);
   for (char c : suffix) {
@@ -132,8 +155,9 @@ void MultiplyDigits(std::string& digits, uint32_t factor) {
 Result<int64_t> ToInt64(std::string_view text, Decimal d, int scale10) {
   if (d.digits.empty()) return int64_t{0};
   const Status too_large = Invalid(
-      text, scale10 == 0 ? "out of range (the value must fit in a signed 64-bit integer)"
-                         : "out of range (the value in milli-units must fit in a signed 64-bit integer)");
+      text, scale10 == 0
+                ? "out of range (the value must fit in a signed 64-bit integer)"
+                : "out of range (the value in milli-units must fit in a signed 64-bit integer)");
   int64_t e = d.exp10 + scale10;
   // The integer part has size() + e digits; int64 has at most 19. Checked before
   // the binary multiplication so a huge mantissa costs nothing more.

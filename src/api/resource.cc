@@ -84,8 +84,14 @@ bool Resource::Has(ResourceId id) const {
 }
 
 void Resource::Set(ResourceId id, int64_t value) {
-  if (id == ResourceNames::kCpu) { milli_cpu_ = value; return; }
-  if (id == ResourceNames::kMemory) { memory_ = value; return; }
+  if (id == ResourceNames::kCpu) {
+    milli_cpu_ = value;
+    return;
+  }
+  if (id == ResourceNames::kMemory) {
+    memory_ = value;
+    return;
+  }
   auto it = Find(id);
   if (it != scalars_.end() && it->first == id) {
     it->second = value;
@@ -95,22 +101,31 @@ void Resource::Set(ResourceId id, int64_t value) {
 }
 
 void Resource::Erase(ResourceId id) {
-  if (id == ResourceNames::kCpu) { milli_cpu_ = 0; return; }
-  if (id == ResourceNames::kMemory) { memory_ = 0; return; }
+  if (id == ResourceNames::kCpu) {
+    milli_cpu_ = 0;
+    return;
+  }
+  if (id == ResourceNames::kMemory) {
+    memory_ = 0;
+    return;
+  }
   auto it = Find(id);
   if (it != scalars_.end() && it->first == id) scalars_.erase(it);
 }
 
 // Merges `o` into this with `op` over the union of scalar dimensions.
 template <typename Op>
-static void MergeInto(std::vector<Resource::Scalar>& mine, const std::vector<Resource::Scalar>& other,
-                      Op op) {
+static void MergeInto(std::vector<Resource::Scalar>& mine,
+                      const std::vector<Resource::Scalar>& other, Op op) {
   if (other.empty()) return;
   // Fast path: identical dimension lists (the common case for tasks of a cluster).
   if (mine.size() == other.size()) {
     bool same = true;
     for (size_t i = 0; i < mine.size(); ++i) {
-      if (mine[i].first != other[i].first) { same = false; break; }
+      if (mine[i].first != other[i].first) {
+        same = false;
+        break;
+      }
     }
     if (same) {
       for (size_t i = 0; i < mine.size(); ++i) mine[i].second = op(mine[i].second, other[i].second);
@@ -299,7 +314,8 @@ std::string Resource::ToString() const {
   std::ostringstream os;
   os << "cpu " << FormatDimension(ResourceNames::kCpu, milli_cpu_) << ", memory "
      << FormatDimension(ResourceNames::kMemory, memory_);
-  for (const auto& [id, v] : scalars_) os << ", " << ResourceNames::Name(id) << " " << FormatDimension(id, v);
+  for (const auto& [id, v] : scalars_)
+    os << ", " << ResourceNames::Name(id) << " " << FormatDimension(id, v);
   return os.str();
 }
 
@@ -309,26 +325,30 @@ Result<Resource> Resource::Parse(std::string_view text) {
   size_t pos = 0;
   while (pos < text.size()) {
     size_t comma = text.find(',', pos);
-    std::string_view item = Trim(text.substr(pos, comma == std::string_view::npos ? text.npos : comma - pos));
+    std::string_view item =
+        Trim(text.substr(pos, comma == std::string_view::npos ? text.npos : comma - pos));
     pos = comma == std::string_view::npos ? text.size() : comma + 1;
     size_t eq = item.find('=');
     if (eq == std::string_view::npos) {
-      return Status::InvalidArgument("resource item \"" + std::string(item) + "\" lacks '=' (want name=quantity)");
+      return Status::InvalidArgument("resource item \"" + std::string(item) +
+                                     "\" lacks '=' (want name=quantity)");
     }
     std::string_view name = Trim(item.substr(0, eq));
     std::string_view qty = Trim(item.substr(eq + 1));
-    if (name.empty()) return Status::InvalidArgument("resource item \"" + std::string(item) + "\" has no name");
+    if (name.empty())
+      return Status::InvalidArgument("resource item \"" + std::string(item) + "\" has no name");
     if (!seen.emplace(name).second) {
       return Status::InvalidArgument("resource \"" + std::string(name) + "\" given twice");
     }
     ResourceId id = ResourceNames::Intern(name);
-    Result<int64_t> v = id == ResourceNames::kMemory || id == ResourceNames::kPods ? ParseQuantityUnits(qty)
-                                                                                  : ParseQuantityMilli(qty);
+    Result<int64_t> v = id == ResourceNames::kMemory || id == ResourceNames::kPods
+                            ? ParseQuantityUnits(qty)
+                            : ParseQuantityMilli(qty);
     if (!v.ok()) return v.status().WithContext(name);
     if (*v > kMaxResourceValue || *v < -kMaxResourceValue) {
       return Status::InvalidArgument(std::string(name) + ": quantity \"" + std::string(qty) +
-                                     "\" is too large (the limit is " + FormatDimension(id, kMaxResourceValue) +
-                                     ")");
+                                     "\" is too large (the limit is " +
+                                     FormatDimension(id, kMaxResourceValue) + ")");
     }
     r.Set(id, *v);
   }

@@ -123,7 +123,9 @@ class Resource {
   // "cpu 2, memory 1Gi, pods 1, nvidia.com/gpu 500m": cpu and memory always, then
   // the present scalars by id, each in `FormatDimension` form (for messages and gtest).
   std::string ToString() const;
-  friend std::ostream& operator<<(std::ostream& os, const Resource& r) { return os << r.ToString(); }
+  friend std::ostream& operator<<(std::ostream& os, const Resource& r) {
+    return os << r.ToString();
+  }
 
  private:
   std::vector<Scalar>::iterator Find(ResourceId id);

@@ -16,14 +16,25 @@ namespace basalt {
 
 class [[nodiscard]] Status {
  public:
-  enum class Code { kOk, kInvalidArgument, kNotFound, kAlreadyExists, kFailedPrecondition,
-                    kUnavailable, kInternal };
+  enum class Code {
+    kOk,
+    kInvalidArgument,
+    kNotFound,
+    kAlreadyExists,
+    kFailedPrecondition,
+    kUnavailable,
+    kInternal
+  };
 
   Status() = default;
   static Status Ok() { return Status(); }
-  static Status InvalidArgument(std::string msg) { return Status(Code::kInvalidArgument, std::move(msg)); }
+  static Status InvalidArgument(std::string msg) {
+    return Status(Code::kInvalidArgument, std::move(msg));
+  }
   static Status NotFound(std::string msg) { return Status(Code::kNotFound, std::move(msg)); }
-  static Status AlreadyExists(std::string msg) { return Status(Code::kAlreadyExists, std::move(msg)); }
+  static Status AlreadyExists(std::string msg) {
+    return Status(Code::kAlreadyExists, std::move(msg));
+  }
   static Status FailedPrecondition(std::string msg) {
     return Status(Code::kFailedPrecondition, std::move(msg));
   }
@@ -59,8 +70,8 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}             // NOLINT: implicit by design
-  Result(Status status) : v_(std::move(status)) {}      // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}         // NOLINT: implicit by design
+  Result(Status status) : v_(std::move(status)) {}  // NOLINT: implicit by design
 
   bool ok() const { return std::holds_alternative<T>(v_); }
   const Status& status() const {
@@ -82,10 +93,10 @@ class [[nodiscard]] Result {
 #define BASALT_CONCAT_INNER(a, b) a##b
 #define BASALT_CONCAT(a, b) BASALT_CONCAT_INNER(a, b)
 
-#define BASALT_RETURN_IF_ERROR(expr)          \
-  do {                                        \
-    ::basalt::Status _st = (expr);            \
-    if (!_st.ok()) return _st;                \
+#define BASALT_RETURN_IF_ERROR(expr) \
+  do {                               \
+    ::basalt::Status _st = (expr);   \
+    if (!_st.ok()) return _st;       \
   } while (0)
 
 #define BASALT_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \

@@ -8,7 +8,8 @@ namespace basalt {
 
 int RunBench(const BenchRequest& request) {
   if (request.profile == "list") {
-    for (const bench::Profile& p : bench::Profiles()) std::cout << p.name << "\t" << p.description << "\n";
+    for (const bench::Profile& p : bench::Profiles())
+      std::cout << p.name << "\t" << p.description << "\n";
     return 0;
   }
   const bench::Profile* profile = bench::FindProfile(request.profile);

@@ -9,7 +9,7 @@ namespace basalt {
 struct BenchRequest {
   std::string profile;  // a name of bench/profiles.h, or "list"
   int runs = 3;
-  bool reference = false;  // SessionOptions::reference_node_selection
+  bool reference = false;       // SessionOptions::reference_node_selection
   bool full_snapshots = false;  // bench::RunOptions::full_snapshots
 };
 

@@ -68,7 +68,8 @@ std::string Bash(const std::vector<CommandNode>& nodes) {
   for (const CommandNode& n : nodes) {
     for (const std::string& f : n.value_flags) {
       if (IsFormatFlag(f)) {
-        s += "    \"" + n.path + ":" + f + "\") COMPREPLY=($(compgen -W \"json yaml\" -- \"$cur\")); return ;;\n";
+        s += "    \"" + n.path + ":" + f +
+             "\") COMPREPLY=($(compgen -W \"json yaml\" -- \"$cur\")); return ;;\n";
       } else {
         s += "    \"" + n.path + ":" + f + "\") COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n";
       }
@@ -76,7 +77,8 @@ std::string Bash(const std::vector<CommandNode>& nodes) {
   }
   s += "  esac\n";
   s += "  case \"$path\" in\n";
-  for (const CommandNode& n : nodes) s += "    \"" + n.path + "\") words=\"" + Join(n.words, " ") + "\" ;;\n";
+  for (const CommandNode& n : nodes)
+    s += "    \"" + n.path + "\") words=\"" + Join(n.words, " ") + "\" ;;\n";
   s += "  esac\n";
   s += "  COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n";
   s += "}\n";
@@ -103,8 +105,8 @@ std::string Zsh(const std::vector<CommandNode>& nodes) {
   s += "  case \"$cmdpath:$prev\" in\n";
   for (const CommandNode& n : nodes) {
     for (const std::string& f : n.value_flags) {
-      s += "    (\"" + n.path + ":" + f + "\") " + (IsFormatFlag(f) ? "compadd -- json yaml" : "_files") +
-           "; return ;;\n";
+      s += "    (\"" + n.path + ":" + f + "\") " +
+           (IsFormatFlag(f) ? "compadd -- json yaml" : "_files") + "; return ;;\n";
     }
   }
   s += "  esac\n";
@@ -115,7 +117,8 @@ std::string Zsh(const std::vector<CommandNode>& nodes) {
   s += "  esac\n";
   s += "  compadd -- $candidates\n";
   s += "}\n";
-  s += "if [[ \"${funcstack[1]}\" = \"_basalt\" ]]; then\n  _basalt \"$@\"\nelse\n  compdef _basalt basalt\nfi\n";
+  s += "if [[ \"${funcstack[1]}\" = \"_basalt\" ]]; then\n  _basalt \"$@\"\nelse\n  compdef "
+       "_basalt basalt\nfi\n";
   return s;
 }
 
@@ -133,7 +136,8 @@ void AddCompletionCommand(CLI::App& app, CliOutcome* outcome) {
   auto shell = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand("completion", "Print a shell completion script (bash or zsh)");
   cmd->add_option("shell", *shell, "bash or zsh")->required();
-  cmd->footer(Examples({"source <(basalt completion bash)", "basalt completion zsh > \"${fpath[1]}/_basalt\""}));
+  cmd->footer(Examples(
+      {"source <(basalt completion bash)", "basalt completion zsh > \"${fpath[1]}/_basalt\""}));
   const CLI::App* root = &app;
   SetAction(cmd, outcome, [root, shell]() -> Status {
     BASALT_ASSIGN_OR_RETURN(std::string script, CompletionScript(*root, *shell));

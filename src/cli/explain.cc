@@ -1,7 +1,6 @@
 #include "cli/explain.h"
 
 #include <CLI/CLI.hpp>
-
 #include <algorithm>
 #include <fstream>
 #include <iostream>
@@ -9,11 +8,11 @@
 
 #include "actions/builtin.h"
 #include "api/decode.h"
-#include "cli/explain_live.h"
-#include "cli/explain_probe.h"
+#include "live/live_state.h"
+#include "engine/explain_probe.h"
 #include "cli/schedule.h"
 #include "plugins/builtin.h"
-#include "sim/cycle_runner.h"
+#include "engine/cycle_runner.h"
 
 namespace basalt {
 namespace {
@@ -29,11 +28,12 @@ constexpr int kMaxAdvances = 3;
 // "pod/x", "po/x" -> Pod; "job/x", "vcjob/x", "vj/x" -> Job; "podgroup/x", "pg/x" -> PodGroup.
 std::string KindOfWord(const std::string& word) {
   static const std::map<std::string, std::string> kKinds = {
-      {"pod", "Pod"},       {"pods", "Pod"},           {"po", "Pod"},       {"job", "Job"},
-      {"jobs", "Job"},      {"vcjob", "Job"},          {"vcjobs", "Job"},   {"vj", "Job"},
+      {"pod", "Pod"},           {"pods", "Pod"},           {"po", "Pod"},     {"job", "Job"},
+      {"jobs", "Job"},          {"vcjob", "Job"},          {"vcjobs", "Job"}, {"vj", "Job"},
       {"podgroup", "PodGroup"}, {"podgroups", "PodGroup"}, {"pg", "PodGroup"}};
   std::string lower = word;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   auto it = kKinds.find(lower);
   return it == kKinds.end() ? "" : it->second;
 }
@@ -61,11 +61,13 @@ Result<ParsedTarget> ParseTarget(const std::string& target, const std::string& n
 }
 
 // The subject as it is in the store now (after the controllers' sync).
-Result<ExplainSubject> FindSubject(const ClusterState& state, const ParsedTarget& t, const std::string& where) {
+Result<ExplainSubject> FindSubject(const ClusterState& state, const ParsedTarget& t,
+                                   const std::string& where) {
   const bool any = t.kind.empty();
   if ((any || t.kind == "Pod") && state.pods().count(t.key)) return ExplainSubject{"Pod", t.key};
   if ((any || t.kind == "Job") && state.jobs().count(t.key)) return ExplainSubject{"Job", t.key};
-  if ((any || t.kind == "PodGroup") && state.podgroups().count(t.key)) return ExplainSubject{"PodGroup", t.key};
+  if ((any || t.kind == "PodGroup") && state.podgroups().count(t.key))
+    return ExplainSubject{"PodGroup", t.key};
   const std::string what = any ? "no Pod, Job or PodGroup" : "no " + t.kind;
   return Status::NotFound(what + " named " + t.key + " in " + where);
 }
@@ -83,10 +85,16 @@ Result<std::string> ReadConf(const ExplainRequest& req, std::string* source) {
   return ReadSchedulerConfFile(req.conf_path);
 }
 
-Json OptionalResource(const std::optional<Resource>& r) { return r ? ResourceJson(*r) : Json(nullptr); }
+Json OptionalResource(const std::optional<Resource>& r) {
+  return r ? ResourceJson(*r) : Json(nullptr);
+}
 
 Json VictimJson(const ExplainVictim& v) {
-  return {{"pod", v.pod}, {"node", v.node}, {"queue", v.queue}, {"podgroup", v.podgroup}, {"action", v.action}};
+  return {{"pod", v.pod},
+          {"node", v.node},
+          {"queue", v.queue},
+          {"podgroup", v.podgroup},
+          {"action", v.action}};
 }
 
 // The gang's missing pods: minAvailable against what is placed after the
@@ -103,14 +111,17 @@ std::string NodeList(const std::vector<std::string>& nodes) {
   return s;
 }
 
-std::string Plural(size_t n, const char* one) { return std::to_string(n) + " " + one + (n == 1 ? "" : "s"); }
+std::string Plural(size_t n, const char* one) {
+  return std::to_string(n) + " " + one + (n == 1 ? "" : "s");
+}
 
 }  // namespace
 
 Result<ExplainReport> RunExplain(const ExplainRequest& request) {
   if (request.cycles < 1) return Status::InvalidArgument("--cycles: must be at least 1");
   if (!request.output.empty() && request.output != "json") {
-    return Status::InvalidArgument("-o: unknown output format \"" + request.output + "\" (json, or none for text)");
+    return Status::InvalidArgument("-o: unknown output format \"" + request.output +
+                                   "\" (json, or none for text)");
   }
   BASALT_ASSIGN_OR_RETURN(ParsedTarget target, ParseTarget(request.target, request.namespace_));
   PluginRegistry plugins;
@@ -133,8 +144,10 @@ Result<ExplainReport> RunExplain(const ExplainRequest& request) {
     BASALT_RETURN_IF_ERROR(LoadLiveState(request.kubeconfig, request.context, &state));
   } else {
     ClusterObjects objects;
-    for (const std::string& path : request.cluster_paths) BASALT_RETURN_IF_ERROR(LoadPath(path, &objects));
-    if (!request.cluster_text.empty()) BASALT_RETURN_IF_ERROR(DecodeText(request.cluster_text, "(inline)", &objects));
+    for (const std::string& path : request.cluster_paths)
+      BASALT_RETURN_IF_ERROR(LoadPath(path, &objects));
+    if (!request.cluster_text.empty())
+      BASALT_RETURN_IF_ERROR(DecodeText(request.cluster_text, "(inline)", &objects));
     BASALT_RETURN_IF_ERROR(state.AddAll(std::move(objects)));
   }
   SessionOptions options;
@@ -146,7 +159,8 @@ Result<ExplainReport> RunExplain(const ExplainRequest& request) {
   runner.SyncControllers();
   std::string where = live ? "the cluster" : "the manifests";
   if (!request.cluster_paths.empty()) {
-    where = "--cluster " + request.cluster_paths.front() + (request.cluster_paths.size() > 1 ? " ..." : "");
+    where = "--cluster " + request.cluster_paths.front() +
+            (request.cluster_paths.size() > 1 ? " ..." : "");
   }
   int64_t cycles_run = 0;
   auto advance = [&]() -> Status {
@@ -207,22 +221,33 @@ Json ExplainJson(const ExplainReport& r) {
                     {"inqueue", ResourceJson(r.cluster.inqueue)}};
   Json rejections = Json::array();
   for (const ExplainEvent& e : r.enqueue_rejections) {
-    rejections.push_back({{"plugin", e.plugin}, {"object", e.object}, {"reason", e.reason}, {"message", e.message}});
+    rejections.push_back(
+        {{"plugin", e.plugin}, {"object", e.object}, {"reason", e.reason}, {"message", e.message}});
   }
-  out["enqueue"] = {{"considered", r.enqueue_considered}, {"admitted", r.enqueue_admitted}, {"rejections", rejections}};
-  out["gang"] = {{"minAvailable", r.min_member}, {"tasks", r.tasks_total},   {"placedBefore", r.placed_before},
-                 {"placedAfter", r.placed_after}, {"placeable", r.placeable}, {"shortfall", Shortfall(r)}};
+  out["enqueue"] = {{"considered", r.enqueue_considered},
+                    {"admitted", r.enqueue_admitted},
+                    {"rejections", rejections}};
+  out["gang"] = {{"minAvailable", r.min_member},    {"tasks", r.tasks_total},
+                 {"placedBefore", r.placed_before}, {"placedAfter", r.placed_after},
+                 {"placeable", r.placeable},        {"shortfall", Shortfall(r)}};
   out["pods"] = Json::array();
   for (const TaskExplanation& t : r.tasks) {
-    Json p = {{"pod", t.pod}, {"status", t.status}, {"node", t.node}, {"request", ResourceJson(t.request)},
-              {"failedScheduling", t.failed_scheduling}, {"prePredicate", t.pre_predicate},
-              {"queueAllocatable", t.queue_allocatable}, {"fittingNodes", t.fitting_nodes}};
+    Json p = {{"pod", t.pod},
+              {"status", t.status},
+              {"node", t.node},
+              {"request", ResourceJson(t.request)},
+              {"failedScheduling", t.failed_scheduling},
+              {"prePredicate", t.pre_predicate},
+              {"queueAllocatable", t.queue_allocatable},
+              {"fittingNodes", t.fitting_nodes}};
     p["nodeGroups"] = Json::array();
     for (const NodeGroupFit& g : t.node_groups) {
-      p["nodeGroups"].push_back({{"count", g.nodes.size()}, {"reasons", g.reasons}, {"nodes", g.nodes}});
+      p["nodeGroups"].push_back(
+          {{"count", g.nodes.size()}, {"reasons", g.reasons}, {"nodes", g.nodes}});
     }
     if (t.closest_node) {
-      p["closestNode"] = {{"node", t.closest_node->node}, {"missing", ResourceJson(t.closest_node->missing)}};
+      p["closestNode"] = {{"node", t.closest_node->node},
+                          {"missing", ResourceJson(t.closest_node->missing)}};
     } else {
       p["closestNode"] = nullptr;
     }
@@ -230,8 +255,12 @@ Json ExplainJson(const ExplainReport& r) {
   }
   out["events"] = Json::array();
   for (const ExplainEvent& e : r.events) {
-    out["events"].push_back({{"action", e.action}, {"object", e.object}, {"type", e.type}, {"reason", e.reason},
-                             {"message", e.message}, {"plugin", e.plugin}});
+    out["events"].push_back({{"action", e.action},
+                             {"object", e.object},
+                             {"type", e.type},
+                             {"reason", e.reason},
+                             {"message", e.message},
+                             {"plugin", e.plugin}});
   }
   out["sessionVictims"] = Json::array();
   for (const ExplainVictim& v : r.session_victims) out["sessionVictims"].push_back(VictimJson(v));
@@ -240,7 +269,8 @@ Json ExplainJson(const ExplainReport& r) {
     w["victims"] = Json::array();
     for (const ExplainVictim& v : r.what_if->victims) w["victims"].push_back(VictimJson(v));
     w["placements"] = Json::array();
-    for (const auto& [pod, node] : r.what_if->placements) w["placements"].push_back({{"pod", pod}, {"node", node}});
+    for (const auto& [pod, node] : r.what_if->placements)
+      w["placements"].push_back({{"pod", pod}, {"node", node}});
     w["admits"] = r.what_if->admits;
     out["whatIf"] = std::move(w);
   } else {
@@ -255,8 +285,8 @@ std::string ExplainText(const ExplainReport& r) {
   o << r.kind << " " << r.name << ": " << r.verdict << " (cycle " << r.cycle << ")\n";
   if (!r.ignored_because.empty()) o << "  not scheduled by basalt: " << r.ignored_because << "\n";
   if (!r.podgroup.empty()) {
-    o << "  PodGroup " << r.podgroup << ": " << r.phase_before << " -> " << r.phase_after << ", minMember "
-      << r.min_member;
+    o << "  PodGroup " << r.podgroup << ": " << r.phase_before << " -> " << r.phase_after
+      << ", minMember " << r.min_member;
     if (r.min_resources) o << ", minResources " << ResourceText(*r.min_resources);
     o << "\n";
   }
@@ -266,21 +296,22 @@ std::string ExplainText(const ExplainReport& r) {
       o << "  Queue " << q.name << ": does not exist (the PodGroup takes no part in scheduling)\n";
     } else {
       o << "  Queue " << q.name << ": " << q.state << ", weight " << q.weight << ", capability "
-        << (q.capability ? ResourceText(*q.capability) : "unlimited") << "; allocated " << ResourceText(q.allocated)
-        << ", reserved by admitted PodGroups " << ResourceText(q.inqueue) << "\n";
+        << (q.capability ? ResourceText(*q.capability) : "unlimited") << "; allocated "
+        << ResourceText(q.allocated) << ", reserved by admitted PodGroups "
+        << ResourceText(q.inqueue) << "\n";
     }
   }
   if (r.enqueue_considered) {
     o << "  Enqueue: " << (r.enqueue_admitted ? "admitted" : "refused") << "\n";
     for (const ExplainEvent& e : r.enqueue_rejections) {
-      o << "    " << (e.plugin.empty() ? "(plugin unknown)" : e.plugin) << ": " << e.reason << ": " << e.message
-        << "\n";
+      o << "    " << (e.plugin.empty() ? "(plugin unknown)" : e.plugin) << ": " << e.reason << ": "
+        << e.message << "\n";
     }
   }
   if (r.min_member > 0 && !r.tasks.empty()) {
-    o << "  Gang: minAvailable " << r.min_member << ", " << Plural(r.tasks_total, "pod") << "; placed "
-      << r.placed_before << " before the session, " << r.placed_after << " after; " << r.placeable
-      << " more could be placed now";
+    o << "  Gang: minAvailable " << r.min_member << ", " << Plural(r.tasks_total, "pod")
+      << "; placed " << r.placed_before << " before the session, " << r.placed_after << " after; "
+      << r.placeable << " more could be placed now";
     if (Shortfall(r) > 0) o << "; " << Shortfall(r) << " short";
     o << "\n";
   }
@@ -290,22 +321,25 @@ std::string ExplainText(const ExplainReport& r) {
     o << " (request " << ResourceText(t.request) << ")\n";
     if (!t.failed_scheduling.empty()) o << "    FailedScheduling: " << t.failed_scheduling << "\n";
     if (!t.pre_predicate.empty()) o << "    every node: " << t.pre_predicate << "\n";
-    if (!t.queue_allocatable) o << "    the queue refuses to place it (Allocatable: quota or state)\n";
+    if (!t.queue_allocatable)
+      o << "    the queue refuses to place it (Allocatable: quota or state)\n";
     for (const NodeGroupFit& g : t.node_groups) {
       o << "    " << Plural(g.nodes.size(), "node") << ": ";
       for (size_t i = 0; i < g.reasons.size(); ++i) o << (i ? "; " : "") << g.reasons[i];
       o << " (" << NodeList(g.nodes) << ")\n";
     }
-    if (t.fitting_nodes > 0 && t.status == "Pending") o << "    " << Plural(t.fitting_nodes, "node") << ": fits\n";
+    if (t.fitting_nodes > 0 && t.status == "Pending")
+      o << "    " << Plural(t.fitting_nodes, "node") << ": fits\n";
     if (t.closest_node) {
-      o << "    closest node " << t.closest_node->node << ": missing " << ResourceText(t.closest_node->missing)
-        << "\n";
+      o << "    closest node " << t.closest_node->node << ": missing "
+        << ResourceText(t.closest_node->missing) << "\n";
     }
   }
   if (!r.events.empty()) {
     o << "  Events:\n";
     for (const ExplainEvent& e : r.events) {
-      o << "    [" << e.action << "] " << e.object << " " << e.type << " " << e.reason << ": " << e.message;
+      o << "    [" << e.action << "] " << e.object << " " << e.type << " " << e.reason << ": "
+        << e.message;
       if (!e.plugin.empty()) o << " (" << e.plugin << ")";
       o << "\n";
     }
@@ -318,19 +352,27 @@ std::string ExplainText(const ExplainReport& r) {
 }
 
 CLI::App* AddExplainCommand(CLI::App& app, ExplainRequest* request) {
-  CLI::App* cmd = app.add_subcommand("explain", "Why a pod, vcjob or PodGroup is pending (docs/explain.md)");
-  cmd->add_option("target", request->target, "[KIND/][NAMESPACE/]NAME; KIND: pod, job (vcjob), podgroup")
+  CLI::App* cmd =
+      app.add_subcommand("explain", "Why a pod, vcjob or PodGroup is pending (docs/explain.md)");
+  cmd->add_option("target", request->target,
+                  "[KIND/][NAMESPACE/]NAME; KIND: pod, job (vcjob), podgroup")
       ->required();
-  cmd->add_option("-n,--namespace", request->namespace_, "Namespace when TARGET names none")->capture_default_str();
-  cmd->add_option("--conf", request->conf_path, "Volcano scheduler configuration file (default: Volcano's default)");
-  cmd->add_option("--cluster", request->cluster_paths, "Manifest file or folder (*.yaml, *.yml, *.json); repeatable");
+  cmd->add_option("-n,--namespace", request->namespace_, "Namespace when TARGET names none")
+      ->capture_default_str();
+  cmd->add_option("--conf", request->conf_path,
+                  "Volcano scheduler configuration file (default: Volcano's default)");
+  cmd->add_option("--cluster", request->cluster_paths,
+                  "Manifest file or folder (*.yaml, *.yml, *.json); repeatable");
   cmd->add_option("--kubeconfig", request->kubeconfig,
-                  "Without --cluster: the live cluster of this kubeconfig (default: $KUBECONFIG, ~/.kube/config, in-cluster)");
+                  "Without --cluster: the live cluster of this kubeconfig (default: $KUBECONFIG, "
+                  "~/.kube/config, in-cluster)");
   cmd->add_option("--context", request->context, "kubeconfig context (default: current-context)");
-  cmd->add_option("--cycles", request->cycles, "Explain the N-th session (the world moves between cycles)")
+  cmd->add_option("--cycles", request->cycles,
+                  "Explain the N-th session (the world moves between cycles)")
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
-  cmd->add_option("--now", request->now, "Clock of the first cycle, RFC 3339 (as basalt schedule --now)");
+  cmd->add_option("--now", request->now,
+                  "Clock of the first cycle, RFC 3339 (as basalt schedule --now)");
   cmd->add_option("-o,--output", request->output, "Output format: json (default: text)");
   cmd->footer(
       "Exit code 0 with a report, 2 on bad input or a target that does not exist,\n"

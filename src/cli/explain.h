@@ -13,12 +13,11 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
 
 #include "api/status.h"
-#include "cli/explain_report.h"
+#include "engine/explain_report.h"
 
 namespace CLI {
 class App;
@@ -39,9 +38,9 @@ struct ExplainRequest {
   // (empty: $KUBECONFIG, else ~/.kube/config, else the in-cluster service account).
   std::string kubeconfig;
   std::string context;
-  int cycles = 1;            // explain the N-th session
-  std::string now;           // RFC 3339 clock of the first cycle (as `basalt schedule --now`)
-  std::string output;        // "" (text) or "json"
+  int cycles = 1;      // explain the N-th session
+  std::string now;     // RFC 3339 clock of the first cycle (as `basalt schedule --now`)
+  std::string output;  // "" (text) or "json"
 };
 
 // Loads everything, runs the cycles and explains the target. Errors name the

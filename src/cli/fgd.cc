@@ -21,7 +21,8 @@ constexpr int kExitOutput = 1;
 // `pods` as given when it names a file, else DIR/csv/<pods>[.csv].
 std::string ResolvePods(const std::string& dir, const std::string& pods) {
   if (fs::is_regular_file(pods)) return pods;
-  for (const auto& candidate : {fs::path(dir) / "csv" / pods, fs::path(dir) / "csv" / (pods + ".csv")}) {
+  for (const auto& candidate :
+       {fs::path(dir) / "csv" / pods, fs::path(dir) / "csv" / (pods + ".csv")}) {
     if (fs::is_regular_file(candidate)) return candidate.string();
   }
   return pods;
@@ -54,8 +55,9 @@ Status WriteOutputs(const std::string& dir, const fgd::ExperimentResult& result,
   char line[160];
   for (const auto& run : result.runs) {
     for (size_t k = 0; k < run.unallocated_pct.size(); ++k) {
-      std::snprintf(line, sizeof line, ",%llu,%zu,%.4f,%.4f\n", static_cast<unsigned long long>(run.seed), k,
-                    run.unallocated_pct[k], run.fragment_pct[k]);
+      std::snprintf(line, sizeof line, ",%llu,%zu,%.4f,%.4f\n",
+                    static_cast<unsigned long long>(run.seed), k, run.unallocated_pct[k],
+                    run.fragment_pct[k]);
       csv << run.policy << line;
     }
   }
@@ -73,9 +75,10 @@ int RunFgd(const FgdRequest& request) {
     std::cerr << "basalt: " << request.trace_dir << ": --trace is not a folder\n";
     return kExitBadInput;
   }
-  const std::string nodes = request.nodes.empty()
-                                ? (fs::path(request.trace_dir) / "csv" / "openb_node_list_gpu_node.csv").string()
-                                : request.nodes;
+  const std::string nodes =
+      request.nodes.empty()
+          ? (fs::path(request.trace_dir) / "csv" / "openb_node_list_gpu_node.csv").string()
+          : request.nodes;
   const std::string pods = ResolvePods(request.trace_dir, request.pods);
   auto trace = fgd::LoadTrace(nodes, pods);
   if (!trace.ok()) {
@@ -89,7 +92,8 @@ int RunFgd(const FgdRequest& request) {
     std::cerr << "basalt: --policies: empty list\n";
     return kExitBadInput;
   }
-  for (int i = 0; i < request.seeds; ++i) config.seeds.push_back(request.first_seed + static_cast<uint64_t>(i));
+  for (int i = 0; i < request.seeds; ++i)
+    config.seeds.push_back(request.first_seed + static_cast<uint64_t>(i));
   config.tune = request.tune;
   config.jobs = request.jobs;
   auto result = fgd::RunExperiment(*trace, config);
@@ -97,7 +101,8 @@ int RunFgd(const FgdRequest& request) {
     std::cerr << "basalt: " << result.status().message() << "\n";
     return kExitBadInput;
   }
-  const auto summary_csv = fs::path(request.trace_dir) / "derived" / "fgd_unallocated_gpu_summary.csv";
+  const auto summary_csv =
+      fs::path(request.trace_dir) / "derived" / "fgd_unallocated_gpu_summary.csv";
   auto published = fgd::LoadPublished(summary_csv.string(), config.workload);
   if (!published.ok()) {
     std::cerr << "basalt: " << published.status().message() << "\n";
@@ -106,8 +111,10 @@ int RunFgd(const FgdRequest& request) {
   fgd::CompareWithPublished(result->summary, *published);
   if (!request.out_dir.empty()) {
     // The authors' per-run curves, for the band the report draws beside ours.
-    const auto curves_csv = fs::path(request.trace_dir) / "fgd_expected_results" / "analysis_allo_discrete.csv";
-    auto curves = fgd::LoadPublishedCurves(curves_csv.string(), config.workload, config.curve_from, config.curve_to);
+    const auto curves_csv =
+        fs::path(request.trace_dir) / "fgd_expected_results" / "analysis_allo_discrete.csv";
+    auto curves = fgd::LoadPublishedCurves(curves_csv.string(), config.workload, config.curve_from,
+                                           config.curve_to);
     if (!curves.ok()) {
       std::cerr << "basalt: " << curves.status().message() << "\n";
       return kExitBadInput;

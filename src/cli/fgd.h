@@ -11,7 +11,7 @@ namespace basalt {
 struct FgdRequest {
   std::string trace_dir;
   std::string pods = "openb_pod_list_default";  // path, or a name under DIR/csv (".csv" optional)
-  std::string nodes;                           // default DIR/csv/openb_node_list_gpu_node.csv
+  std::string nodes;                            // default DIR/csv/openb_node_list_gpu_node.csv
   std::string policies = "Random,DotProd,Clustering,Packing,BestFit,FGD";
   int seeds = 10;
   uint64_t first_seed = 42;  // the paper's seeds are 42..51

@@ -7,11 +7,11 @@
 #include <memory>
 #include <sstream>
 
-#include "api/file_text.h"
 #include "admission/admission.h"
 #include "api/decode.h"
+#include "api/file_text.h"
 #include "api/quantity.h"
-#include "cli/vc_yaml.h"
+#include "api/yaml_json.h"
 
 namespace basalt {
 namespace {
@@ -56,7 +56,9 @@ std::string CreationDate(const Json& job) {
 int64_t TotalReplicas(const Json& job) {
   int64_t n = 0;
   auto tasks = job.find("spec");
-  if (tasks == job.end() || !tasks->is_object() || !tasks->contains("tasks") || !(*tasks)["tasks"].is_array()) return 0;
+  if (tasks == job.end() || !tasks->is_object() || !tasks->contains("tasks") ||
+      !(*tasks)["tasks"].is_array())
+    return 0;
   for (const Json& t : (*tasks)["tasks"]) n += IntAt(t, "/replicas");
   return n;
 }
@@ -75,7 +77,8 @@ Result<Json> ResourceListFlag(const std::string& flag, const std::string& spec) 
   while (std::getline(ss, item, ',')) {
     auto eq = item.find('=');
     if (eq == std::string::npos || eq == 0 || item.find('=', eq + 1) != std::string::npos) {
-      return Status::InvalidArgument(flag + ": invalid argument syntax \"" + item + "\", expected <resource>=<value>");
+      return Status::InvalidArgument(flag + ": invalid argument syntax \"" + item +
+                                     "\", expected <resource>=<value>");
     }
     std::string value = item.substr(eq + 1);
     auto q = ParseQuantityMilli(value);
@@ -90,15 +93,19 @@ Result<Json> ResourceListFlag(const std::string& flag, const std::string& spec) 
 Result<Json> JobFromFlags(const JobFlags& f) {
   BASALT_ASSIGN_OR_RETURN(Json requests, ResourceListFlag("--requests", f.requests));
   BASALT_ASSIGN_OR_RETURN(Json limits, ResourceListFlag("--limits", f.limits));
-  Json container = {{"name", f.name}, {"image", f.image}, {"imagePullPolicy", "IfNotPresent"},
+  Json container = {{"name", f.name},
+                    {"image", f.image},
+                    {"imagePullPolicy", "IfNotPresent"},
                     {"resources", Json::object()}};
   if (!requests.empty()) container["resources"]["requests"] = requests;
   if (!limits.empty()) container["resources"]["limits"] = limits;
-  Json task = {{"replicas", f.replicas},
-               {"template",
-                {{"metadata", {{"name", f.name}, {"labels", {{"job.volcano.sh", f.name}}}}},
-                 {"spec", {{"restartPolicy", "Never"}, {"containers", Json::array({container})}}}}}};
-  Json spec = {{"minAvailable", f.min}, {"schedulerName", f.scheduler}, {"tasks", Json::array({task})}};
+  Json task = {
+      {"replicas", f.replicas},
+      {"template",
+       {{"metadata", {{"name", f.name}, {"labels", {{"job.volcano.sh", f.name}}}}},
+        {"spec", {{"restartPolicy", "Never"}, {"containers", Json::array({container})}}}}}};
+  Json spec = {
+      {"minAvailable", f.min}, {"schedulerName", f.scheduler}, {"tasks", Json::array({task})}};
   if (!f.queue.empty()) spec["queue"] = f.queue;
   return Json{{"apiVersion", "batch.volcano.sh/v1alpha1"},
               {"kind", "Job"},
@@ -114,7 +121,8 @@ Result<Json> JobFromFile(const JobFlags& f, bool namespace_given) {
   std::optional<std::string> text = ReadFileText(f.filename);
   if (!text) return Status::NotFound(f.filename + ": --filename: cannot read file");
   BASALT_ASSIGN_OR_RETURN(Json job, ParseYamlDocument(*text, f.filename));
-  if (!job.is_object() || StrAt(job, "/kind") != "Job" || StrAt(job, "/apiVersion") != "batch.volcano.sh/v1alpha1") {
+  if (!job.is_object() || StrAt(job, "/kind") != "Job" ||
+      StrAt(job, "/apiVersion") != "batch.volcano.sh/v1alpha1") {
     return Status::InvalidArgument(f.filename + ": kind: want a batch.volcano.sh/v1alpha1 Job");
   }
   if (!f.name.empty()) job["metadata"]["name"] = f.name;
@@ -136,7 +144,8 @@ Status CheckJob(const Json& job, const std::string& source, VcStore& store) {
   BASALT_RETURN_IF_ERROR(DecodeText(job.dump(), source, &objs));
   BASALT_ASSIGN_OR_RETURN(std::vector<Json> queues, store.List(VcKind::kQueue, ""));
   for (const Json& q : queues) {
-    BASALT_RETURN_IF_ERROR(DecodeText(q.dump(), store.Describe() + ": Queue " + Meta(q, "name"), &objs));
+    BASALT_RETURN_IF_ERROR(
+        DecodeText(q.dump(), store.Describe() + ": Queue " + Meta(q, "name"), &objs));
   }
   std::vector<AdmissionProblem> problems = ValidateObjects(objs);
   for (const AdmissionProblem& p : problems) {
@@ -154,11 +163,13 @@ Status RunJob(const JobFlags& f, bool namespace_given) {
     BASALT_ASSIGN_OR_RETURN(job, JobFromFile(f, namespace_given));
     source = f.filename;
   } else {
-    if (f.name.empty()) return Status::InvalidArgument("job run: --name: job name cannot be left blank");
+    if (f.name.empty())
+      return Status::InvalidArgument("job run: --name: job name cannot be left blank");
     BASALT_ASSIGN_OR_RETURN(job, JobFromFlags(f));
     source = "job run flags";
   }
-  if (Meta(job, "name").empty()) return Status::InvalidArgument(source + ": metadata.name: missing (give --name)");
+  if (Meta(job, "name").empty())
+    return Status::InvalidArgument(source + ": metadata.name: missing (give --name)");
   BASALT_ASSIGN_OR_RETURN(std::unique_ptr<VcStore> store, OpenStore(f.backend.store));
   BASALT_RETURN_IF_ERROR(CheckJob(job, source, *store));
   BASALT_ASSIGN_OR_RETURN(Json created, store->Create(VcKind::kJob, Meta(job, "namespace"), job));
@@ -169,7 +180,8 @@ Status RunJob(const JobFlags& f, bool namespace_given) {
 Status ListJobs(const JobFlags& f) {
   BASALT_RETURN_IF_ERROR(CheckOutputFormat(f.output));
   BASALT_ASSIGN_OR_RETURN(std::unique_ptr<VcStore> store, OpenStore(f.backend.store));
-  BASALT_ASSIGN_OR_RETURN(std::vector<Json> all, store->List(VcKind::kJob, f.all_namespaces ? "" : f.namespace_));
+  BASALT_ASSIGN_OR_RETURN(std::vector<Json> all,
+                          store->List(VcKind::kJob, f.all_namespaces ? "" : f.namespace_));
   std::vector<Json> jobs;
   for (Json& j : all) {
     // vcctl: --scheduler exact, --selector a substring of the name.
@@ -213,7 +225,8 @@ void PrintJobView(const Json& job, int64_t now, std::ostream& out) {
   std::string created = Meta(job, "creationTimestamp");
   auto t = ParseTimestamp(created);
   std::string age = created.empty() || !t.ok() ? "<unknown>" : HumanDuration(now - *t);
-  Line(out, 1, "Creation Timestamp:\t" + (created.empty() ? "<unknown>" : created) + " (age " + age + ")");
+  Line(out, 1,
+       "Creation Timestamp:\t" + (created.empty() ? "<unknown>" : created) + " (age " + age + ")");
   Line(out, 1, "Resource Version:  \t" + Meta(job, "resourceVersion"));
   Line(out, 1, "UID:               \t" + Meta(job, "uid"));
   Line(out, 0, "Spec:");
@@ -258,7 +271,8 @@ void PrintJobView(const Json& job, int64_t now, std::ostream& out) {
 
 Status ViewJob(const JobFlags& f) {
   BASALT_RETURN_IF_ERROR(CheckOutputFormat(f.output));
-  if (f.name.empty()) return Status::InvalidArgument("job view: job name (JOB or --name) is mandatory");
+  if (f.name.empty())
+    return Status::InvalidArgument("job view: job name (JOB or --name) is mandatory");
   BASALT_ASSIGN_OR_RETURN(int64_t now, NowSeconds(f.backend));
   BASALT_ASSIGN_OR_RETURN(std::unique_ptr<VcStore> store, OpenStore(f.backend.store));
   BASALT_ASSIGN_OR_RETURN(Json job, store->Get(VcKind::kJob, f.namespace_, f.name));
@@ -272,17 +286,21 @@ Status ViewJob(const JobFlags& f) {
 
 // suspend (AbortJob) and resume (ResumeJob) post a Command for the job.
 Status CommandJob(const JobFlags& f, const std::string& verb, const std::string& action) {
-  if (f.name.empty()) return Status::InvalidArgument("job " + verb + ": job name (JOB or --name) is mandatory");
+  if (f.name.empty())
+    return Status::InvalidArgument("job " + verb + ": job name (JOB or --name) is mandatory");
   BASALT_ASSIGN_OR_RETURN(std::unique_ptr<VcStore> store, OpenStore(f.backend.store));
   BASALT_ASSIGN_OR_RETURN(Json job, store->Get(VcKind::kJob, f.namespace_, f.name));
-  BASALT_ASSIGN_OR_RETURN(Json cmd, store->Create(VcKind::kCommand, f.namespace_, MakeVcctlCommand(job, action)));
-  std::cout << verb << " job " << f.namespace_ << "/" << f.name << ": Command " << Meta(cmd, "namespace") << "/"
-            << Meta(cmd, "name") << " (" << action << ") created\n";
+  BASALT_ASSIGN_OR_RETURN(
+      Json cmd, store->Create(VcKind::kCommand, f.namespace_, MakeVcctlCommand(job, action)));
+  std::cout << verb << " job " << f.namespace_ << "/" << f.name << ": Command "
+            << Meta(cmd, "namespace") << "/" << Meta(cmd, "name") << " (" << action
+            << ") created\n";
   return Status::Ok();
 }
 
 Status DeleteJob(const JobFlags& f) {
-  if (f.name.empty()) return Status::InvalidArgument("job delete: job name (JOB or --name) is mandatory");
+  if (f.name.empty())
+    return Status::InvalidArgument("job delete: job name (JOB or --name) is mandatory");
   BASALT_ASSIGN_OR_RETURN(std::unique_ptr<VcStore> store, OpenStore(f.backend.store));
   BASALT_RETURN_IF_ERROR(store->Delete(VcKind::kJob, f.namespace_, f.name));
   std::cout << "delete job " << f.name << " successfully\n";
@@ -308,7 +326,8 @@ void PrintJobTable(const std::vector<Json>& jobs, bool all_namespaces, std::ostr
   ns_width += 3;
   // vcctl's column widths after the name: 15 12 12 12 6 10 10 12 10 12 10.
   static const size_t kWidths[] = {15, 12, 12, 12, 6, 10, 10, 12, 10, 12, 10};
-  auto row = [&](const std::string& ns, const std::string& name, const std::vector<std::string>& cells) {
+  auto row = [&](const std::string& ns, const std::string& name,
+                 const std::vector<std::string>& cells) {
     std::string line;
     if (all_namespaces) line += Pad(ns, ns_width);
     line += Pad(name, name_width);
@@ -316,45 +335,59 @@ void PrintJobTable(const std::vector<Json>& jobs, bool all_namespaces, std::ostr
     out << line << "\n";
   };
   row("Namespace", "Name",
-      {"Creation", "Phase", "JobType", "Replicas", "Min", "Pending", "Running", "Succeeded", "Failed", "Unknown",
-       "RetryCount"});
+      {"Creation", "Phase", "JobType", "Replicas", "Min", "Pending", "Running", "Succeeded",
+       "Failed", "Unknown", "RetryCount"});
   for (const Json& j : jobs) {
     std::string phase = StrAt(j, "/status/state/phase");
     auto n = [&](const char* p) { return std::to_string(IntAt(j, p)); };
     row(Meta(j, "namespace"), Meta(j, "name"),
-        {CreationDate(j), phase, JobType(j), std::to_string(TotalReplicas(j)), n("/status/minAvailable"),
-         n("/status/pending"), n("/status/running"), n("/status/succeeded"), n("/status/failed"),
-         n("/status/unknown"), n("/status/retryCount")});
+        {CreationDate(j), phase, JobType(j), std::to_string(TotalReplicas(j)),
+         n("/status/minAvailable"), n("/status/pending"), n("/status/running"),
+         n("/status/succeeded"), n("/status/failed"), n("/status/unknown"),
+         n("/status/retryCount")});
   }
 }
 
 void AddJobCommands(CLI::App& app, CliOutcome* outcome) {
   auto f = std::make_shared<JobFlags>();
-  CLI::App* job = app.add_subcommand("job", "vcctl's job commands: run, list, view, suspend, resume, delete");
+  CLI::App* job =
+      app.add_subcommand("job", "vcctl's job commands: run, list, view, suspend, resume, delete");
   job->require_subcommand(1);
-  job->footer(Examples({"basalt job list --all-namespaces", "basalt job run --name demo --replicas 2 --min 2",
+  job->footer(Examples({"basalt job list --all-namespaces",
+                        "basalt job run --name demo --replicas 2 --min 2",
                         "basalt job suspend demo --cluster ./cluster"}));
 
-  CLI::App* run = job->add_subcommand("run", "Create a vcjob from flags (one task) or from a YAML file");
+  CLI::App* run =
+      job->add_subcommand("run", "Create a vcjob from flags (one task) or from a YAML file");
   AddBackendFlags(run, &f->backend);
   run->add_option("--name,-N", f->name, "Job name (also the container's and the task template's)");
-  CLI::Option* ns_opt = run->add_option("--namespace,-n", f->namespace_, "Namespace of the job")->capture_default_str();
+  CLI::Option* ns_opt = run->add_option("--namespace,-n", f->namespace_, "Namespace of the job")
+                            ->capture_default_str();
   run->add_option("--queue,-q", f->queue, "Queue (spec.queue; empty: default)");
   run->add_option("--image,-i", f->image, "Container image")->capture_default_str();
-  run->add_option("--min,-m", f->min, "spec.minAvailable")->check(CLI::Range(0, 1000000))->capture_default_str();
-  run->add_option("--replicas,-r", f->replicas, "Pods of the task")->check(CLI::Range(0, 1000000))->capture_default_str();
-  run->add_option("--requests,-R", f->requests, "Requests per pod, resource=quantity,...")->capture_default_str();
-  run->add_option("--limits,-L", f->limits, "Limits per pod, resource=quantity,...")->capture_default_str();
+  run->add_option("--min,-m", f->min, "spec.minAvailable")
+      ->check(CLI::Range(0, 1000000))
+      ->capture_default_str();
+  run->add_option("--replicas,-r", f->replicas, "Pods of the task")
+      ->check(CLI::Range(0, 1000000))
+      ->capture_default_str();
+  run->add_option("--requests,-R", f->requests, "Requests per pod, resource=quantity,...")
+      ->capture_default_str();
+  run->add_option("--limits,-L", f->limits, "Limits per pod, resource=quantity,...")
+      ->capture_default_str();
   run->add_option("--scheduler,-S", f->scheduler, "spec.schedulerName")->capture_default_str();
-  run->add_option("--filename,-f", f->filename, "Submit this Job manifest (.yaml/.yml) instead of building one");
-  run->footer(Examples({"basalt job run --name train --queue research --replicas 4 --min 4 -R cpu=2,memory=4Gi",
-                        "basalt job run -f mpi-job.yaml --cluster ./cluster"}));
+  run->add_option("--filename,-f", f->filename,
+                  "Submit this Job manifest (.yaml/.yml) instead of building one");
+  run->footer(Examples(
+      {"basalt job run --name train --queue research --replicas 4 --min 4 -R cpu=2,memory=4Gi",
+       "basalt job run -f mpi-job.yaml --cluster ./cluster"}));
   SetAction(run, outcome, [f, ns_opt] { return RunJob(*f, ns_opt->count() > 0); });
 
   CLI::App* list = job->add_subcommand("list", "List vcjobs as vcctl does (or -o json|yaml)");
   AddBackendFlags(list, &f->backend);
   list->add_option("--namespace,-n", f->namespace_, "Namespace")->capture_default_str();
-  list->add_flag("--all-namespaces,-A", f->all_namespaces, "Jobs of every namespace (adds a Namespace column)");
+  list->add_flag("--all-namespaces,-A", f->all_namespaces,
+                 "Jobs of every namespace (adds a Namespace column)");
   list->add_option("--queue,-q", f->list_queue, "Only jobs of this queue");
   list->add_option("--scheduler,-S", f->list_scheduler, "Only jobs with this spec.schedulerName");
   list->add_option("--selector", f->selector, "Only jobs whose name contains this text (as vcctl)");
@@ -367,25 +400,31 @@ void AddJobCommands(CLI::App& app, CliOutcome* outcome) {
   AddBackendFlags(view, &f->backend);
   AddNameFlags(view, f.get());
   view->add_option("--output,-o", f->output, "json or yaml: the whole object");
-  view->footer(Examples({"basalt job view train -n research", "basalt job view --name train -o yaml"}));
+  view->footer(
+      Examples({"basalt job view train -n research", "basalt job view --name train -o yaml"}));
   SetAction(view, outcome, [f] { return ViewJob(*f); });
 
-  CLI::App* suspend = job->add_subcommand("suspend", "Abort a running job (a Command with action AbortJob)");
+  CLI::App* suspend =
+      job->add_subcommand("suspend", "Abort a running job (a Command with action AbortJob)");
   AddBackendFlags(suspend, &f->backend);
   AddNameFlags(suspend, f.get());
-  suspend->footer(Examples({"basalt job suspend train", "basalt job suspend -N train -n research --cluster ./cluster"}));
+  suspend->footer(Examples(
+      {"basalt job suspend train", "basalt job suspend -N train -n research --cluster ./cluster"}));
   SetAction(suspend, outcome, [f] { return CommandJob(*f, "suspend", "AbortJob"); });
 
-  CLI::App* resume = job->add_subcommand("resume", "Resume a suspended job (a Command with action ResumeJob)");
+  CLI::App* resume =
+      job->add_subcommand("resume", "Resume a suspended job (a Command with action ResumeJob)");
   AddBackendFlags(resume, &f->backend);
   AddNameFlags(resume, f.get());
-  resume->footer(Examples({"basalt job resume train", "basalt job resume -N train --cluster ./cluster --seed 7"}));
+  resume->footer(Examples(
+      {"basalt job resume train", "basalt job resume -N train --cluster ./cluster --seed 7"}));
   SetAction(resume, outcome, [f] { return CommandJob(*f, "resume", "ResumeJob"); });
 
   CLI::App* del = job->add_subcommand("delete", "Delete a vcjob");
   AddBackendFlags(del, &f->backend);
   AddNameFlags(del, f.get());
-  del->footer(Examples({"basalt job delete train -n research", "basalt job delete train --cluster ./cluster"}));
+  del->footer(Examples(
+      {"basalt job delete train -n research", "basalt job delete train --cluster ./cluster"}));
   SetAction(del, outcome, [f] { return DeleteJob(*f); });
 }
 

@@ -1,15 +1,15 @@
 // basalt: a batch scheduler for Kubernetes that speaks Volcano's language.
-#include <CLI/CLI.hpp>
+#include <malloc.h>
 
+#include <CLI/CLI.hpp>
 #include <fstream>
 #include <iostream>
-#include <malloc.h>
 #include <sstream>
 
 #include "cli/bench.h"
-#include "cli/fgd.h"
 #include "cli/completion.h"
 #include "cli/explain.h"
+#include "cli/fgd.h"
 #include "cli/job_cmd.h"
 #include "cli/queue_cmd.h"
 #include "cli/schedule.h"
@@ -21,8 +21,8 @@ namespace {
 
 constexpr int kExitBadInput = 2;
 
-int RunScheduleCommand(const std::string& conf_path, const std::vector<std::string>& clusters, int cycles,
-                       bool scores, bool check_invariants, const std::string& now) {
+int RunScheduleCommand(const std::string& conf_path, const std::vector<std::string>& clusters,
+                       int cycles, bool scores, bool check_invariants, const std::string& now) {
   basalt::ScheduleRequest req;
   req.now = now;
   if (!conf_path.empty()) {
@@ -66,25 +66,36 @@ int main(int argc, char** argv) {
   bool scores = false;
   bool check_invariants = false;
   std::string now;
-  CLI::App* schedule = app.add_subcommand("schedule", "Schedule a folder of manifests once; decisions as JSON");
-  schedule->add_option("--conf", conf, "Volcano scheduler configuration file (default: Volcano's default)");
-  schedule->add_option("--cluster", clusters, "Manifest file or folder (*.yaml, *.yml, *.json); repeatable")->required();
-  schedule->add_option("--cycles", cycles, "Scheduling cycles to run, with the world moving between them")
+  CLI::App* schedule =
+      app.add_subcommand("schedule", "Schedule a folder of manifests once; decisions as JSON");
+  schedule->add_option("--conf", conf,
+                       "Volcano scheduler configuration file (default: Volcano's default)");
+  schedule
+      ->add_option("--cluster", clusters,
+                   "Manifest file or folder (*.yaml, *.yml, *.json); repeatable")
+      ->required();
+  schedule
+      ->add_option("--cycles", cycles,
+                   "Scheduling cycles to run, with the world moving between them")
       ->check(CLI::Range(1, 1000000));
   schedule->add_flag("--scores", scores, "Print node-order scores of every pod not yet running");
   schedule->add_flag("--check-invariants", check_invariants,
-                     "Check the scheduler's invariants after every action; a violation exits 3 (docs/reliability.md)");
-  schedule->add_option("--now", now,
-                       "Clock of the first cycle, RFC 3339 (default: the newest creation time in the input)");
+                     "Check the scheduler's invariants after every action; a violation exits 3 "
+                     "(docs/reliability.md)");
+  schedule->add_option(
+      "--now", now,
+      "Clock of the first cycle, RFC 3339 (default: the newest creation time in the input)");
   schedule->footer(
       "Example:\n  basalt schedule --conf examples/gang-training/scheduler.conf \\\n"
       "      --cluster examples/gang-training/cluster --cycles 2");
 
   std::vector<std::string> validate_paths;
   CLI::App* validate = app.add_subcommand(
-      "validate", "Check manifests as Volcano's admission webhooks would; every problem, one per line");
+      "validate",
+      "Check manifests as Volcano's admission webhooks would; every problem, one per line");
   std::string validate_conf;
-  validate->add_option("paths", validate_paths, "Manifest file or folder (*.yaml, *.yml, *.json); several allowed");
+  validate->add_option("paths", validate_paths,
+                       "Manifest file or folder (*.yaml, *.yml, *.json); several allowed");
   validate->add_option("--conf", validate_conf,
                        "Scheduler configuration to check too (plugin names, switches, arguments)");
   validate->footer(
@@ -97,50 +108,75 @@ int main(int argc, char** argv) {
   basalt::SimulateRequest sim;
   uint64_t sim_seed = 0;
   CLI::App* simulate = app.add_subcommand(
-      "simulate", "Discrete-event cluster simulation of a scenario file; metrics, summary and an HTML report");
-  simulate->add_option("scenario", sim.scenario_path, "Scenario file (docs/simulate.md)")->required();
-  CLI::Option* seed_opt = simulate->add_option("--seed", sim_seed, "Random seed (overrides the scenario's)");
+      "simulate",
+      "Discrete-event cluster simulation of a scenario file; metrics, summary and an HTML report");
+  simulate->add_option("scenario", sim.scenario_path, "Scenario file (docs/simulate.md)")
+      ->required();
+  CLI::Option* seed_opt =
+      simulate->add_option("--seed", sim_seed, "Random seed (overrides the scenario's)");
   simulate->add_option("--out", sim.out_dir, "Output folder (default: simulate-out)");
   simulate->footer("Example:\n  basalt simulate examples/tidal-day.yaml --out /tmp/tidal");
 
   basalt::ServeRequest serve_req;
   bool no_leader_elect = false;
   CLI::App* serve = app.add_subcommand(
-      "serve", "Run as the scheduler of a Kubernetes cluster (informers, leader election, /metrics)");
+      "serve",
+      "Run as the scheduler of a Kubernetes cluster (informers, leader election, /metrics)");
   serve->add_option("--kubeconfig", serve_req.kubeconfig,
                     "kubeconfig file (default: $KUBECONFIG, else the in-cluster service account)");
-  serve->add_option("--context", serve_req.context, "kubeconfig context (default: current-context)");
+  serve->add_option("--context", serve_req.context,
+                    "kubeconfig context (default: current-context)");
   serve->add_option("--conf", serve_req.conf_path,
-                    "Volcano scheduler configuration file, reloaded when it changes (default: Volcano's default)");
-  serve->add_option("--period,--schedule-period", serve_req.period, "Time between cycles (e.g. 1s, 500ms)")
+                    "Volcano scheduler configuration file, reloaded when it changes (default: "
+                    "Volcano's default)");
+  serve
+      ->add_option("--period,--schedule-period", serve_req.period,
+                   "Time between cycles (e.g. 1s, 500ms)")
       ->capture_default_str();
-  serve->add_option("--listen", serve_req.listen, "Address of /healthz, /readyz and /metrics (\"\" to disable)")
+  serve
+      ->add_option("--listen", serve_req.listen,
+                   "Address of /healthz, /readyz and /metrics (\"\" to disable)")
       ->capture_default_str();
-  serve->add_option("--scheduler-name", serve_req.scheduler_name, "Schedule pods with this spec.schedulerName")
+  serve
+      ->add_option("--scheduler-name", serve_req.scheduler_name,
+                   "Schedule pods with this spec.schedulerName")
       ->capture_default_str();
-  serve->add_option("--lease-namespace", serve_req.lease_namespace,
-                    "Namespace of the leader-election Lease (default: the kubeconfig's, else default)");
-  serve->add_option("--lease-name", serve_req.lease_name, "Name of the leader-election Lease")->capture_default_str();
-  serve->add_flag("--no-leader-elect", no_leader_elect, "Schedule without a Lease (one replica only!)");
-  serve->add_option("--identity", serve_req.identity, "Lease holder identity (default: hostname_random)");
-  serve->add_option("--qps", serve_req.qps, "Client-side request rate limit")->capture_default_str();
+  serve->add_option(
+      "--lease-namespace", serve_req.lease_namespace,
+      "Namespace of the leader-election Lease (default: the kubeconfig's, else default)");
+  serve->add_option("--lease-name", serve_req.lease_name, "Name of the leader-election Lease")
+      ->capture_default_str();
+  serve->add_flag("--no-leader-elect", no_leader_elect,
+                  "Schedule without a Lease (one replica only!)");
+  serve->add_option("--identity", serve_req.identity,
+                    "Lease holder identity (default: hostname_random)");
+  serve->add_option("--qps", serve_req.qps, "Client-side request rate limit")
+      ->capture_default_str();
   serve->add_option("--burst", serve_req.burst, "Client-side request burst")->capture_default_str();
-  serve->add_option("--bind-parallelism", serve_req.bind_parallelism, "Concurrent bind calls per cycle")
+  serve
+      ->add_option("--bind-parallelism", serve_req.bind_parallelism,
+                   "Concurrent bind calls per cycle")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
   serve->footer(
-      "Exit code 2 on a bad kubeconfig, flag or configuration; 0 after SIGTERM (lease released).\n\n"
+      "Exit code 2 on a bad kubeconfig, flag or configuration; 0 after SIGTERM (lease "
+      "released).\n\n"
       "Example:\n  basalt serve --kubeconfig ~/.kube/config --conf scheduler.conf --period 1s");
 
   basalt::BenchRequest bench_req;
-  CLI::App* bench = app.add_subcommand("bench", "Run a benchmark profile (bench/README.md); one JSON object");
+  CLI::App* bench =
+      app.add_subcommand("bench", "Run a benchmark profile (bench/README.md); one JSON object");
   bench->add_option("--profile", bench_req.profile, "Profile name, or `list`")->required();
-  bench->add_option("--runs", bench_req.runs, "Cycles to time (fresh cluster each, or one store for idle/churn)")
+  bench
+      ->add_option("--runs", bench_req.runs,
+                   "Cycles to time (fresh cluster each, or one store for idle/churn)")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
-  bench->add_flag("--reference", bench_req.reference, "Use the reference node selection instead of the fast one");
-  bench->add_flag("--full-snapshots", bench_req.full_snapshots,
-                  "Build every cycle's snapshot in full instead of patching the previous one (idle, churn)");
+  bench->add_flag("--reference", bench_req.reference,
+                  "Use the reference node selection instead of the fast one");
+  bench->add_flag(
+      "--full-snapshots", bench_req.full_snapshots,
+      "Build every cycle's snapshot in full instead of patching the previous one (idle, churn)");
   bench->footer("Example:\n  basalt bench --profile alloc-1k --runs 5");
 
   basalt::ExplainRequest explain_req;
@@ -153,18 +189,27 @@ int main(int argc, char** argv) {
   basalt::AddCompletionCommand(app, &vc_outcome);
 
   basalt::FgdRequest fgd_req;
-  CLI::App* fgd = app.add_subcommand(
-      "fgd", "The FGD paper's fragmentation experiment on the Alibaba openb trace; one JSON object (docs/fgd.md)");
+  CLI::App* fgd = app.add_subcommand("fgd",
+                                     "The FGD paper's fragmentation experiment on the Alibaba "
+                                     "openb trace; one JSON object (docs/fgd.md)");
   fgd->add_option("--trace", fgd_req.trace_dir, "Trace folder (csv/, derived/)")->required();
-  fgd->add_option("--pods", fgd_req.pods, "Pod list: a path, or a name under TRACE/csv")->capture_default_str();
-  fgd->add_option("--nodes", fgd_req.nodes, "Node list (default: TRACE/csv/openb_node_list_gpu_node.csv)");
-  fgd->add_option("--policies", fgd_req.policies, "Comma-separated policies")->capture_default_str();
-  fgd->add_option("--seeds", fgd_req.seeds, "Number of seeds")->check(CLI::Range(1, 1000))->capture_default_str();
-  fgd->add_option("--first-seed", fgd_req.first_seed, "First seed (the paper's are 42..51)")->capture_default_str();
+  fgd->add_option("--pods", fgd_req.pods, "Pod list: a path, or a name under TRACE/csv")
+      ->capture_default_str();
+  fgd->add_option("--nodes", fgd_req.nodes,
+                  "Node list (default: TRACE/csv/openb_node_list_gpu_node.csv)");
+  fgd->add_option("--policies", fgd_req.policies, "Comma-separated policies")
+      ->capture_default_str();
+  fgd->add_option("--seeds", fgd_req.seeds, "Number of seeds")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  fgd->add_option("--first-seed", fgd_req.first_seed, "First seed (the paper's are 42..51)")
+      ->capture_default_str();
   fgd->add_option("--tune", fgd_req.tune, "Inflate the workload to this multiple of GPU capacity")
       ->check(CLI::Range(1.0, 3.0))
       ->capture_default_str();
-  fgd->add_option("--jobs", fgd_req.jobs, "Runs in parallel")->check(CLI::Range(1, 256))->capture_default_str();
+  fgd->add_option("--jobs", fgd_req.jobs, "Runs in parallel")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
   fgd->add_option("--out", fgd_req.out_dir, "Also write OUT/result.json and OUT/curves.csv");
   fgd->footer(
       "Example:\n  basalt fgd --trace ../shared/traces/alibaba-openb-gpu-v2023 \\\n"
@@ -177,7 +222,8 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : kExitBadInput;
   }
   if (vc_outcome.ran) return vc_outcome.exit_code;
-  if (schedule->parsed()) return RunScheduleCommand(conf, clusters, cycles, scores, check_invariants, now);
+  if (schedule->parsed())
+    return RunScheduleCommand(conf, clusters, cycles, scores, check_invariants, now);
   if (serve->parsed()) {
     serve_req.leader_elect = !no_leader_elect;
     return basalt::RunServe(serve_req);

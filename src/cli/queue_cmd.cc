@@ -31,7 +31,8 @@ Status CheckNewQueue(const Json& queue, VcStore& store) {
   ClusterObjects objs;
   BASALT_ASSIGN_OR_RETURN(std::vector<Json> queues, store.List(VcKind::kQueue, ""));
   for (const Json& q : queues) {
-    BASALT_RETURN_IF_ERROR(DecodeText(q.dump(), store.Describe() + ": Queue " + Meta(q, "name"), &objs));
+    BASALT_RETURN_IF_ERROR(
+        DecodeText(q.dump(), store.Describe() + ": Queue " + Meta(q, "name"), &objs));
   }
   const std::string source = "queue create flags";
   BASALT_RETURN_IF_ERROR(DecodeText(queue.dump(), source, &objs));
@@ -44,9 +45,11 @@ Status CheckNewQueue(const Json& queue, VcStore& store) {
 }
 
 Status CreateQueue(const QueueFlags& f) {
-  if (f.name.empty()) return Status::InvalidArgument("queue create: queue name (QUEUE or --name) is mandatory");
+  if (f.name.empty())
+    return Status::InvalidArgument("queue create: queue name (QUEUE or --name) is mandatory");
   if (f.state != "Open" && f.state != "Closed") {
-    return Status::InvalidArgument("queue create: --state: want Open or Closed, got \"" + f.state + "\"");
+    return Status::InvalidArgument("queue create: --state: want Open or Closed, got \"" + f.state +
+                                   "\"");
   }
   Json spec = {{"weight", f.weight}};
   if (!f.parent.empty()) spec["parent"] = f.parent;
@@ -64,7 +67,8 @@ Status CreateQueue(const QueueFlags& f) {
 
 Status ListQueues(const QueueFlags& f, bool one) {
   BASALT_RETURN_IF_ERROR(CheckOutputFormat(f.output));
-  if (one && f.name.empty()) return Status::InvalidArgument("queue get: queue name (QUEUE or --name) is mandatory");
+  if (one && f.name.empty())
+    return Status::InvalidArgument("queue get: queue name (QUEUE or --name) is mandatory");
   BASALT_ASSIGN_OR_RETURN(std::unique_ptr<VcStore> store, OpenStore(f.backend.store));
   std::vector<Json> queues;
   if (one) {
@@ -77,7 +81,8 @@ Status ListQueues(const QueueFlags& f, bool one) {
   } else {
     BASALT_ASSIGN_OR_RETURN(queues, store->List(VcKind::kQueue, ""));
     if (!f.output.empty()) {
-      PrintObject(Json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", queues}}, f.output, std::cout);
+      PrintObject(Json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", queues}}, f.output,
+                  std::cout);
       return Status::Ok();
     }
   }
@@ -91,20 +96,22 @@ Status ListQueues(const QueueFlags& f, bool one) {
 
 // open (OpenQueue) and close (CloseQueue) post a Command for the queue.
 Status CommandQueue(const QueueFlags& f, const std::string& verb, const std::string& action) {
-  if (f.name.empty()) return Status::InvalidArgument("queue " + verb + ": queue name (QUEUE or --name) is mandatory");
+  if (f.name.empty())
+    return Status::InvalidArgument("queue " + verb + ": queue name (QUEUE or --name) is mandatory");
   BASALT_ASSIGN_OR_RETURN(std::unique_ptr<VcStore> store, OpenStore(f.backend.store));
   BASALT_ASSIGN_OR_RETURN(Json queue, store->Get(VcKind::kQueue, "", f.name));
-  BASALT_ASSIGN_OR_RETURN(Json cmd,
-                          store->Create(VcKind::kCommand, kCommandNamespace, MakeVcctlCommand(queue, action)));
-  std::cout << verb << " queue " << f.name << ": Command " << Meta(cmd, "namespace") << "/" << Meta(cmd, "name")
-            << " (" << action << ") created\n";
+  BASALT_ASSIGN_OR_RETURN(Json cmd, store->Create(VcKind::kCommand, kCommandNamespace,
+                                                  MakeVcctlCommand(queue, action)));
+  std::cout << verb << " queue " << f.name << ": Command " << Meta(cmd, "namespace") << "/"
+            << Meta(cmd, "name") << " (" << action << ") created\n";
   return Status::Ok();
 }
 
 // Volcano's queue webhook on delete: not `default` or `root`, and only once
 // the queue is Closed.
 Status DeleteQueue(const QueueFlags& f) {
-  if (f.name.empty()) return Status::InvalidArgument("queue delete: queue name (QUEUE or --name) is mandatory");
+  if (f.name.empty())
+    return Status::InvalidArgument("queue delete: queue name (QUEUE or --name) is mandatory");
   if (f.name == "default" || f.name == "root") {
     return Status::FailedPrecondition("queue delete: `" + f.name + "` queue can not be deleted");
   }
@@ -112,9 +119,10 @@ Status DeleteQueue(const QueueFlags& f) {
   BASALT_ASSIGN_OR_RETURN(Json queue, store->Get(VcKind::kQueue, "", f.name));
   std::string state = StrAt(queue, "/status/state");
   if (state != "Closed") {
-    return Status::FailedPrecondition("queue delete: only queue with state `Closed` can be deleted, queue `" +
-                                      f.name + "` state is `" + (state.empty() ? "Open" : state) +
-                                      "` (close it first: basalt queue close " + f.name + ")");
+    return Status::FailedPrecondition(
+        "queue delete: only queue with state `Closed` can be deleted, queue `" + f.name +
+        "` state is `" + (state.empty() ? "Open" : state) +
+        "` (close it first: basalt queue close " + f.name + ")");
   }
   BASALT_RETURN_IF_ERROR(store->Delete(VcKind::kQueue, "", f.name));
   std::cout << "delete queue " << f.name << " successfully\n";
@@ -137,14 +145,15 @@ void PrintQueueTable(const std::vector<Json>& queues, std::ostream& out) {
   row({"Name", "Weight", "State", "Inqueue", "Pending", "Running", "Unknown", "Completed"});
   for (const Json& q : queues) {
     auto n = [&](const char* p) { return std::to_string(IntAt(q, p)); };
-    row({Meta(q, "name"), n("/spec/weight"), StrAt(q, "/status/state"), n("/status/inqueue"), n("/status/pending"),
-         n("/status/running"), n("/status/unknown"), n("/status/completed")});
+    row({Meta(q, "name"), n("/spec/weight"), StrAt(q, "/status/state"), n("/status/inqueue"),
+         n("/status/pending"), n("/status/running"), n("/status/unknown"), n("/status/completed")});
   }
 }
 
 void AddQueueCommands(CLI::App& app, CliOutcome* outcome) {
   auto f = std::make_shared<QueueFlags>();
-  CLI::App* queue = app.add_subcommand("queue", "vcctl's queue commands: create, list, get, open, close, delete");
+  CLI::App* queue =
+      app.add_subcommand("queue", "vcctl's queue commands: create, list, get, open, close, delete");
   queue->require_subcommand(1);
   queue->footer(Examples({"basalt queue list", "basalt queue create research --weight 4",
                           "basalt queue close research --cluster ./cluster"}));
@@ -152,16 +161,20 @@ void AddQueueCommands(CLI::App& app, CliOutcome* outcome) {
   CLI::App* create = queue->add_subcommand("create", "Create a queue");
   AddBackendFlags(create, &f->backend);
   AddNameFlags(create, f.get());
-  create->add_option("--weight,-w", f->weight, "spec.weight")->check(CLI::Range(1, 65535))->capture_default_str();
+  create->add_option("--weight,-w", f->weight, "spec.weight")
+      ->check(CLI::Range(1, 65535))
+      ->capture_default_str();
   create->add_option("--state,-S", f->state, "status.state: Open or Closed")->capture_default_str();
   create->add_option("--parent,-p", f->parent, "spec.parent (hierarchical queues)");
-  create->footer(Examples({"basalt queue create research --weight 4", "basalt queue create -n batch --cluster ./cluster"}));
+  create->footer(Examples({"basalt queue create research --weight 4",
+                           "basalt queue create -n batch --cluster ./cluster"}));
   SetAction(create, outcome, [f] { return CreateQueue(*f); });
 
   CLI::App* list = queue->add_subcommand("list", "List queues as vcctl does (or -o json|yaml)");
   AddBackendFlags(list, &f->backend);
   list->add_option("--output,-o", f->output, "json or yaml instead of the table");
-  list->footer(Examples({"basalt queue list", "basalt queue list --cluster examples/gang-training/cluster -o json"}));
+  list->footer(Examples(
+      {"basalt queue list", "basalt queue list --cluster examples/gang-training/cluster -o json"}));
   SetAction(list, outcome, [f] { return ListQueues(*f, false); });
 
   CLI::App* get = queue->add_subcommand("get", "Show one queue");
@@ -174,13 +187,16 @@ void AddQueueCommands(CLI::App& app, CliOutcome* outcome) {
   CLI::App* open = queue->add_subcommand("open", "Open a queue (a Command with action OpenQueue)");
   AddBackendFlags(open, &f->backend);
   AddNameFlags(open, f.get());
-  open->footer(Examples({"basalt queue open research", "basalt queue open research --cluster ./cluster --seed 3"}));
+  open->footer(Examples(
+      {"basalt queue open research", "basalt queue open research --cluster ./cluster --seed 3"}));
   SetAction(open, outcome, [f] { return CommandQueue(*f, "open", "OpenQueue"); });
 
-  CLI::App* close = queue->add_subcommand("close", "Close a queue (a Command with action CloseQueue)");
+  CLI::App* close =
+      queue->add_subcommand("close", "Close a queue (a Command with action CloseQueue)");
   AddBackendFlags(close, &f->backend);
   AddNameFlags(close, f.get());
-  close->footer(Examples({"basalt queue close research", "basalt queue close -n research --cluster ./cluster"}));
+  close->footer(Examples(
+      {"basalt queue close research", "basalt queue close -n research --cluster ./cluster"}));
   SetAction(close, outcome, [f] { return CommandQueue(*f, "close", "CloseQueue"); });
 
   CLI::App* del = queue->add_subcommand("delete", "Delete a Closed queue");

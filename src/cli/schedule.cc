@@ -9,54 +9,63 @@
 #include "api/file_text.h"
 #include "api/quantity.h"
 #include "plugins/builtin.h"
-#include "sim/cycle_runner.h"
+#include "engine/cycle_runner.h"
 
 namespace basalt {
 namespace {
 
 using Json = nlohmann::ordered_json;
 
-
 Json CycleJson(const CycleResult& c, bool scores) {
   const Decisions& d = c.decisions;
   Json out = Json::object();
   out["cycle"] = c.cycle;
   auto binds = d.binds;
-  std::sort(binds.begin(), binds.end(), [](const auto& a, const auto& b) { return std::tie(a.pod, a.node) < std::tie(b.pod, b.node); });
+  std::sort(binds.begin(), binds.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.pod, a.node) < std::tie(b.pod, b.node);
+  });
   out["binds"] = Json::array();
   for (const auto& b : binds) out["binds"].push_back({{"pod", b.pod}, {"node", b.node}});
   auto pipelined = d.pipelined;
-  std::sort(pipelined.begin(), pipelined.end(),
-            [](const auto& a, const auto& b) { return std::tie(a.pod, a.node) < std::tie(b.pod, b.node); });
+  std::sort(pipelined.begin(), pipelined.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.pod, a.node) < std::tie(b.pod, b.node);
+  });
   out["pipelined"] = Json::array();
   for (const auto& p : pipelined) out["pipelined"].push_back({{"pod", p.pod}, {"node", p.node}});
   auto evictions = d.evictions;
-  std::stable_sort(evictions.begin(), evictions.end(), [](const auto& a, const auto& b) { return a.pod < b.pod; });
+  std::stable_sort(evictions.begin(), evictions.end(),
+                   [](const auto& a, const auto& b) { return a.pod < b.pod; });
   out["evictions"] = Json::array();
   for (const auto& e : evictions) {
     out["evictions"].push_back({{"pod", e.pod}, {"action", e.action}, {"reason", e.reason}});
   }
   out["podgroups"] = Json::array();
-  for (const auto& [name, phase] : c.podgroup_phases) out["podgroups"].push_back({{"name", name}, {"phase", phase}});
+  for (const auto& [name, phase] : c.podgroup_phases)
+    out["podgroups"].push_back({{"name", name}, {"phase", phase}});
   auto events = d.events;
   std::sort(events.begin(), events.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.object, a.reason, a.type, a.message) < std::tie(b.object, b.reason, b.type, b.message);
+    return std::tie(a.object, a.reason, a.type, a.message) <
+           std::tie(b.object, b.reason, b.type, b.message);
   });
   events.erase(std::unique(events.begin(), events.end(),
                            [](const auto& a, const auto& b) {
-                             return a.object == b.object && a.reason == b.reason && a.type == b.type &&
-                                    a.message == b.message;
+                             return a.object == b.object && a.reason == b.reason &&
+                                    a.type == b.type && a.message == b.message;
                            }),
                events.end());
   out["events"] = Json::array();
   for (const auto& e : events) {
-    out["events"].push_back({{"object", e.object}, {"type", e.type}, {"reason", e.reason}, {"message", e.message}});
+    out["events"].push_back(
+        {{"object", e.object}, {"type", e.type}, {"reason", e.reason}, {"message", e.message}});
   }
   if (scores) {
     auto s = c.scores;
-    std::sort(s.begin(), s.end(), [](const auto& a, const auto& b) { return std::tie(a.pod, a.node) < std::tie(b.pod, b.node); });
+    std::sort(s.begin(), s.end(), [](const auto& a, const auto& b) {
+      return std::tie(a.pod, a.node) < std::tie(b.pod, b.node);
+    });
     out["scores"] = Json::array();
-    for (const auto& e : s) out["scores"].push_back({{"pod", e.pod}, {"node", e.node}, {"score", e.score}});
+    for (const auto& e : s)
+      out["scores"].push_back({{"pod", e.pod}, {"node", e.node}, {"score", e.score}});
   }
   return out;
 }
@@ -71,7 +80,9 @@ Json FinalJson(const ClusterState& state) {
     if (!pod.spec.node_name.empty()) p["node"] = pod.spec.node_name;
     out["pods"].push_back(p);
     // Queue usage: pods on a node that have not finished, by their PodGroup's queue.
-    if (pod.spec.node_name.empty() || pod.meta.deleting || (pod.phase != "Running" && pod.phase != "Pending")) continue;
+    if (pod.spec.node_name.empty() || pod.meta.deleting ||
+        (pod.phase != "Running" && pod.phase != "Pending"))
+      continue;
     auto g = pod.meta.annotations.find("scheduling.k8s.io/group-name");
     if (g == pod.meta.annotations.end()) continue;
     auto pg = state.podgroups().find(pod.meta.namespace_ + "/" + g->second);
@@ -90,7 +101,8 @@ Json FinalJson(const ClusterState& state) {
   }
   out["queues"] = Json::array();
   for (const auto& [name, q] : state.queues()) {
-    out["queues"].push_back({{"name", name}, {"state", q.state}, {"allocated", ResourceJson(queue_alloc[name])}});
+    out["queues"].push_back(
+        {{"name", name}, {"state", q.state}, {"allocated", ResourceJson(queue_alloc[name])}});
   }
   return out;
 }
@@ -118,8 +130,10 @@ Result<Json> RunSchedule(const ScheduleRequest& request) {
   ActionRegistry actions;
   RegisterBuiltinActions(actions);
   if (request.register_extra) request.register_extra(plugins, actions);
-  const std::string conf_text = request.conf_text.empty() ? DefaultSchedulerConfigText() : request.conf_text;
-  auto conf = ParseSchedulerConfig(conf_text, request.conf_source, plugins.Names(), actions.Names());
+  const std::string conf_text =
+      request.conf_text.empty() ? DefaultSchedulerConfigText() : request.conf_text;
+  auto conf =
+      ParseSchedulerConfig(conf_text, request.conf_source, plugins.Names(), actions.Names());
   if (!conf.ok()) return conf.status();
   // Plugin arguments are checked once up front, so a typo fails before any cycle.
   for (const Tier& tier : conf->tiers) {
@@ -129,7 +143,8 @@ Result<Json> RunSchedule(const ScheduleRequest& request) {
     }
   }
   ClusterObjects objects;
-  for (const std::string& path : request.cluster_paths) BASALT_RETURN_IF_ERROR(LoadPath(path, &objects));
+  for (const std::string& path : request.cluster_paths)
+    BASALT_RETURN_IF_ERROR(LoadPath(path, &objects));
   if (!request.cluster_text.empty()) {
     BASALT_RETURN_IF_ERROR(DecodeText(request.cluster_text, request.cluster_source, &objects));
   }
@@ -182,7 +197,8 @@ Result<std::string> ReadSchedulerConfFile(const std::string& path) {
 
 int ScheduleExitCode(const Status& status) {
   if (status.ok()) return kScheduleExitOk;
-  return status.code() == Status::Code::kInternal ? kScheduleExitInvariantViolated : kScheduleExitBadInput;
+  return status.code() == Status::Code::kInternal ? kScheduleExitInvariantViolated
+                                                  : kScheduleExitBadInput;
 }
 
 }  // namespace basalt

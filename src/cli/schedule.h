@@ -3,9 +3,8 @@
 // exact shape).
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,7 +19,7 @@ class PluginRegistry;
 
 // Exit codes of `basalt schedule` (docs/schedule.md).
 inline constexpr int kScheduleExitOk = 0;
-inline constexpr int kScheduleExitBadInput = 2;         // manifest, configuration, command line
+inline constexpr int kScheduleExitBadInput = 2;           // manifest, configuration, command line
 inline constexpr int kScheduleExitInvariantViolated = 3;  // --check-invariants found a violation
 
 struct ScheduleRequest {

@@ -1,36 +1,20 @@
 #include "cli/serve.h"
 
-#include <unistd.h>
-
-#include <cerrno>
 #include <csignal>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <random>
-#include <sstream>
+#include <thread>
 
 #include "api/file_text.h"
+#include "live/serve_app.h"
 
 namespace basalt {
 namespace {
 
 constexpr int kExitBadInput = 2;
 
-void Log(const std::string& line) { std::cerr << "basalt serve: " << line << "\n"; }
-
-int64_t NowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-int64_t FileMtime(const std::string& path) {
-  std::error_code ec;
-  auto t = std::filesystem::last_write_time(path, ec);
-  if (ec) return 0;
-  return static_cast<int64_t>(t.time_since_epoch().count());
-}
+std::atomic<bool> g_signalled{false};
+extern "C" void OnSignal(int) { g_signalled = true; }
 
 Result<std::string> ReadFile(const std::string& path, const char* what) {
   std::optional<std::string> text = ReadFileText(path);
@@ -38,235 +22,7 @@ Result<std::string> ReadFile(const std::string& path, const char* what) {
   return std::move(*text);
 }
 
-std::string DefaultIdentity() {
-  char host[256] = {0};
-  if (gethostname(host, sizeof(host) - 1) != 0 || host[0] == 0) std::snprintf(host, sizeof(host), "basalt");
-  std::random_device rd;
-  char suffix[16];
-  std::snprintf(suffix, sizeof(suffix), "%08x", rd());
-  return std::string(host) + "_" + suffix;
-}
-
-std::atomic<bool> g_signalled{false};
-extern "C" void OnSignal(int) { g_signalled = true; }
-
 }  // namespace
-
-Result<std::chrono::milliseconds> ParseDuration(const std::string& text) {
-  std::string num = text, unit;
-  while (!num.empty() && std::isalpha(static_cast<unsigned char>(num.back()))) {
-    unit.insert(unit.begin(), num.back());
-    num.pop_back();
-  }
-  double mult = unit.empty() || unit == "s" ? 1000 : unit == "ms" ? 1 : unit == "m" ? 60000 : unit == "h" ? 3600000 : -1;
-  char* end = nullptr;
-  double v = num.empty() ? -1 : std::strtod(num.c_str(), &end);
-  if (mult < 0 || num.empty() || end != num.c_str() + num.size() || !(v > 0) || v * mult > 86400000.0) {
-    return Status::InvalidArgument("invalid duration \"" + text + "\": expected e.g. 500ms, 1s, 2m");
-  }
-  return std::chrono::milliseconds(static_cast<int64_t>(v * mult + 0.5));
-}
-
-ServeApp::ServeApp(ServeAppOptions options)
-    : options_(std::move(options)), clock_(options_.clock ? options_.clock : kube::RealClock::Get()) {
-  metrics_.Counter("basalt_api_errors_total", "Failed API calls (each attempt) by HTTP code (0: no reply).",
-                   {"code"});
-  metrics_.Gauge("basalt_leader", "1 while this replica holds the lease and schedules.");
-  metrics_.Gauge("basalt_informer_synced", "1 once a resource's first list is in.", {"resource"});
-  metrics_.Counter("basalt_informer_events_total", "Watch events applied.", {"resource"});
-  metrics_.Counter("basalt_informer_relists_total", "Relists after 410 Gone.", {"resource"});
-  metrics_.Counter("basalt_informer_failures_total", "List/watch failures (then backoff).", {"resource"});
-  DeclareServeMetrics(metrics_);
-}
-
-ServeApp::~ServeApp() { Stop(); }
-
-std::unique_ptr<kube::Client> ServeApp::MakeClient(bool for_watches) {
-  kube::ClientOptions opt;
-  opt.server = options_.kubeconfig.server;
-  opt.bearer_token = options_.kubeconfig.token;
-  opt.user_agent = "basalt/0.1.0";
-  opt.qps = options_.request.qps;
-  opt.burst = options_.request.burst;
-  opt.max_attempts = options_.max_attempts;
-  opt.initial_backoff = options_.initial_backoff;
-  opt.request_timeout = options_.request_timeout;
-  opt.clock = clock_;
-  opt.on_error = [this](const kube::ApiError& e) {
-    metrics_.Inc("basalt_api_errors_total", {std::to_string(e.code)});
-  };
-  kube::CurlOptions curl;
-  curl.tls = options_.kubeconfig.tls;
-  if (for_watches) curl.cancel = &stop_;
-  return std::make_unique<kube::Client>(opt, std::make_unique<kube::CurlTransport>(curl));
-}
-
-Status ServeApp::Start() {
-  const ServeRequest& req = options_.request;
-  auto period = ParseDuration(req.period);
-  if (!period.ok()) return period.status().WithContext("--period");
-  period_ = *period;
-  client_ = MakeClient(false);
-  watch_client_ = MakeClient(true);
-  ServeLoopOptions lo;
-  lo.scheduler_name = req.scheduler_name;
-  lo.bind_parallelism = req.bind_parallelism;
-  std::string identity = req.identity.empty() ? DefaultIdentity() : req.identity;
-  lo.reporting_instance = identity;
-  loop_ = std::make_unique<ServeLoop>(client_.get(), &state_, &sink_.mutex(), &metrics_, clock_, lo);
-  const std::string source = req.conf_path.empty() ? "(default configuration)" : req.conf_path;
-  BASALT_RETURN_IF_ERROR(loop_->Configure(options_.conf_text, source));
-  if (!req.conf_path.empty()) conf_mtime_ = FileMtime(req.conf_path);
-  if (req.leader_elect) {
-    kube::LeaderOptions lo2;
-    lo2.namespace_ = !req.lease_namespace.empty()           ? req.lease_namespace
-                     : !options_.kubeconfig.namespace_.empty() ? options_.kubeconfig.namespace_
-                                                               : "default";
-    lo2.name = req.lease_name;
-    lo2.identity = identity;
-    lo2.lease_duration = options_.lease_duration;
-    lo2.renew_deadline = options_.renew_deadline;
-    lo2.retry_period = options_.retry_period;
-    lo2.wall_now = options_.wall_now;
-    elector_ = std::make_unique<kube::LeaderElector>(client_.get(), lo2, clock_);
-  }
-  if (!req.listen.empty()) {
-    endpoints_.Handle("/healthz", [this] { return Healthz(); });
-    endpoints_.Handle("/readyz", [this] { return Readyz(); });
-    endpoints_.Handle("/metrics", [this] {
-      UpdateInformerMetrics();
-      return kube::EndpointReply{200, "text/plain; version=0.0.4; charset=utf-8", metrics_.Render()};
-    });
-    BASALT_RETURN_IF_ERROR(endpoints_.Start(req.listen));
-  }
-  for (const kube::InformerSpec& spec : kube::DefaultInformerSpecs()) {
-    informer_kinds_.push_back(spec.kind);
-    informers_.push_back(std::make_unique<kube::Informer>(watch_client_.get(), spec, &sink_, options_.informer));
-  }
-  informer_logged_errors_.assign(informers_.size(), "");
-  stop_ = false;
-  for (auto& inf : informers_) threads_.emplace_back([this, i = inf.get()] { i->Run(stop_); });
-  started_ = true;
-  last_tick_ns_ = NowNs();
-  Log("started: server " + options_.kubeconfig.server + " (" + options_.kubeconfig.source + "), scheduler name " +
-      req.scheduler_name + ", period " + req.period + (elector_ ? ", lease " + elector_->options().namespace_ + "/" +
-                                                                      elector_->options().name + " as " + identity
-                                                                : ", no leader election"));
-  return Status::Ok();
-}
-
-bool ServeApp::Synced() {
-  for (auto& inf : informers_) {
-    if (!inf->synced()) return false;
-  }
-  return !informers_.empty();
-}
-
-bool ServeApp::Ready() { return Synced() && (!elector_ || elector_->known()); }
-
-std::vector<kube::InformerStats> ServeApp::informer_stats() {
-  std::vector<kube::InformerStats> out;
-  for (auto& inf : informers_) out.push_back(inf->stats());
-  return out;
-}
-
-void ServeApp::UpdateInformerMetrics() {
-  for (size_t i = 0; i < informers_.size(); ++i) {
-    kube::InformerStats s = informers_[i]->stats();
-    const std::string& kind = informer_kinds_[i];
-    metrics_.Set("basalt_informer_synced", {kind}, informers_[i]->synced() ? 1 : 0);
-    metrics_.Set("basalt_informer_events_total", {kind}, s.events);
-    metrics_.Set("basalt_informer_relists_total", {kind}, s.relists_on_gone);
-    metrics_.Set("basalt_informer_failures_total", {kind}, s.failures);
-  }
-  metrics_.Set("basalt_leader", leader() ? 1 : 0);
-}
-
-kube::EndpointReply ServeApp::Healthz() {
-  // Alive while the main loop keeps turning (a cycle may take a while; a
-  // loop stuck for minutes is worth a restart).
-  int64_t idle_ns = NowNs() - last_tick_ns_.load();
-  if (started_ && idle_ns > int64_t{300} * 1000000000) return {503, "text/plain; charset=utf-8", "main loop stalled\n"};
-  return {200, "text/plain; charset=utf-8", "ok\n"};
-}
-
-kube::EndpointReply ServeApp::Readyz() {
-  std::string body;
-  for (size_t i = 0; i < informers_.size(); ++i) {
-    if (informers_[i]->synced()) continue;
-    kube::InformerStats s = informers_[i]->stats();
-    body += "informer " + informer_kinds_[i] + " not synced" + (s.last_error.empty() ? "" : ": " + s.last_error) + "\n";
-  }
-  if (informers_.empty()) body += "not started\n";
-  if (elector_ && !elector_->known()) {
-    std::string err = elector_->last_error();
-    body += "leader election: lease state unknown" + (err.empty() ? "" : ": " + err) + "\n";
-  }
-  if (!body.empty()) return {503, "text/plain; charset=utf-8", body};
-  return {200, "text/plain; charset=utf-8",
-          std::string("ok: ") + (leader() ? "leader" : "standby (leader: " + elector_->holder() + ")") + "\n"};
-}
-
-void ServeApp::ReloadConfIfChanged() {
-  const std::string& path = options_.request.conf_path;
-  if (path.empty()) return;
-  int64_t m = FileMtime(path);
-  if (m == 0 || m == conf_mtime_) return;
-  conf_mtime_ = m;
-  auto text = ReadFile(path, "scheduler configuration");
-  Status s = text.ok() ? loop_->Configure(*text, path) : text.status();
-  if (!s.ok()) {
-    Log("configuration not reloaded, keeping the previous one: " + s.message());
-    return;
-  }
-  options_.conf_text = *text;
-  Log("configuration reloaded from " + path);
-}
-
-std::chrono::milliseconds ServeApp::Tick() {
-  last_tick_ns_ = NowNs();
-  ReloadConfIfChanged();
-  // Report each informer's new errors once (401/403 stay visible in the log
-  // and in /readyz rather than being retried silently).
-  for (size_t i = 0; i < informers_.size(); ++i) {
-    std::string err = informers_[i]->stats().last_error;
-    if (!err.empty() && err != informer_logged_errors_[i]) {
-      Log("informer " + informer_kinds_[i] + ": " + err);
-      informer_logged_errors_[i] = err;
-    }
-  }
-  bool lead = elector_ ? elector_->Tick() : true;
-  metrics_.Set("basalt_leader", lead ? 1 : 0);
-  auto now = clock_->Now();
-  std::chrono::milliseconds next = period_;
-  if (elector_) next = std::min<std::chrono::milliseconds>(next, options_.retry_period);
-  if (!lead || !Synced()) return std::min<std::chrono::milliseconds>(next, std::chrono::milliseconds(100));
-  if (ever_cycled_ && now - last_cycle_ < period_) {
-    return std::min(next, std::chrono::duration_cast<std::chrono::milliseconds>(period_ - (now - last_cycle_)));
-  }
-  ever_cycled_ = true;
-  last_cycle_ = now;
-  CycleSummary sum = loop_->RunCycle();
-  if (sum.binds || sum.evictions || sum.evictions_blocked || sum.bind_conflicts || sum.api_failures) {
-    Log("cycle " + std::to_string(sum.cycle) + ": " + std::to_string(sum.binds) + " bound, " +
-        std::to_string(sum.evictions) + " evicted, " + std::to_string(sum.evictions_blocked) +
-        " evictions blocked, " + std::to_string(sum.bind_conflicts) + " bind conflicts, " +
-        std::to_string(sum.api_failures) + " API failures, " + std::to_string(sum.pending) + " pending");
-  }
-  summaries_.push_back(std::move(sum));
-  if (summaries_.size() > 64) summaries_.erase(summaries_.begin());
-  return next;
-}
-
-void ServeApp::Stop() {
-  if (!started_) return;
-  started_ = false;
-  stop_ = true;
-  for (auto& t : threads_) t.join();
-  threads_.clear();
-  if (elector_) elector_->Release();
-  endpoints_.Stop();
-}
 
 int RunServe(const ServeRequest& request) {
   ServeAppOptions opt;
@@ -279,10 +35,12 @@ int RunServe(const ServeRequest& request) {
       if (colon != std::string::npos) kubeconfig = kubeconfig.substr(0, colon);  // the first file
     }
   }
-  auto config = kubeconfig.empty() ? kube::InClusterConfig() : kube::LoadKubeconfig(kubeconfig, request.context);
+  auto config = kubeconfig.empty() ? kube::InClusterConfig()
+                                   : kube::LoadKubeconfig(kubeconfig, request.context);
   if (!config.ok()) {
     std::cerr << "basalt: " << config.status().message() << "\n";
-    if (kubeconfig.empty()) std::cerr << "basalt: (no --kubeconfig given and not running in a cluster)\n";
+    if (kubeconfig.empty())
+      std::cerr << "basalt: (no --kubeconfig given and not running in a cluster)\n";
     return kExitBadInput;
   }
   opt.kubeconfig = std::move(config).value();

@@ -35,7 +35,8 @@ int RunSimulate(const SimulateRequest& request) {
   if (request.progress) {
     // Simulated time only: the line says how far the simulation is, not how long it took.
     options.progress = [](int64_t now, int64_t duration) {
-      std::fprintf(stderr, "\rsimulate: day %.2f of %.2f (%3lld%%)", now / 86400.0, duration / 86400.0,
+      std::fprintf(stderr, "\rsimulate: day %.2f of %.2f (%3lld%%)", now / 86400.0,
+                   duration / 86400.0,
                    static_cast<long long>(duration > 0 ? now * 100 / duration : 100));
       if (now >= duration) std::fprintf(stderr, "\n");
       std::fflush(stderr);
@@ -53,19 +54,21 @@ int RunSimulate(const SimulateRequest& request) {
   }
   const MetricsRecorder& m = (*sim)->metrics();
   const Scenario& s = (*sim)->scenario();
-  auto summary = m.SummaryJson(s.name.empty() ? request.scenario_path : s.name, (*sim)->seed(), s.duration);
+  auto summary =
+      m.SummaryJson(s.name.empty() ? request.scenario_path : s.name, (*sim)->seed(), s.duration);
   auto metrics = m.MetricsJson();
   std::error_code ec;
   std::filesystem::create_directories(request.out_dir, ec);
   const std::filesystem::path dir(request.out_dir);
   const std::string html = RenderReport(summary, metrics, ChartLibrarySource(), ChartLibraryName());
   if (ec || !WriteFile(dir / "summary.json", summary.dump(2) + "\n") ||
-      !WriteFile(dir / "metrics.json", metrics.dump(1) + "\n") || !WriteFile(dir / "metrics.csv", m.MetricsCsv()) ||
-      !WriteFile(dir / "report.html", html)) {
+      !WriteFile(dir / "metrics.json", metrics.dump(1) + "\n") ||
+      !WriteFile(dir / "metrics.csv", m.MetricsCsv()) || !WriteFile(dir / "report.html", html)) {
     std::cerr << "basalt: " << request.out_dir << ": cannot write the outputs\n";
     return kExitIo;
   }
-  std::cerr << "simulate: wrote " << (dir / "report.html").string() << ", summary.json, metrics.json, metrics.csv\n";
+  std::cerr << "simulate: wrote " << (dir / "report.html").string()
+            << ", summary.json, metrics.json, metrics.csv\n";
   return 0;
 }
 

@@ -44,8 +44,8 @@ std::vector<std::string> ConfProblems(const std::string& path, std::string* unre
     for (size_t i = 0; i < entries.size(); ++i) {
       auto plugin = plugins.Create(entries[i].name, entries[i].arguments);
       if (!plugin.ok()) {
-        problems.push_back(path + ": tiers[" + std::to_string(t) + "].plugins[" + std::to_string(i) +
-                           "]: " + plugin.status().message());
+        problems.push_back(path + ": tiers[" + std::to_string(t) + "].plugins[" +
+                           std::to_string(i) + "]: " + plugin.status().message());
       }
     }
   }
@@ -58,8 +58,8 @@ int RunValidate(const std::vector<std::string>& paths, std::ostream& out, std::o
   return RunValidate(paths, "", out, err);
 }
 
-int RunValidate(const std::vector<std::string>& paths, const std::string& conf_path, std::ostream& out,
-                std::ostream& err) {
+int RunValidate(const std::vector<std::string>& paths, const std::string& conf_path,
+                std::ostream& out, std::ostream& err) {
   if (paths.empty() && conf_path.empty()) {
     err << "basalt: validate: no file or folder given\n";
     return kExitBadInput;

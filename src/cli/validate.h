@@ -30,8 +30,8 @@ int RunValidate(const std::vector<std::string>& paths, std::ostream& out, std::o
 
 // The same with a scheduler configuration file to check ("" = none; then
 // `paths` must not be empty).
-int RunValidate(const std::vector<std::string>& paths, const std::string& conf_path, std::ostream& out,
-                std::ostream& err);
+int RunValidate(const std::vector<std::string>& paths, const std::string& conf_path,
+                std::ostream& out, std::ostream& err);
 
 // The same, on std::cout and std::cerr.
 int RunValidate(const std::vector<std::string>& paths, const std::string& conf_path = "");

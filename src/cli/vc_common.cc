@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "api/decode.h"
-#include "cli/vc_yaml.h"
+#include "api/yaml_json.h"
 
 namespace basalt {
 
@@ -13,9 +13,11 @@ void AddBackendFlags(CLI::App* cmd, BackendFlags* flags) {
                   "Folder of manifests to work on instead of a cluster (docs/cli.md)");
   cmd->add_option("--kubeconfig,-k", flags->store.kubeconfig,
                   "kubeconfig file (default: $KUBECONFIG, ~/.kube/config, else in-cluster)");
-  cmd->add_option("--context", flags->store.context, "kubeconfig context (default: current-context)");
-  cmd->add_option("--seed", flags->store.seed,
-                  "With --cluster: seed of generated name suffixes (the API server draws them at random)")
+  cmd->add_option("--context", flags->store.context,
+                  "kubeconfig context (default: current-context)");
+  cmd->add_option(
+         "--seed", flags->store.seed,
+         "With --cluster: seed of generated name suffixes (the API server draws them at random)")
       ->capture_default_str();
   // Hidden (empty group): tests and reproducible docs fix "now" for ages.
   cmd->add_option("--now", flags->now, "Current time for ages, RFC 3339")->group("");
@@ -77,7 +79,8 @@ Json MakeVcctlCommand(const Json& target, const std::string& action) {
               {"blockOwnerDeletion", true}};
   std::string lower = action;
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  Json meta = {{"generateName", Meta(target, "name") + "-" + lower + "-"}, {"ownerReferences", Json::array({ref})}};
+  Json meta = {{"generateName", Meta(target, "name") + "-" + lower + "-"},
+               {"ownerReferences", Json::array({ref})}};
   if (!Meta(target, "namespace").empty()) meta["namespace"] = Meta(target, "namespace");
   return Json{{"apiVersion", "bus.volcano.sh/v1alpha1"},
               {"kind", "Command"},
@@ -129,7 +132,8 @@ std::string HumanDuration(int64_t seconds) {
     return std::to_string(hours / 24) + "d" + (h == 0 ? "" : std::to_string(h) + "h");
   }
   if (hours < 24 * 365 * 2) return std::to_string(hours / 24) + "d";
-  if (hours < 24 * 365 * 8) return std::to_string(hours / 24 / 365) + "y" + std::to_string((hours / 24) % 365) + "d";
+  if (hours < 24 * 365 * 8)
+    return std::to_string(hours / 24 / 365) + "y" + std::to_string((hours / 24) % 365) + "d";
   return std::to_string(hours / 24 / 365) + "y";
 }
 

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
@@ -12,7 +11,7 @@
 #include <string>
 
 #include "api/status.h"
-#include "cli/vc_store.h"
+#include "live/vc_store.h"
 
 namespace basalt {
 

@@ -23,12 +23,14 @@ Resource MinResources(const ClusterState& state, const VcJob& job) {
   std::vector<const JobTask*> order;
   for (const auto& t : job.tasks) order.push_back(&t);
   auto prio = [&](const JobTask* t) {
-    const std::string& cls =
-        t->template_spec.priority_class_name.empty() ? job.priority_class_name : t->template_spec.priority_class_name;
+    const std::string& cls = t->template_spec.priority_class_name.empty()
+                                 ? job.priority_class_name
+                                 : t->template_spec.priority_class_name;
     auto it = state.priority_classes().find(cls);
     return it == state.priority_classes().end() ? 0 : it->second.value;
   };
-  std::stable_sort(order.begin(), order.end(), [&](const JobTask* a, const JobTask* b) { return prio(a) > prio(b); });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](const JobTask* a, const JobTask* b) { return prio(a) > prio(b); });
   int32_t left = JobMinAvailable(job);
   Resource total;
   std::map<const JobTask*, int32_t> taken;
@@ -60,7 +62,8 @@ Pod MakePod(const VcJob& job, const JobTask& task, int index, const std::string&
   pod.meta.uid.clear();
   pod.meta.creation_timestamp = job.meta.creation_timestamp;
   pod.meta.source = job.meta.source;
-  pod.meta.owner_references = {{"batch.volcano.sh/v1alpha1", "Job", job.meta.name, job.meta.uid, true}};
+  pod.meta.owner_references = {
+      {"batch.volcano.sh/v1alpha1", "Job", job.meta.name, job.meta.uid, true}};
   auto& ann = pod.meta.annotations;
   ann[kGroupName] = JobController::PodGroupName(job);
   ann[kTaskSpec] = task.name;
@@ -70,8 +73,9 @@ Pod MakePod(const VcJob& job, const JobTask& task, int index, const std::string&
   ann[kJobVersion] = std::to_string(job.version);
   ann[kTemplateUid] = job.meta.name + "-" + task.name;
   ann[kRetryCount] = std::to_string(job.retry_count);
-  for (const char* k : {"volcano.sh/preemptable", "volcano.sh/revocable-zone", "volcano.sh/cooldown-time",
-                        "volcano.sh/jdb-min-available", "volcano.sh/jdb-max-unavailable"}) {
+  for (const char* k :
+       {"volcano.sh/preemptable", "volcano.sh/revocable-zone", "volcano.sh/cooldown-time",
+        "volcano.sh/jdb-min-available", "volcano.sh/jdb-max-unavailable"}) {
     auto it = job.meta.annotations.find(k);
     if (it != job.meta.annotations.end()) ann.emplace(k, it->second);
   }
@@ -92,7 +96,8 @@ Pod MakePod(const VcJob& job, const JobTask& task, int index, const std::string&
 
 std::optional<int32_t> PodVersion(const Pod& pod) {
   auto it = pod.meta.annotations.find(kJobVersion);
-  if (it == pod.meta.annotations.end() || it->second.empty() || it->second.size() > 9) return std::nullopt;
+  if (it == pod.meta.annotations.end() || it->second.empty() || it->second.size() > 9)
+    return std::nullopt;
   int32_t v = 0;
   for (char c : it->second) {
     if (c < '0' || c > '9') return std::nullopt;
@@ -141,7 +146,8 @@ void ForEachJobPod(const ClusterState& state, const VcJob& job, Fn fn) {
   for (auto it = state.pods().lower_bound(prefix); it != state.pods().end(); ++it) {
     if (it->first.compare(0, prefix.size(), prefix) != 0) break;
     auto jn = it->second.meta.annotations.find(kJobName);
-    if (jn != it->second.meta.annotations.end() && jn->second == job.meta.name) fn(it->first, it->second);
+    if (jn != it->second.meta.annotations.end() && jn->second == job.meta.name)
+      fn(it->first, it->second);
   }
 }
 
@@ -190,7 +196,8 @@ void KillJob(ClusterState& state, VcJob& job, bool soft) {
   if (changed) ++job.version;
 }
 
-void KillTarget(ClusterState& state, VcJob& job, const std::string& action, const JobRequest& request) {
+void KillTarget(ClusterState& state, VcJob& job, const std::string& action,
+                const JobRequest& request) {
   const bool soft = job.retry_count >= job.max_retry - 1;
   for (const auto& key : JobPodKeys(state, job)) {
     const Pod& pod = state.pods().at(key);
@@ -208,10 +215,12 @@ std::vector<std::string> SyncJobObjects(ClusterState& state, VcJob& job) {
     PodGroup fresh;
     fresh.meta.name = JobController::PodGroupName(job);
     fresh.meta.namespace_ = job.meta.namespace_;
-    fresh.meta.annotations = job.meta.annotations;  // volcano.sh/* (and all others) travel to the group
+    fresh.meta.annotations =
+        job.meta.annotations;  // volcano.sh/* (and all others) travel to the group
     fresh.meta.creation_timestamp = job.meta.creation_timestamp;
     fresh.meta.source = job.meta.source;
-    fresh.meta.owner_references.push_back({"batch.volcano.sh/v1alpha1", "Job", job.meta.name, job.meta.uid, true});
+    fresh.meta.owner_references.push_back(
+        {"batch.volcano.sh/v1alpha1", "Job", job.meta.name, job.meta.uid, true});
     fresh.min_member = JobMinAvailable(job);
     for (const auto& t : job.tasks) fresh.min_task_member[t.name] = TaskMinAvailable(t);
     fresh.queue = job.queue.empty() ? "default" : job.queue;
@@ -233,8 +242,9 @@ std::vector<std::string> SyncJobObjects(ClusterState& state, VcJob& job) {
     named.emplace_back(&it->first, &it->second);
   }
   auto find_named = [&named](const std::string& key) -> const Pod* {
-    auto it = std::lower_bound(named.begin(), named.end(), key,
-                               [](const auto& entry, const std::string& k) { return *entry.first < k; });
+    auto it =
+        std::lower_bound(named.begin(), named.end(), key,
+                         [](const auto& entry, const std::string& k) { return *entry.first < k; });
     return it != named.end() && *it->first == key ? it->second : nullptr;
   };
   std::string key;
@@ -267,10 +277,12 @@ std::vector<std::string> SyncJobObjects(ClusterState& state, VcJob& job) {
     auto idx = ann.find(kTaskIndex);
     if (idx == ann.end()) continue;
     auto spec = ann.find(kTaskSpec);
-    const std::string_view pod_task = spec == ann.end() ? std::string_view() : std::string_view(spec->second);
+    const std::string_view pod_task =
+        spec == ann.end() ? std::string_view() : std::string_view(spec->second);
     for (const auto& task : job.tasks) {
       if (task.name == pod_task && idx->second != "" && idx->second.size() < 10 &&
-          std::all_of(idx->second.begin(), idx->second.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+          std::all_of(idx->second.begin(), idx->second.end(),
+                      [](char c) { return c >= '0' && c <= '9'; }) &&
           std::stoll(idx->second) >= task.replicas) {
         surplus.push_back(*pod_key);
         break;
@@ -297,7 +309,8 @@ void JobController::ForgetJobsChangedSinceLastSync(const ClusterState& state) {
       }
       // Pod "ns/<job>-<task>-<index>": every "ns/<name up to a dash>" may be its job.
       const std::string& k = change.key;
-      for (size_t dash = k.find('-', k.find('/') + 1); dash != std::string::npos; dash = k.find('-', dash + 1)) {
+      for (size_t dash = k.find('-', k.find('/') + 1); dash != std::string::npos;
+           dash = k.find('-', dash + 1)) {
         quiet_.erase(k.substr(0, dash));
       }
     });
@@ -316,7 +329,8 @@ void JobController::Sync(ClusterState& state, int64_t now) {
     ApplyDefaults(job);
     if (job.last_transition_time == 0) job.last_transition_time = now;
     auto quiet = quiet_.find(key);
-    const bool skip = quiet != quiet_.end() && quiet->second.phase == job.phase && quiet->second.version == job.version;
+    const bool skip = quiet != quiet_.end() && quiet->second.phase == job.phase &&
+                      quiet->second.version == job.version;
     if (!skip) SyncOne(state, key, job, now);
     // ttlSecondsAfterFinished counts from the last transition (Volcano's
     // garbage collector: Completed, Failed and Terminated jobs only).
@@ -370,7 +384,8 @@ void JobController::SyncOne(ClusterState& state, const std::string& key, VcJob& 
   pg = state.FindPodGroup(pg_key);
   pg_phase_seen_[key] = pg ? pg->phase : "";
   RaisePodPending(state, job, now);
-  if (job.phase == phase_before && job.version == version_before && state.journal_end() == journal_before) {
+  if (job.phase == phase_before && job.version == version_before &&
+      state.journal_end() == journal_before) {
     quiet_[key] = {job.phase, job.version};
   } else {
     quiet_.erase(key);
@@ -390,8 +405,8 @@ void JobController::OnPodDeleted(ClusterState& state, const Pod& pod, int64_t no
   Handle(state, req, now);
 }
 
-void JobController::OnPodPhaseChanged(ClusterState& state, const Pod& pod, const std::string& old_phase,
-                                      int64_t now) {
+void JobController::OnPodPhaseChanged(ClusterState& state, const Pod& pod,
+                                      const std::string& old_phase, int64_t now) {
   if (pod.phase == old_phase) return;
   auto jn = pod.meta.annotations.find(kJobName);
   if (jn == pod.meta.annotations.end()) return;
@@ -499,7 +514,8 @@ void JobController::RaisePodPending(ClusterState& state, const VcJob& job, int64
     req.job_version = PodVersion(pod);
     // Only a delayed action can come of it (PodPending needs a timeout policy).
     ResolvedAction resolved = Resolve(job, req);
-    if (resolved.delay_seconds) delayed_.push_back({now + *resolved.delay_seconds, job.version, req, resolved.action});
+    if (resolved.delay_seconds)
+      delayed_.push_back({now + *resolved.delay_seconds, job.version, req, resolved.action});
   }
 }
 
@@ -521,7 +537,8 @@ std::vector<std::string> JobController::HalfRunningGangJobs(const ClusterState& 
     for (const auto& pod_key : JobPodKeys(state, job)) {
       const Pod& pod = state.pods().at(pod_key);
       if (pod.meta.deleting) continue;
-      if (pod.phase == "Running" || (pod.phase == "Pending" && !pod.spec.node_name.empty())) ++active;
+      if (pod.phase == "Running" || (pod.phase == "Pending" && !pod.spec.node_name.empty()))
+        ++active;
       if (pod.phase == "Succeeded" || pod.phase == "Failed") ++done;
     }
     if (active > 0 && active + done < JobMinAvailable(job)) out.push_back(key);

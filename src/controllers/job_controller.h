@@ -70,7 +70,8 @@ class JobController {
   // raises PodFailed (with the exit code), Succeeded raises TaskCompleted when
   // every replica of its task succeeded, Running cancels the pod's delayed
   // PodPending actions.
-  void OnPodPhaseChanged(ClusterState& state, const Pod& pod, const std::string& old_phase, int64_t now);
+  void OnPodPhaseChanged(ClusterState& state, const Pod& pod, const std::string& old_phase,
+                         int64_t now);
   // A bus Command targeting a Job: its action runs with event CommandIssued.
   void OnCommand(ClusterState& state, const Command& command, int64_t now);
 
@@ -85,8 +86,8 @@ class JobController {
 
   // Executes `action` on `job` in its current phase (the phase machine).
   // `request` names the target of RestartTask / RestartPod.
-  static void Execute(ClusterState& state, VcJob& job, const std::string& action, const JobRequest& request,
-                      int64_t now);
+  static void Execute(ClusterState& state, VcJob& job, const std::string& action,
+                      const JobRequest& request, int64_t now);
 
   // Test helper for the gang-on-eviction guarantee: jobs whose PodEvicted
   // policy is AbortJob or RestartJob for every task but that have some pods
@@ -165,7 +166,8 @@ PodCounts CountPods(const ClusterState& state, const VcJob& job);
 // always at the last retry), bumps status.version and deletes the PodGroup.
 void KillJob(ClusterState& state, VcJob& job, bool soft);
 // Deletes the pods of one task (RestartTask) or one pod (RestartPod).
-void KillTarget(ClusterState& state, VcJob& job, const std::string& action, const JobRequest& request);
+void KillTarget(ClusterState& state, VcJob& job, const std::string& action,
+                const JobRequest& request);
 // Creates the PodGroup and, once it is admitted, the missing pods; returns the
 // keys of pods it created.
 std::vector<std::string> SyncJobObjects(ClusterState& state, VcJob& job);

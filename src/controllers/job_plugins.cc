@@ -21,21 +21,25 @@ constexpr const char* kSvcMountPath = "/etc/volcano";
 std::string Base64(const std::string& bytes) {
   std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
   const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()));
+                                reinterpret_cast<const unsigned char*>(bytes.data()),
+                                static_cast<int>(bytes.size()));
   out.resize(static_cast<size_t>(n));
   return out;
 }
 
 // SSH wire format: uint32 big-endian and length-prefixed strings.
 void PutU32(std::string& out, uint32_t v) {
-  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((v >> shift) & 0xff));
+  for (int shift = 24; shift >= 0; shift -= 8)
+    out.push_back(static_cast<char>((v >> shift) & 0xff));
 }
 void PutString(std::string& out, const std::string& s) {
   PutU32(out, static_cast<uint32_t>(s.size()));
   out += s;
 }
 
-std::string Bytes(const uint8_t* p, size_t n) { return std::string(reinterpret_cast<const char*>(p), n); }
+std::string Bytes(const uint8_t* p, size_t n) {
+  return std::string(reinterpret_cast<const char*>(p), n);
+}
 
 // "my-task" -> "my_task" (config map keys) and "MY_TASK" (env names), as Volcano.
 std::string Underscored(const std::string& task) {
@@ -64,14 +68,16 @@ ObjectMeta OwnedBy(const VcJob& job, const std::string& name) {
 }
 
 std::map<std::string, std::string> JobSelector(const VcJob& job) {
-  return {{job_internal::kJobName, job.meta.name}, {job_internal::kJobNamespace, job.meta.namespace_}};
+  return {{job_internal::kJobName, job.meta.name},
+          {job_internal::kJobNamespace, job.meta.namespace_}};
 }
 
 std::string SshConfig(const VcJob& job) {
   std::string config = "StrictHostKeyChecking no\nUserKnownHostsFile /dev/null\n";
   for (const JobTask& t : job.tasks) {
     for (int i = 0; i < t.replicas; ++i) {
-      const std::string host = t.hostname.empty() ? job.meta.name + "-" + t.name + "-" + std::to_string(i) : t.hostname;
+      const std::string host =
+          t.hostname.empty() ? job.meta.name + "-" + t.name + "-" + std::to_string(i) : t.hostname;
       const std::string sub = t.subdomain.empty() ? job.meta.name : t.subdomain;
       config += "Host " + host + "\n  HostName " + host + "." + sub + "\n";
       if (!t.hostname.empty()) break;
@@ -90,8 +96,10 @@ SshKeySeeds SeededSshKeys(uint64_t seed) {
     input += job_key;
     std::array<uint8_t, 32> out{};
     unsigned int len = 0;
-    if (EVP_Digest(input.data(), input.size(), out.data(), &len, EVP_sha256(), nullptr) != 1 || len != 32) {
-      throw std::runtime_error("SHA-256 failed");  // libcrypto without SHA-256: a broken installation
+    if (EVP_Digest(input.data(), input.size(), out.data(), &len, EVP_sha256(), nullptr) != 1 ||
+        len != 32) {
+      throw std::runtime_error(
+          "SHA-256 failed");  // libcrypto without SHA-256: a broken installation
     }
     return out;
   };
@@ -100,14 +108,16 @@ SshKeySeeds SeededSshKeys(uint64_t seed) {
 SshKeySeeds RandomSshKeys() {
   return [](const std::string&) {
     std::array<uint8_t, 32> out{};
-    if (RAND_bytes(out.data(), static_cast<int>(out.size())) != 1) throw std::runtime_error("RAND_bytes failed");
+    if (RAND_bytes(out.data(), static_cast<int>(out.size())) != 1)
+      throw std::runtime_error("RAND_bytes failed");
     return out;
   };
 }
 
 SshKeyPair MakeSshKeyPair(const std::array<uint8_t, 32>& seed) {
   std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(
-      EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nullptr, seed.data(), seed.size()), &EVP_PKEY_free);
+      EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nullptr, seed.data(), seed.size()),
+      &EVP_PKEY_free);
   std::array<uint8_t, 32> pub{};
   size_t pub_len = pub.size();
   if (!key || EVP_PKEY_get_raw_public_key(key.get(), pub.data(), &pub_len) != 1 || pub_len != 32) {
@@ -122,7 +132,8 @@ SshKeyPair MakeSshKeyPair(const std::array<uint8_t, 32>& seed) {
   // cipher block size (8) with 1, 2, 3, ...; the check integers come from the
   // seed so the output is a function of it.
   std::string priv;
-  const uint32_t check = (uint32_t{seed[0]} << 24) | (uint32_t{seed[1]} << 16) | (uint32_t{seed[2]} << 8) | seed[3];
+  const uint32_t check =
+      (uint32_t{seed[0]} << 24) | (uint32_t{seed[1]} << 16) | (uint32_t{seed[2]} << 8) | seed[3];
   PutU32(priv, check);
   PutU32(priv, check);
   PutString(priv, type);
@@ -153,7 +164,8 @@ std::map<std::string, std::vector<std::string>> JobPluginController::TaskHosts(c
   for (const JobTask& t : job.tasks) {
     std::vector<std::string>& hosts = out[t.name];
     for (int i = 0; i < t.replicas; ++i) {
-      const std::string host = t.hostname.empty() ? job.meta.name + "-" + t.name + "-" + std::to_string(i) : t.hostname;
+      const std::string host =
+          t.hostname.empty() ? job.meta.name + "-" + t.name + "-" + std::to_string(i) : t.hostname;
       hosts.push_back(host + "." + (t.subdomain.empty() ? job.meta.name : t.subdomain));
       if (!t.hostname.empty()) break;  // a fixed hostname names the task once
     }
@@ -227,10 +239,12 @@ void JobPluginController::DeleteJobObjects(const std::string& job_key) {
   network_policies_.erase(job_key);
 }
 
-PodPluginAdditions JobPluginController::PodAdditions(const VcJob& job, const JobTask& task, const Pod& pod) const {
+PodPluginAdditions JobPluginController::PodAdditions(const VcJob& job, const JobTask& task,
+                                                     const Pod& pod) const {
   PodPluginAdditions out;
   for (const std::string& c : task.container_names) out.containers.push_back({c, false, {}, {}});
-  for (const std::string& c : task.init_container_names) out.containers.push_back({c, true, {}, {}});
+  for (const std::string& c : task.init_container_names)
+    out.containers.push_back({c, true, {}, {}});
   // env
   if (job.plugins.count("env")) {
     const std::string index = PodIndex(pod);
@@ -261,7 +275,8 @@ PodPluginAdditions JobPluginController::PodAdditions(const VcJob& job, const Job
     }
   }
   // svc
-  if (auto it = job.plugins.find("svc"); it != job.plugins.end() && ParseSvcPluginArgs(it->second).ok()) {
+  if (auto it = job.plugins.find("svc");
+      it != job.plugins.end() && ParseSvcPluginArgs(it->second).ok()) {
     out.hostname = task.hostname.empty() ? pod.meta.name : task.hostname;
     out.subdomain = task.subdomain.empty() ? job.meta.name : task.subdomain;
     const std::string cm = job.meta.name + "-svc";
@@ -319,9 +334,9 @@ std::string JobPluginController::ManifestsYaml() const {
     if (!m.namespace_.empty()) out << YAML::Key << "namespace" << YAML::Value << m.namespace_;
     out << YAML::Key << "ownerReferences" << YAML::Value << YAML::BeginSeq;
     for (const OwnerReference& o : m.owner_references) {
-      out << YAML::BeginMap << YAML::Key << "apiVersion" << YAML::Value << o.api_version << YAML::Key << "kind"
-          << YAML::Value << o.kind << YAML::Key << "name" << YAML::Value << o.name << YAML::Key << "controller"
-          << YAML::Value << o.controller << YAML::EndMap;
+      out << YAML::BeginMap << YAML::Key << "apiVersion" << YAML::Value << o.api_version
+          << YAML::Key << "kind" << YAML::Value << o.kind << YAML::Key << "name" << YAML::Value
+          << o.name << YAML::Key << "controller" << YAML::Value << o.controller << YAML::EndMap;
     }
     out << YAML::EndSeq << YAML::EndMap;
   };
@@ -331,30 +346,30 @@ std::string JobPluginController::ManifestsYaml() const {
     out << YAML::EndMap;
   };
   for (const auto& [key, cm] : config_maps_) {
-    out << YAML::BeginDoc << YAML::BeginMap << YAML::Key << "apiVersion" << YAML::Value << "v1" << YAML::Key << "kind"
-        << YAML::Value << "ConfigMap";
+    out << YAML::BeginDoc << YAML::BeginMap << YAML::Key << "apiVersion" << YAML::Value << "v1"
+        << YAML::Key << "kind" << YAML::Value << "ConfigMap";
     meta(cm.meta);
     labels("data", cm.data);
     out << YAML::EndMap;
   }
   for (const auto& [key, np] : network_policies_) {
-    out << YAML::BeginDoc << YAML::BeginMap << YAML::Key << "apiVersion" << YAML::Value << "networking.k8s.io/v1"
-        << YAML::Key << "kind" << YAML::Value << "NetworkPolicy";
+    out << YAML::BeginDoc << YAML::BeginMap << YAML::Key << "apiVersion" << YAML::Value
+        << "networking.k8s.io/v1" << YAML::Key << "kind" << YAML::Value << "NetworkPolicy";
     meta(np.meta);
     out << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "podSelector" << YAML::Value << YAML::BeginMap;
     labels("matchLabels", np.pod_selector);
-    out << YAML::EndMap << YAML::Key << "ingress" << YAML::Value << YAML::BeginSeq << YAML::BeginMap << YAML::Key
-        << "from" << YAML::Value << YAML::BeginSeq << YAML::BeginMap << YAML::Key << "podSelector" << YAML::Value
-        << YAML::BeginMap;
+    out << YAML::EndMap << YAML::Key << "ingress" << YAML::Value << YAML::BeginSeq << YAML::BeginMap
+        << YAML::Key << "from" << YAML::Value << YAML::BeginSeq << YAML::BeginMap << YAML::Key
+        << "podSelector" << YAML::Value << YAML::BeginMap;
     labels("matchLabels", np.ingress_from);
     out << YAML::EndMap << YAML::EndMap << YAML::EndSeq << YAML::EndMap << YAML::EndSeq;
     out << YAML::Key << "policyTypes" << YAML::Value << YAML::Flow << np.policy_types;
     out << YAML::EndMap << YAML::EndMap;
   }
   for (const auto& [key, s] : secrets_) {
-    out << YAML::BeginDoc << YAML::BeginMap << YAML::Key << "apiVersion" << YAML::Value << "v1" << YAML::Key << "kind"
-        << YAML::Value << "Secret";
+    out << YAML::BeginDoc << YAML::BeginMap << YAML::Key << "apiVersion" << YAML::Value << "v1"
+        << YAML::Key << "kind" << YAML::Value << "Secret";
     meta(s.meta);
     out << YAML::Key << "type" << YAML::Value << s.type;
     std::map<std::string, std::string> encoded;
@@ -363,13 +378,14 @@ std::string JobPluginController::ManifestsYaml() const {
     out << YAML::EndMap;
   }
   for (const auto& [key, svc] : services_) {
-    out << YAML::BeginDoc << YAML::BeginMap << YAML::Key << "apiVersion" << YAML::Value << "v1" << YAML::Key << "kind"
-        << YAML::Value << "Service";
+    out << YAML::BeginDoc << YAML::BeginMap << YAML::Key << "apiVersion" << YAML::Value << "v1"
+        << YAML::Key << "kind" << YAML::Value << "Service";
     meta(svc.meta);
     out << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "clusterIP" << YAML::Value << svc.cluster_ip;
     labels("selector", svc.selector);
-    out << YAML::Key << "publishNotReadyAddresses" << YAML::Value << svc.publish_not_ready_addresses;
+    out << YAML::Key << "publishNotReadyAddresses" << YAML::Value
+        << svc.publish_not_ready_addresses;
     out << YAML::EndMap << YAML::EndMap;
   }
   return std::string(out.c_str()) + "\n";

@@ -90,7 +90,8 @@ struct PodPluginAdditions {
   std::string hostname;   // svc: empty when svc is off
   std::string subdomain;  // svc
   std::vector<PluginVolume> volumes;
-  std::vector<ContainerAdditions> containers;  // containers, then init containers, in template order
+  std::vector<ContainerAdditions>
+      containers;  // containers, then init containers, in template order
 };
 
 struct Service {
@@ -113,8 +114,9 @@ struct ConfigMap {
 
 struct NetworkPolicy {
   ObjectMeta meta;
-  std::map<std::string, std::string> pod_selector;   // spec.podSelector.matchLabels
-  std::map<std::string, std::string> ingress_from;   // spec.ingress[0].from[0].podSelector.matchLabels
+  std::map<std::string, std::string> pod_selector;  // spec.podSelector.matchLabels
+  std::map<std::string, std::string>
+      ingress_from;  // spec.ingress[0].from[0].podSelector.matchLabels
   std::vector<std::string> policy_types = {"Ingress"};
 };
 

@@ -53,7 +53,9 @@ using namespace job_internal;  // NOLINT: this file implements them
 
 namespace {
 
-bool IsInternalEvent(const std::string& event) { return event == "OutOfSync" || event == "PodRunning"; }
+bool IsInternalEvent(const std::string& event) {
+  return event == "OutOfSync" || event == "PodRunning";
+}
 
 // First policy of `policies` matching the request, or nullptr.
 const LifecyclePolicy* Match(const std::vector<LifecyclePolicy>& policies, const JobRequest& req) {
@@ -74,7 +76,8 @@ const LifecyclePolicy* Match(const std::vector<LifecyclePolicy>& policies, const
 bool IsPending(const PodCounts& c) { return c.pending > 0 || c.running > 0 || c.terminating > 0; }
 
 // Pending and Running share the action table; they differ in SyncJob's check.
-void ExecuteActive(ClusterState& state, VcJob& job, const std::string& action, const JobRequest& req, int64_t now) {
+void ExecuteActive(ClusterState& state, VcJob& job, const std::string& action,
+                   const JobRequest& req, int64_t now) {
   if (action == "RestartJob") {
     KillJob(state, job, /*soft=*/false);
     ++job.retry_count;
@@ -136,7 +139,8 @@ void ExecuteActive(ClusterState& state, VcJob& job, const std::string& action, c
 ResolvedAction JobController::Resolve(const VcJob& job, const JobRequest& req) {
   if (!req.action.empty()) return {req.action, std::nullopt};
   if (IsInternalEvent(req.event)) return {"SyncJob", std::nullopt};
-  if (req.job_version && *req.job_version != job.version) return {"SyncJob", std::nullopt};  // stale pod
+  if (req.job_version && *req.job_version != job.version)
+    return {"SyncJob", std::nullopt};  // stale pod
   const LifecyclePolicy* policy = nullptr;
   if (!req.task.empty()) {
     for (const auto& t : job.tasks) {
@@ -156,8 +160,8 @@ ResolvedAction JobController::Resolve(const VcJob& job, const JobRequest& req) {
   return out;
 }
 
-void JobController::Execute(ClusterState& state, VcJob& job, const std::string& action, const JobRequest& req,
-                            int64_t now) {
+void JobController::Execute(ClusterState& state, VcJob& job, const std::string& action,
+                            const JobRequest& req, int64_t now) {
   const std::string phase = job.phase;  // a copy: the branches change job.phase
   if (phase == "Pending" || phase == "Running") {
     ExecuteActive(state, job, action, req, now);
@@ -186,7 +190,8 @@ void JobController::Execute(ClusterState& state, VcJob& job, const std::string& 
     }
   } else if (phase == "Completing" || phase == "Terminating") {
     KillJob(state, job, /*soft=*/true);
-    if (!IsPending(CountPods(state, job))) SetPhase(job, phase == "Completing" ? "Completed" : "Terminated", now);
+    if (!IsPending(CountPods(state, job)))
+      SetPhase(job, phase == "Completing" ? "Completed" : "Terminated", now);
   } else {
     // Completed, Terminated, Failed, or a phase we do not know: final, and
     // nothing is left running.

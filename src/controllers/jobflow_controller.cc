@@ -19,7 +19,8 @@ VcJob JobFromTemplate(const JobFlow& flow, const VcJob& tmpl, int64_t now) {
   job.meta.namespace_ = flow.meta.namespace_;
   job.meta.labels[kCreatedByJobTemplate] = created_by;
   job.meta.annotations[kCreatedByJobTemplate] = created_by;
-  job.meta.owner_references = {{"flow.volcano.sh/v1alpha1", "JobFlow", flow.meta.name, flow.meta.uid, true}};
+  job.meta.owner_references = {
+      {"flow.volcano.sh/v1alpha1", "JobFlow", flow.meta.name, flow.meta.uid, true}};
   job.meta.creation_timestamp = now;
   job.meta.source = flow.meta.source;
   // The template's status (if any) is not the new job's.
@@ -33,7 +34,8 @@ VcJob JobFromTemplate(const JobFlow& flow, const VcJob& tmpl, int64_t now) {
 void DeleteJobWithObjects(ClusterState& state, const std::string& key) {
   const VcJob* job = state.FindJob(key);
   if (!job) return;
-  for (const std::string& pod_key : job_internal::JobPodKeys(state, *job)) state.DeletePod(pod_key);  // owner GC
+  for (const std::string& pod_key : job_internal::JobPodKeys(state, *job))
+    state.DeletePod(pod_key);  // owner GC
   state.DeletePodGroup(job->meta.namespace_ + "/" + JobController::PodGroupName(*job));
   state.DeleteJob(key);
 }

@@ -6,7 +6,8 @@
 namespace basalt {
 namespace {
 
-const std::string kGroupName = "scheduling.k8s.io/group-name";  // a std::string: no temporary per lookup
+const std::string kGroupName =
+    "scheduling.k8s.io/group-name";  // a std::string: no temporary per lookup
 
 Resource WithoutPods(Resource r) {
   r.Erase(ResourceNames::kPods);
@@ -68,7 +69,8 @@ void PodGroupController::SyncPod(ClusterState& state, const std::string& key, co
   auto q = pod.meta.annotations.find("scheduling.volcano.sh/queue-name");
   if (q != pod.meta.annotations.end()) {
     pg.queue = q->second;
-  } else if (auto ns = state.namespaces().find(pod.meta.namespace_); ns != state.namespaces().end()) {
+  } else if (auto ns = state.namespaces().find(pod.meta.namespace_);
+             ns != state.namespaces().end()) {
     auto nq = ns->second.annotations.find("scheduling.volcano.sh/queue-name");
     if (nq != ns->second.annotations.end()) pg.queue = nq->second;
   }
@@ -83,8 +85,9 @@ void PodGroupController::SyncPod(ClusterState& state, const std::string& key, co
       }
     }
   }
-  for (const char* k : {"volcano.sh/preemptable", "volcano.sh/revocable-zone", "volcano.sh/cooldown-time",
-                        "volcano.sh/jdb-min-available", "volcano.sh/jdb-max-unavailable"}) {
+  for (const char* k :
+       {"volcano.sh/preemptable", "volcano.sh/revocable-zone", "volcano.sh/cooldown-time",
+        "volcano.sh/jdb-min-available", "volcano.sh/jdb-max-unavailable"}) {
     auto it = pod.meta.annotations.find(k);
     if (it != pod.meta.annotations.end()) pg.meta.annotations[k] = it->second;
   }

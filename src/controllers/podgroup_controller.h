@@ -14,7 +14,8 @@ namespace basalt {
 
 class PodGroupController {
  public:
-  explicit PodGroupController(std::set<std::string> scheduler_names) : scheduler_names_(std::move(scheduler_names)) {}
+  explicit PodGroupController(std::set<std::string> scheduler_names)
+      : scheduler_names_(std::move(scheduler_names)) {}
   // Looks at the pods changed since the last Sync on the same store (the
   // store's change journal), or at every pod when the journal cannot tell.
   void Sync(ClusterState& state);

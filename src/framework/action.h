@@ -21,7 +21,10 @@ class Action {
   virtual ~Action() = default;
   virtual std::string_view Name() const = 0;
   // Reads this action's `configurations:` arguments; a wrong type is an error.
-  virtual Status Configure(const Arguments& args) { (void)args; return Status::Ok(); }
+  virtual Status Configure(const Arguments& args) {
+    (void)args;
+    return Status::Ok();
+  }
   virtual void Execute(Session& ssn) = 0;
 };
 

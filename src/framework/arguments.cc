@@ -12,19 +12,23 @@ namespace basalt {
 Status Arguments::TypeError(const std::string& key, const std::string& want) const {
   auto it = values_.find(key);
   std::string got = it != values_.end() ? "\"" + it->second + "\"" : NestedKind(key);
-  return Status::InvalidArgument(owner_ + ": arguments." + key + ": expected " + want + ", got " + got);
+  return Status::InvalidArgument(owner_ + ": arguments." + key + ": expected " + want + ", got " +
+                                 got);
 }
 
 std::string Arguments::NestedKind(const std::string& key) const {
   // Flattening turned `key: {a: 1}` into "key.a" and `key: [1]` into "key[0]".
   auto dot = values_.lower_bound(key + ".");
-  if (dot != values_.end() && dot->first.compare(0, key.size() + 1, key + ".") == 0) return "an object";
+  if (dot != values_.end() && dot->first.compare(0, key.size() + 1, key + ".") == 0)
+    return "an object";
   auto bracket = values_.lower_bound(key + "[");
-  if (bracket != values_.end() && bracket->first.compare(0, key.size() + 1, key + "[") == 0) return "a list";
+  if (bracket != values_.end() && bracket->first.compare(0, key.size() + 1, key + "[") == 0)
+    return "a list";
   return "";
 }
 
-const std::string* Arguments::Find(const std::string& key, const std::string& want, Status* st) const {
+const std::string* Arguments::Find(const std::string& key, const std::string& want,
+                                   Status* st) const {
   auto it = values_.find(key);
   if (it != values_.end()) return &it->second;
   if (!NestedKind(key).empty()) *st = TypeError(key, want);
@@ -46,7 +50,8 @@ Status Arguments::GetInt(const std::string& key, int64_t* out) const {
   const std::string* v = Find(key, "an integer", &st);
   if (v == nullptr) return st;
   // strtoll would skip leading whitespace; a YAML scalar never has any unquoted.
-  if (v->empty() || std::isspace(static_cast<unsigned char>((*v)[0]))) return TypeError(key, "an integer");
+  if (v->empty() || std::isspace(static_cast<unsigned char>((*v)[0])))
+    return TypeError(key, "an integer");
   char* end = nullptr;
   errno = 0;
   long long x = std::strtoll(v->c_str(), &end, 10);

@@ -11,11 +11,11 @@ namespace basalt {
 namespace {
 
 constexpr const char* kSwitchKeys[] = {
-    "enableJobOrder",      "enableQueueOrder",   "enableTaskOrder",       "EnabledClusterOrder",
-    "enablePredicate",     "enableBestNode",     "enableNodeOrder",       "enablePreemptable",
-    "enableReclaimable",   "enablePreemptive",   "enabledAllocatable",    "enabledOverused",
-    "enableJobReady",      "enableJobPipelined", "enableJobEnqueued",     "enableJobStarving",
-    "enabledVictim",       "enableTargetJob",    "enableReservedNodes",   "enableHierarchy",
+    "enableJobOrder",       "enableQueueOrder",   "enableTaskOrder",     "EnabledClusterOrder",
+    "enablePredicate",      "enableBestNode",     "enableNodeOrder",     "enablePreemptable",
+    "enableReclaimable",    "enablePreemptive",   "enabledAllocatable",  "enabledOverused",
+    "enableJobReady",       "enableJobPipelined", "enableJobEnqueued",   "enableJobStarving",
+    "enabledVictim",        "enableTargetJob",    "enableReservedNodes", "enableHierarchy",
     "enabledHyperNodeOrder"};
 static_assert(sizeof(kSwitchKeys) / sizeof(kSwitchKeys[0]) == static_cast<size_t>(Switch::kCount));
 
@@ -33,12 +33,14 @@ std::string Where(const std::string& source, const YAML::Node& n) {
 }
 
 // Flattens an `arguments:` tree into "a.b" keys ("a[i]" for lists).
-Status Flatten(const YAML::Node& n, const std::string& prefix, Arguments* out, const std::string& where) {
+Status Flatten(const YAML::Node& n, const std::string& prefix, Arguments* out,
+               const std::string& where) {
   if (n.IsScalar()) {
     out->Set(prefix, n.Scalar());
   } else if (n.IsMap()) {
     for (const auto& kv : n) {
-      if (!kv.first.IsScalar()) return Status::InvalidArgument(where + ": arguments: keys must be strings");
+      if (!kv.first.IsScalar())
+        return Status::InvalidArgument(where + ": arguments: keys must be strings");
       std::string key = prefix.empty() ? kv.first.Scalar() : prefix + "." + kv.first.Scalar();
       BASALT_RETURN_IF_ERROR(Flatten(kv.second, key, out, where));
     }
@@ -89,7 +91,8 @@ Status OnlyKeys(const std::string& source, const YAML::Node& n, const std::strin
   for (const auto& kv : n) {
     const std::string& key = kv.first.Scalar();  // CheckYamlTree: keys are scalars
     if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; })) {
-      return Error(Where(source, kv.first), path.empty() ? key : path + "." + key, "unknown field (want " + want + ")");
+      return Error(Where(source, kv.first), path.empty() ? key : path + "." + key,
+                   "unknown field (want " + want + ")");
     }
   }
   return Status::Ok();
@@ -99,17 +102,21 @@ Result<SchedulerConfig> Parse(const YAML::Node& root, const std::string& source,
                               const std::vector<std::string>& known_plugins,
                               const std::vector<std::string>& known_actions) {
   SchedulerConfig conf;
-  if (!root || root.IsNull()) return Status::InvalidArgument(source + ": empty scheduler configuration");
+  if (!root || root.IsNull())
+    return Status::InvalidArgument(source + ": empty scheduler configuration");
   if (!root.IsMap()) {
-    return Status::InvalidArgument(Where(source, root) + ": expected a mapping with actions and tiers");
+    return Status::InvalidArgument(Where(source, root) +
+                                   ": expected a mapping with actions and tiers");
   }
-  BASALT_RETURN_IF_ERROR(
-      OnlyKeys(source, root, "", {"actions", "tiers", "configurations", "metrics"}, "actions, tiers, configurations or metrics"));
+  BASALT_RETURN_IF_ERROR(OnlyKeys(source, root, "",
+                                  {"actions", "tiers", "configurations", "metrics"},
+                                  "actions, tiers, configurations or metrics"));
 
   // ---- actions: "enqueue, allocate, backfill" ----
   YAML::Node actions = root["actions"];
   if (!actions || actions.IsNull()) {
-    return Status::InvalidArgument(source + ": actions: missing (e.g. actions: \"enqueue, allocate, backfill\")");
+    return Status::InvalidArgument(
+        source + ": actions: missing (e.g. actions: \"enqueue, allocate, backfill\")");
   }
   if (!actions.IsScalar()) {
     return Error(Where(source, actions), "actions",
@@ -119,7 +126,8 @@ Result<SchedulerConfig> Parse(const YAML::Node& root, const std::string& source,
   size_t pos = 0;
   while (pos <= list.size()) {
     size_t comma = list.find(',', pos);
-    std::string item = list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    std::string item =
+        list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
     item.erase(0, item.find_first_not_of(" \t\r\n"));
     item.erase(item.find_last_not_of(" \t\r\n") + 1);
     if (!item.empty()) {
@@ -136,16 +144,20 @@ Result<SchedulerConfig> Parse(const YAML::Node& root, const std::string& source,
   // ---- tiers ----
   YAML::Node tiers = root["tiers"];
   if (tiers && !tiers.IsNull()) {
-    if (!tiers.IsSequence()) return Error(Where(source, tiers), "tiers", "expected a list of tiers");
+    if (!tiers.IsSequence())
+      return Error(Where(source, tiers), "tiers", "expected a list of tiers");
     bool drf_hierarchy = false, proportion = false;
     size_t t = 0;
     for (const YAML::Node& tier : tiers) {
       std::string tpath = "tiers[" + std::to_string(t++) + "]";
-      if (!tier.IsMap()) return Error(Where(source, tier), tpath, "expected a mapping with plugins");
+      if (!tier.IsMap())
+        return Error(Where(source, tier), tpath, "expected a mapping with plugins");
       BASALT_RETURN_IF_ERROR(OnlyKeys(source, tier, tpath, {"plugins"}, "plugins"));
       YAML::Node plugins = tier["plugins"];
-      if (!plugins || plugins.IsNull()) return Error(Where(source, tier), tpath + ".plugins", "missing");
-      if (!plugins.IsSequence()) return Error(Where(source, plugins), tpath + ".plugins", "expected a list");
+      if (!plugins || plugins.IsNull())
+        return Error(Where(source, tier), tpath + ".plugins", "missing");
+      if (!plugins.IsSequence())
+        return Error(Where(source, plugins), tpath + ".plugins", "expected a list");
       Tier out;
       size_t p = 0;
       for (const YAML::Node& pl : plugins) {
@@ -156,11 +168,13 @@ Result<SchedulerConfig> Parse(const YAML::Node& root, const std::string& source,
         if (!name || name.IsNull() || (name.IsScalar() && name.Scalar().empty())) {
           return Error(Where(source, pl), ppath + ".name", "missing");
         }
-        if (!name.IsScalar()) return Error(Where(source, name), ppath + ".name", "expected a string");
+        if (!name.IsScalar())
+          return Error(Where(source, name), ppath + ".name", "expected a string");
         opt.name = name.Scalar();
         if (!Known(known_plugins, opt.name)) {
-          return Error(Where(source, name), ppath + ".name",
-                       "unknown plugin \"" + opt.name + "\" (known: " + JoinNames(known_plugins) + ")");
+          return Error(
+              Where(source, name), ppath + ".name",
+              "unknown plugin \"" + opt.name + "\" (known: " + JoinNames(known_plugins) + ")");
         }
         opt.arguments = Arguments("plugin " + opt.name);
         for (const auto& kv : pl) {
@@ -171,21 +185,25 @@ Result<SchedulerConfig> Parse(const YAML::Node& root, const std::string& source,
             if (!kv.second.IsNull() && !kv.second.IsMap()) {
               return Error(Where(source, kv.second), fpath, "expected a mapping");
             }
-            BASALT_RETURN_IF_ERROR(Flatten(kv.second, "", &opt.arguments, Where(source, kv.second) + ": " + fpath));
+            BASALT_RETURN_IF_ERROR(
+                Flatten(kv.second, "", &opt.arguments, Where(source, kv.second) + ": " + fpath));
             continue;
           }
           auto sw = std::find_if(std::begin(kSwitchKeys), std::end(kSwitchKeys),
                                  [&](const char* k) { return key == k; });
           if (sw == std::end(kSwitchKeys)) {
-            return Error(Where(source, kv.first), fpath,
-                         "unknown field (want name, arguments or a switch such as enablePreemptable; "
-                         "switch names are case-sensitive)");
+            return Error(
+                Where(source, kv.first), fpath,
+                "unknown field (want name, arguments or a switch such as enablePreemptable; "
+                "switch names are case-sensitive)");
           }
-          std::optional<bool> b = kv.second.IsScalar() ? ParseYamlBool(kv.second.Scalar()) : std::nullopt;
+          std::optional<bool> b =
+              kv.second.IsScalar() ? ParseYamlBool(kv.second.Scalar()) : std::nullopt;
           if (!b) {
             return Error(Where(source, kv.second), fpath,
-                         "expected true or false, got " +
-                             (kv.second.IsScalar() ? "\"" + kv.second.Scalar() + "\"" : std::string("a non-scalar")));
+                         "expected true or false, got " + (kv.second.IsScalar()
+                                                               ? "\"" + kv.second.Scalar() + "\""
+                                                               : std::string("a non-scalar")));
           }
           opt.switches[sw - std::begin(kSwitchKeys)] = *b;
         }
@@ -196,21 +214,25 @@ Result<SchedulerConfig> Parse(const YAML::Node& root, const std::string& source,
       conf.tiers.push_back(std::move(out));
     }
     if (drf_hierarchy && proportion) {
-      return Error(Where(source, tiers), "tiers",
-                   "drf with enableHierarchy cannot be used together with proportion (Volcano refuses this "
-                   "configuration)");
+      return Error(
+          Where(source, tiers), "tiers",
+          "drf with enableHierarchy cannot be used together with proportion (Volcano refuses this "
+          "configuration)");
     }
   }
 
   // ---- configurations: per-action arguments ----
   YAML::Node confs = root["configurations"];
   if (confs && !confs.IsNull()) {
-    if (!confs.IsSequence()) return Error(Where(source, confs), "configurations", "expected a list");
+    if (!confs.IsSequence())
+      return Error(Where(source, confs), "configurations", "expected a list");
     size_t i = 0;
     for (const YAML::Node& c : confs) {
       std::string cpath = "configurations[" + std::to_string(i++) + "]";
-      if (!c.IsMap()) return Error(Where(source, c), cpath, "expected a mapping with name and arguments");
-      BASALT_RETURN_IF_ERROR(OnlyKeys(source, c, cpath, {"name", "arguments"}, "name or arguments"));
+      if (!c.IsMap())
+        return Error(Where(source, c), cpath, "expected a mapping with name and arguments");
+      BASALT_RETURN_IF_ERROR(
+          OnlyKeys(source, c, cpath, {"name", "arguments"}, "name or arguments"));
       YAML::Node name = c["name"];
       if (!name || name.IsNull()) return Error(Where(source, c), cpath + ".name", "missing");
       if (!name.IsScalar()) return Error(Where(source, name), cpath + ".name", "expected a string");
@@ -222,8 +244,10 @@ Result<SchedulerConfig> Parse(const YAML::Node& root, const std::string& source,
       Arguments args("action " + action);
       YAML::Node a = c["arguments"];
       if (a) {
-        if (!a.IsNull() && !a.IsMap()) return Error(Where(source, a), cpath + ".arguments", "expected a mapping");
-        BASALT_RETURN_IF_ERROR(Flatten(a, "", &args, Where(source, a) + ": " + cpath + ".arguments"));
+        if (!a.IsNull() && !a.IsMap())
+          return Error(Where(source, a), cpath + ".arguments", "expected a mapping");
+        BASALT_RETURN_IF_ERROR(
+            Flatten(a, "", &args, Where(source, a) + ": " + cpath + ".arguments"));
       }
       conf.action_arguments.emplace_back(action, std::move(args));
     }
@@ -241,7 +265,8 @@ Result<SchedulerConfig> ParseSchedulerConfig(const std::string& text, const std:
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     return Status::InvalidArgument(source + ":" + std::to_string(e.mark.line + 1) + ":" +
-                                   std::to_string(e.mark.column + 1) + ": malformed YAML: " + e.msg);
+                                   std::to_string(e.mark.column + 1) +
+                                   ": malformed YAML: " + e.msg);
   } catch (const std::exception& e) {
     return Status::InvalidArgument(source + ": malformed YAML: " + e.what());
   }

@@ -34,9 +34,27 @@ namespace basalt {
 
 // One switch per extension point, named after its YAML key.
 enum class Switch {
-  kJobOrder, kQueueOrder, kTaskOrder, kClusterOrder, kPredicate, kBestNode, kNodeOrder,
-  kPreemptable, kReclaimable, kPreemptive, kAllocatable, kOverused, kJobReady, kJobPipelined,
-  kJobEnqueued, kJobStarving, kVictim, kTargetJob, kReservedNodes, kHierarchy, kHyperNodeOrder,
+  kJobOrder,
+  kQueueOrder,
+  kTaskOrder,
+  kClusterOrder,
+  kPredicate,
+  kBestNode,
+  kNodeOrder,
+  kPreemptable,
+  kReclaimable,
+  kPreemptive,
+  kAllocatable,
+  kOverused,
+  kJobReady,
+  kJobPipelined,
+  kJobEnqueued,
+  kJobStarving,
+  kVictim,
+  kTargetJob,
+  kReservedNodes,
+  kHierarchy,
+  kHyperNodeOrder,
   kCount
 };
 

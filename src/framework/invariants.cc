@@ -14,11 +14,10 @@ namespace {
 // Plugins known to register no Preemptable / Reclaimable function. Any other
 // plugin (including one added later) is assumed to vote, which can only turn a
 // conditional check off, never report a false violation.
-const std::set<std::string, std::less<>> kNoPreemptableFn = {"binpack",    "capacity",   "capacity-card",
-                                                             "nodeorder",  "overcommit", "predicates",
-                                                             "proportion"};
-const std::set<std::string, std::less<>> kNoReclaimableFn = {"binpack", "nodeorder", "overcommit", "predicates",
-                                                             "priority"};
+const std::set<std::string, std::less<>> kNoPreemptableFn = {
+    "binpack", "capacity", "capacity-card", "nodeorder", "overcommit", "predicates", "proportion"};
+const std::set<std::string, std::less<>> kNoReclaimableFn = {"binpack", "nodeorder", "overcommit",
+                                                             "predicates", "priority"};
 
 // True when `plugin` alone decides the victim vote of `sw`: it is on, and every
 // other enabled voter sits in its tier before it. Then the tier rules of
@@ -37,8 +36,9 @@ bool SoleDecider(const SchedulerConfig& conf, std::string_view plugin, Switch sw
         continue;
       }
       // Another voter: allowed only in the same tier, before `plugin`.
-      if (found_tier >= 0 || !std::any_of(conf.tiers[t].plugins.begin(), conf.tiers[t].plugins.end(),
-                                          [&](const PluginOption& o) { return o.name == plugin && o.Enabled(sw); })) {
+      if (found_tier >= 0 ||
+          !std::any_of(conf.tiers[t].plugins.begin(), conf.tiers[t].plugins.end(),
+                       [&](const PluginOption& o) { return o.name == plugin && o.Enabled(sw); })) {
         return false;
       }
     }
@@ -49,7 +49,8 @@ bool SoleDecider(const SchedulerConfig& conf, std::string_view plugin, Switch sw
 bool AllocatableEnforced(const SchedulerConfig& conf) {
   for (const Tier& t : conf.tiers) {
     for (const PluginOption& p : t.plugins) {
-      if ((p.name == "proportion" || p.name == "capacity") && p.Enabled(Switch::kAllocatable)) return true;
+      if ((p.name == "proportion" || p.name == "capacity") && p.Enabled(Switch::kAllocatable))
+        return true;
     }
   }
   return false;
@@ -71,7 +72,8 @@ std::vector<Resource> QueueUsage(const Session& ssn) {
   std::vector<Resource> usage(ssn.queues().size());
   for (const TaskInfo& t : ssn.tasks()) {
     if (t.job == kNone) continue;
-    if (IsAllocatedStatus(t.status) || t.status == TaskStatus::kPipelined) usage[ssn.job(t.job).queue] += t.request;
+    if (IsAllocatedStatus(t.status) || t.status == TaskStatus::kPipelined)
+      usage[ssn.job(t.job).queue] += t.request;
   }
   return usage;
 }
@@ -101,8 +103,8 @@ Status CheckInvariants(const Session& ssn) {
       const TaskInfo& t = ssn.task(id);
       ++listed[id];
       if (t.node != n.id || !IsOnNodeStatus(t.status)) {
-        os << "node " << n.name << " lists task " << t.key << " (status " << TaskStatusName(t.status)
-           << ", node id " << t.node << ")";
+        os << "node " << n.name << " lists task " << t.key << " (status "
+           << TaskStatusName(t.status) << ", node id " << t.node << ")";
         return Status::Internal(Fail(os));
       }
       if (t.status == TaskStatus::kPipelined) {
@@ -114,33 +116,36 @@ Status CheckInvariants(const Session& ssn) {
     }
     if (!SameAmount(used, n.used()) || !SameAmount(releasing, n.releasing()) ||
         !SameAmount(pipelined, n.pipelined()) || !SameAmount(n.idle(), n.allocatable - used)) {
-      os << "node " << n.name << " bookkeeping: used " << n.used() << " (tasks: " << used << "), releasing "
-         << n.releasing() << " (tasks: " << releasing << "), pipelined " << n.pipelined() << " (tasks: " << pipelined
-         << "), idle " << n.idle() << " (allocatable - used: " << (n.allocatable - used) << ")";
+      os << "node " << n.name << " bookkeeping: used " << n.used() << " (tasks: " << used
+         << "), releasing " << n.releasing() << " (tasks: " << releasing << "), pipelined "
+         << n.pipelined() << " (tasks: " << pipelined << "), idle " << n.idle()
+         << " (allocatable - used: " << (n.allocatable - used) << ")";
       return Status::Internal(Fail(os));
     }
     // 2. Over-commit beyond what the input already had.
     const Resource over = (n.used() - n.allocatable).ClampedAtZero();
     const Resource deficit = Deficit(n.FutureIdle());
-    const bool have_open = tracker.initialized() && static_cast<size_t>(n.id) < tracker.open_overcommit().size();
+    const bool have_open =
+        tracker.initialized() && static_cast<size_t>(n.id) < tracker.open_overcommit().size();
     const Resource open_over = have_open ? tracker.open_overcommit()[n.id] : Resource();
     const Resource open_deficit = have_open ? tracker.open_future_deficit()[n.id] : Resource();
     if (!LessEqual(over, open_over)) {
-      os << "node " << n.name << " over-committed: used " << n.used() << " > allocatable " << n.allocatable
-         << " (at open the excess was " << open_over << ")";
+      os << "node " << n.name << " over-committed: used " << n.used() << " > allocatable "
+         << n.allocatable << " (at open the excess was " << open_over << ")";
       return Status::Internal(Fail(os));
     }
     if (!LessEqual(deficit, open_deficit)) {
-      os << "node " << n.name << " future idle negative: idle " << n.idle() << " + releasing " << n.releasing()
-         << " - pipelined " << n.pipelined() << " (at open the deficit was " << open_deficit << ")";
+      os << "node " << n.name << " future idle negative: idle " << n.idle() << " + releasing "
+         << n.releasing() << " - pipelined " << n.pipelined() << " (at open the deficit was "
+         << open_deficit << ")";
       return Status::Internal(Fail(os));
     }
   }
   for (const TaskInfo& t : ssn.tasks()) {
     const int want = t.node != kNone ? 1 : 0;
     if (listed[t.id] != want) {
-      os << "task " << t.key << " (status " << TaskStatusName(t.status) << ") is listed on " << listed[t.id]
-         << " node(s), placed on " << want;
+      os << "task " << t.key << " (status " << TaskStatusName(t.status) << ") is listed on "
+         << listed[t.id] << " node(s), placed on " << want;
       return Status::Internal(Fail(os));
     }
     if (t.node != kNone && !IsOnNodeStatus(t.status)) {
@@ -168,12 +173,14 @@ Status CheckInvariants(const Session& ssn) {
       total += t.request;
       if (IsAllocatedStatus(t.status)) allocated += t.request;
     }
-    if (count != j.status_count || !SameAmount(allocated, j.allocated) || !SameAmount(total, j.total_request)) {
-      os << "job " << j.key << " counters: allocated " << j.allocated << " (tasks: " << allocated << ")";
+    if (count != j.status_count || !SameAmount(allocated, j.allocated) ||
+        !SameAmount(total, j.total_request)) {
+      os << "job " << j.key << " counters: allocated " << j.allocated << " (tasks: " << allocated
+         << ")";
       for (size_t s = 0; s < count.size(); ++s) {
         if (count[s] != j.status_count[s]) {
-          os << ", " << TaskStatusName(static_cast<TaskStatus>(s)) << " " << j.status_count[s] << " (tasks: "
-             << count[s] << ")";
+          os << ", " << TaskStatusName(static_cast<TaskStatus>(s)) << " " << j.status_count[s]
+             << " (tasks: " << count[s] << ")";
         }
       }
       return Status::Internal(Fail(os));
@@ -203,12 +210,13 @@ Status CheckInvariants(const Session& ssn) {
     }
     const TaskInfo& t = *it->second;
     if (t.status != TaskStatus::kBinding || t.node == kNone || ssn.node(t.node).name != b.node) {
-      os << "pod " << b.pod << " bound to " << b.node << " but is " << TaskStatusName(t.status) << " on "
-         << (t.node == kNone ? std::string("no node") : ssn.node(t.node).name);
+      os << "pod " << b.pod << " bound to " << b.node << " but is " << TaskStatusName(t.status)
+         << " on " << (t.node == kNone ? std::string("no node") : ssn.node(t.node).name);
       return Status::Internal(Fail(os));
     }
     if (tracker.initialized() && tracker.open_on_node()[t.id]) {
-      os << "pod " << b.pod << " bound but was already on node " << t.pod->spec.node_name << " at session open";
+      os << "pod " << b.pod << " bound but was already on node " << t.pod->spec.node_name
+         << " at session open";
       return Status::Internal(Fail(os));
     }
   }
@@ -268,7 +276,8 @@ Status CheckCardAccounting(const Session& ssn) {
 }
 
 Status InvariantTracker::AfterAction(const Session& ssn, std::string_view action) const {
-  const std::string context = "cycle " + std::to_string(ssn.cycle()) + ", after action " + std::string(action);
+  const std::string context =
+      "cycle " + std::to_string(ssn.cycle()) + ", after action " + std::string(action);
   Status s = CheckInvariants(ssn);
   if (!s.ok()) return s.WithContext(context);
   std::ostringstream os;
@@ -282,7 +291,8 @@ Status InvariantTracker::AfterAction(const Session& ssn, std::string_view action
       return Status::Internal(os.str()).WithContext(context);
     }
     if (action == "allocate" && !ssn.JobPipelined(j)) {
-      os << "job " << j.key << " is neither ready nor pipelined but " << j.Count(TaskStatus::kAllocated)
+      os << "job " << j.key << " is neither ready nor pipelined but "
+         << j.Count(TaskStatus::kAllocated)
          << " task(s) stay Allocated (its statement should have been discarded)";
       return Status::Internal(os.str()).WithContext(context);
     }
@@ -308,8 +318,8 @@ Status InvariantTracker::AfterAction(const Session& ssn, std::string_view action
         if (id != ResourceNames::kPods) bad = bad || over(id, false);
       }
       if (bad) {
-        os << "queue " << q.name << " allocated " << now << " exceeds capability " << cap << " (before: " << before
-           << ")";
+        os << "queue " << q.name << " allocated " << now << " exceeds capability " << cap
+           << " (before: " << before << ")";
         return Status::Internal(os.str()).WithContext(context);
       }
     }
@@ -318,7 +328,8 @@ Status InvariantTracker::AfterAction(const Session& ssn, std::string_view action
   std::map<JobId, int> evicted_of_job;
   std::set<QueueId> lost;
   for (const TaskInfo& t : ssn.tasks()) {
-    if (t.job == kNone || t.status != TaskStatus::kReleasing || before_status_[t.id] == TaskStatus::kReleasing) {
+    if (t.job == kNone || t.status != TaskStatus::kReleasing ||
+        before_status_[t.id] == TaskStatus::kReleasing) {
       continue;
     }
     ++evicted_of_job[t.job];
@@ -331,7 +342,8 @@ Status InvariantTracker::AfterAction(const Session& ssn, std::string_view action
       if (!queue.queue || !queue.queue->guarantee) continue;
       const Resource& g = *queue.queue->guarantee;
       if (!LessEqual(g, usage[q])) {
-        os << "reclaim took queue " << queue.name << " to " << usage[q] << ", below its guarantee " << g;
+        os << "reclaim took queue " << queue.name << " to " << usage[q] << ", below its guarantee "
+           << g;
         return Status::Internal(os.str()).WithContext(context);
       }
     }
@@ -342,8 +354,8 @@ Status InvariantTracker::AfterAction(const Session& ssn, std::string_view action
     for (const auto& [jid, n] : evicted_of_job) {
       const JobInfo& j = ssn.job(jid);
       if (j.ReadyTaskNum() < j.min_member) {
-        os << "job " << j.key << " left with " << j.ReadyTaskNum() << " ready task(s) below minMember "
-           << j.min_member << " after " << n << " eviction(s)";
+        os << "job " << j.key << " left with " << j.ReadyTaskNum()
+           << " ready task(s) below minMember " << j.min_member << " after " << n << " eviction(s)";
         return Status::Internal(os.str()).WithContext(context);
       }
     }

@@ -18,15 +18,18 @@ std::string NameList(const Map& m) {
 }  // namespace
 
 Status PluginRegistry::Register(std::string name, PluginFactory factory) {
-  if (factories_.count(name)) return Status::AlreadyExists("plugin \"" + name + "\" registered twice");
+  if (factories_.count(name))
+    return Status::AlreadyExists("plugin \"" + name + "\" registered twice");
   factories_.emplace(std::move(name), std::move(factory));
   return Status::Ok();
 }
 
-Result<std::unique_ptr<Plugin>> PluginRegistry::Create(const std::string& name, const Arguments& args) const {
+Result<std::unique_ptr<Plugin>> PluginRegistry::Create(const std::string& name,
+                                                       const Arguments& args) const {
   auto it = factories_.find(name);
   if (it == factories_.end()) {
-    return Status::NotFound("unknown plugin \"" + name + "\" (known: " + NameList(factories_) + ")");
+    return Status::NotFound("unknown plugin \"" + name + "\" (known: " + NameList(factories_) +
+                            ")");
   }
   return it->second(args);
 }
@@ -34,7 +37,8 @@ Result<std::unique_ptr<Plugin>> PluginRegistry::Create(const std::string& name, 
 std::vector<std::string> PluginRegistry::Names() const { return SortedNames(factories_); }
 
 Status ActionRegistry::Register(std::string name, ActionFactory factory) {
-  if (factories_.count(name)) return Status::AlreadyExists("action \"" + name + "\" registered twice");
+  if (factories_.count(name))
+    return Status::AlreadyExists("action \"" + name + "\" registered twice");
   factories_.emplace(std::move(name), std::move(factory));
   return Status::Ok();
 }
@@ -42,7 +46,8 @@ Status ActionRegistry::Register(std::string name, ActionFactory factory) {
 Result<std::unique_ptr<Action>> ActionRegistry::Create(const std::string& name) const {
   auto it = factories_.find(name);
   if (it == factories_.end()) {
-    return Status::NotFound("unknown action \"" + name + "\" (known: " + NameList(factories_) + ")");
+    return Status::NotFound("unknown action \"" + name + "\" (known: " + NameList(factories_) +
+                            ")");
   }
   return it->second();
 }

@@ -12,17 +12,28 @@ namespace basalt {
 
 const char* TaskStatusName(TaskStatus s) {
   switch (s) {
-    case TaskStatus::kPending: return "Pending";
-    case TaskStatus::kAllocated: return "Allocated";
-    case TaskStatus::kPipelined: return "Pipelined";
-    case TaskStatus::kBinding: return "Binding";
-    case TaskStatus::kBound: return "Bound";
-    case TaskStatus::kRunning: return "Running";
-    case TaskStatus::kReleasing: return "Releasing";
-    case TaskStatus::kSucceeded: return "Succeeded";
-    case TaskStatus::kFailed: return "Failed";
-    case TaskStatus::kUnknown: return "Unknown";
-    case TaskStatus::kCount: break;
+    case TaskStatus::kPending:
+      return "Pending";
+    case TaskStatus::kAllocated:
+      return "Allocated";
+    case TaskStatus::kPipelined:
+      return "Pipelined";
+    case TaskStatus::kBinding:
+      return "Binding";
+    case TaskStatus::kBound:
+      return "Bound";
+    case TaskStatus::kRunning:
+      return "Running";
+    case TaskStatus::kReleasing:
+      return "Releasing";
+    case TaskStatus::kSucceeded:
+      return "Succeeded";
+    case TaskStatus::kFailed:
+      return "Failed";
+    case TaskStatus::kUnknown:
+      return "Unknown";
+    case TaskStatus::kCount:
+      break;
   }
   return "?";
 }
@@ -34,8 +45,8 @@ int32_t JobInfo::ReadyTaskNum() const {
 int32_t JobInfo::WaitingTaskNum() const { return Count(TaskStatus::kPipelined); }
 int32_t JobInfo::ValidTaskNum() const {
   return Count(TaskStatus::kBound) + Count(TaskStatus::kBinding) + Count(TaskStatus::kRunning) +
-         Count(TaskStatus::kAllocated) + Count(TaskStatus::kSucceeded) + Count(TaskStatus::kPipelined) +
-         Count(TaskStatus::kPending);
+         Count(TaskStatus::kAllocated) + Count(TaskStatus::kSucceeded) +
+         Count(TaskStatus::kPipelined) + Count(TaskStatus::kPending);
 }
 
 std::string FitErrors::Message(int total_nodes) const {
@@ -103,7 +114,9 @@ Session::Slot& Session::Current() {
 void Session::AddJobOrderFn(JobOrderFn fn) { Current().job_order = std::move(fn); }
 void Session::AddQueueOrderFn(QueueOrderFn fn) { Current().queue_order = std::move(fn); }
 void Session::AddTaskOrderFn(TaskOrderFn fn) { Current().task_order = std::move(fn); }
-void Session::AddVictimQueueOrderFn(VictimQueueOrderFn fn) { Current().victim_queue_order = std::move(fn); }
+void Session::AddVictimQueueOrderFn(VictimQueueOrderFn fn) {
+  Current().victim_queue_order = std::move(fn);
+}
 void Session::AddPrePredicateFn(PrePredicateFn fn) { Current().pre_predicate = std::move(fn); }
 void Session::AddPredicateFn(PredicateFn fn) { Current().predicate = std::move(fn); }
 void Session::AddNodeOrderFn(NodeOrderFn fn) { Current().node_order = std::move(fn); }
@@ -124,7 +137,9 @@ void Session::AddJobEnqueuedFn(JobNotifyFn fn) { Current().job_enqueued = std::m
 void Session::AddJobStarvingFn(JobFn fn) { Current().job_starving = std::move(fn); }
 void Session::AddVictimTasksFn(VictimTasksFn fn) { Current().victim_tasks = std::move(fn); }
 void Session::AddEventHandler(EventHandler handler) { handlers_.push_back(std::move(handler)); }
-void Session::AddBindAnnotationsFn(BindAnnotationsFn fn) { bind_annotation_fns_.push_back(std::move(fn)); }
+void Session::AddBindAnnotationsFn(BindAnnotationsFn fn) {
+  bind_annotation_fns_.push_back(std::move(fn));
+}
 
 std::optional<int32_t> Session::PriorityClassValue(const std::string& name) const {
   auto it = state_.priority_classes().find(name);
@@ -132,8 +147,10 @@ std::optional<int32_t> Session::PriorityClassValue(const std::string& name) cons
   return it->second.value;
 }
 
-Result<std::unique_ptr<Session>> Session::Open(const ClusterState& state, const SchedulerConfig& conf,
-                                               const PluginRegistry& plugins, const SessionOptions& options) {
+Result<std::unique_ptr<Session>> Session::Open(const ClusterState& state,
+                                               const SchedulerConfig& conf,
+                                               const PluginRegistry& plugins,
+                                               const SessionOptions& options) {
   std::unique_ptr<Session> ssn(new Session(state, conf, options));
   BASALT_RETURN_IF_ERROR(ssn->BuildSnapshot());
   for (size_t t = 0; t < conf.tiers.size(); ++t) {
@@ -195,12 +212,14 @@ bool Session::TaskOrderLess(const TaskInfo& a, const TaskInfo& b) const {
     int r = s->task_order(a, b);
     if (r != 0) return r < 0;
   }
-  if (a.name_index >= 0 && b.name_index >= 0 && a.name_index != b.name_index) return a.name_index < b.name_index;
+  if (a.name_index >= 0 && b.name_index >= 0 && a.name_index != b.name_index)
+    return a.name_index < b.name_index;
   if (a.creation != b.creation) return a.creation < b.creation;
   return a.key < b.key;
 }
 
-bool Session::VictimQueueOrderLess(const QueueInfo& a, const QueueInfo& b, const QueueInfo& reclaimer) const {
+bool Session::VictimQueueOrderLess(const QueueInfo& a, const QueueInfo& b,
+                                   const QueueInfo& reclaimer) const {
   for (const auto& s : slots_) {
     if (!s->victim_queue_order) continue;  // always on (no switch)
     int r = s->victim_queue_order(a, b, reclaimer);
@@ -245,7 +264,8 @@ double Session::NodeOrderScore(const TaskInfo& task, const NodeInfo& node) const
   return score;
 }
 
-std::vector<double> Session::NodeScores(const TaskInfo& task, const std::vector<const NodeInfo*>& nodes) const {
+std::vector<double> Session::NodeScores(const TaskInfo& task,
+                                        const std::vector<const NodeInfo*>& nodes) const {
   std::vector<double> scores(nodes.size(), 0.0);
   for (const auto& s : slots_) {
     if (!s->On(Switch::kNodeOrder)) continue;
@@ -280,7 +300,8 @@ bool Session::UniformBatchScores(const TaskInfo& task, std::vector<double>* cons
   return true;
 }
 
-double Session::NodeScoreWith(const TaskInfo& task, const NodeInfo& node, const std::vector<double>& constants) const {
+double Session::NodeScoreWith(const TaskInfo& task, const NodeInfo& node,
+                              const std::vector<double>& constants) const {
   // The additions of NodeScores, in the same order.
   double score = 0.0;
   size_t batch = 0;
@@ -294,7 +315,8 @@ double Session::NodeScoreWith(const TaskInfo& task, const NodeInfo& node, const 
 
 // ---- victims ----
 
-std::vector<const TaskInfo*> Session::VoteVictims(const TaskInfo& t, const std::vector<const TaskInfo*>& cands,
+std::vector<const TaskInfo*> Session::VoteVictims(const TaskInfo& t,
+                                                  const std::vector<const TaskInfo*>& cands,
                                                   bool reclaim) const {
   Switch sw = reclaim ? Switch::kReclaimable : Switch::kPreemptable;
   int tier = -1;
@@ -338,10 +360,12 @@ std::vector<const TaskInfo*> Session::VoteVictims(const TaskInfo& t, const std::
   return {};
 }
 
-std::vector<const TaskInfo*> Session::Preemptable(const TaskInfo& t, const std::vector<const TaskInfo*>& c) const {
+std::vector<const TaskInfo*> Session::Preemptable(const TaskInfo& t,
+                                                  const std::vector<const TaskInfo*>& c) const {
   return VoteVictims(t, c, false);
 }
-std::vector<const TaskInfo*> Session::Reclaimable(const TaskInfo& t, const std::vector<const TaskInfo*>& c) const {
+std::vector<const TaskInfo*> Session::Reclaimable(const TaskInfo& t,
+                                                  const std::vector<const TaskInfo*>& c) const {
   return VoteVictims(t, c, true);
 }
 
@@ -404,13 +428,15 @@ bool TierVote(const Slots& slots, Switch sw, Get get, const JobInfo& job) {
 }  // namespace
 
 bool Session::JobPipelined(const JobInfo& job) const {
-  return TierVote(slots_, Switch::kJobPipelined, [](const Slot& s) -> const JobVoteFn& { return s.job_pipelined; },
-                  job);
+  return TierVote(
+      slots_, Switch::kJobPipelined,
+      [](const Slot& s) -> const JobVoteFn& { return s.job_pipelined; }, job);
 }
 
 bool Session::JobEnqueueable(const JobInfo& job) const {
-  return TierVote(slots_, Switch::kJobEnqueued,
-                  [](const Slot& s) -> const JobVoteFn& { return s.job_enqueueable; }, job);
+  return TierVote(
+      slots_, Switch::kJobEnqueued,
+      [](const Slot& s) -> const JobVoteFn& { return s.job_enqueueable; }, job);
 }
 
 void Session::JobEnqueued(const JobInfo& job) {
@@ -434,7 +460,8 @@ bool Session::JobStarving(const JobInfo& job) const {
   return found;
 }
 
-std::vector<const TaskInfo*> Session::VictimTasks(const std::vector<const TaskInfo*>& running) const {
+std::vector<const TaskInfo*> Session::VictimTasks(
+    const std::vector<const TaskInfo*>& running) const {
   int tier = -1;
   std::vector<const TaskInfo*> out;
   for (const auto& s : slots_) {
@@ -567,9 +594,11 @@ void Session::IssueBind(TaskInfo& task) {
   decisions_.binds.push_back(std::move(bind));
 }
 
-void Session::RecordEvent(std::string object, std::string type, std::string reason, std::string message) {
+void Session::RecordEvent(std::string object, std::string type, std::string reason,
+                          std::string message) {
   if (!options_.record_events) return;
-  decisions_.events.push_back({std::move(object), std::move(type), std::move(reason), std::move(message)});
+  decisions_.events.push_back(
+      {std::move(object), std::move(type), std::move(reason), std::move(message)});
 }
 
 void Session::Run(Action& action) {
@@ -603,7 +632,8 @@ void Session::ComputeClose(Decisions& d) {
         job.phase = "Pending";
       }
     }
-    d.podgroup_phases.emplace_hint(d.podgroup_phases.end(), job.key, job.phase);  // jobs are in key order
+    d.podgroup_phases.emplace_hint(d.podgroup_phases.end(), job.key,
+                                   job.phase);  // jobs are in key order
     // "Why is it pending": the fit errors of each pending task, on the pod.
     if (job.fit_errors.empty() || !options_.record_events) continue;
     for (TaskId id : job.tasks) {
@@ -611,7 +641,8 @@ void Session::ComputeClose(Decisions& d) {
       if (t.status != TaskStatus::kPending) continue;
       auto fe = job.fit_errors.find(id);
       if (fe == job.fit_errors.end()) continue;
-      d.events.push_back({"Pod/" + t.key, "Warning", "FailedScheduling", fe->second.Message(total_nodes)});
+      d.events.push_back(
+          {"Pod/" + t.key, "Warning", "FailedScheduling", fe->second.Message(total_nodes)});
     }
   }
   // Only this session pipelines (a snapshot has no Pipelined task), and every

@@ -47,8 +47,12 @@ struct PredicateStatus {
   std::vector<std::string> reasons;
 
   static PredicateStatus Success() { return {}; }
-  static PredicateStatus Unschedulable(std::string reason) { return {Code::kUnschedulable, {std::move(reason)}}; }
-  static PredicateStatus Unresolvable(std::string reason) { return {Code::kUnresolvable, {std::move(reason)}}; }
+  static PredicateStatus Unschedulable(std::string reason) {
+    return {Code::kUnschedulable, {std::move(reason)}};
+  }
+  static PredicateStatus Unresolvable(std::string reason) {
+    return {Code::kUnresolvable, {std::move(reason)}};
+  }
   bool ok() const { return code == Code::kSuccess; }
 };
 
@@ -62,13 +66,14 @@ using JobOrderFn = std::function<int(const JobInfo& a, const JobInfo& b)>;
 using QueueOrderFn = std::function<int(const QueueInfo& a, const QueueInfo& b)>;
 using TaskOrderFn = std::function<int(const TaskInfo& a, const TaskInfo& b)>;
 // Victim queue order: which of two victim queues loses first, given the reclaimer's queue.
-using VictimQueueOrderFn = std::function<int(const QueueInfo& a, const QueueInfo& b, const QueueInfo& reclaimer)>;
+using VictimQueueOrderFn =
+    std::function<int(const QueueInfo& a, const QueueInfo& b, const QueueInfo& reclaimer)>;
 using PrePredicateFn = std::function<PredicateStatus(const TaskInfo& task)>;
 using PredicateFn = std::function<PredicateStatus(const TaskInfo& task, const NodeInfo& node)>;
 using NodeOrderFn = std::function<double(const TaskInfo& task, const NodeInfo& node)>;
 // Scores for every node of `nodes`, in the same order.
-using BatchNodeOrderFn =
-    std::function<std::vector<double>(const TaskInfo& task, const std::vector<const NodeInfo*>& nodes)>;
+using BatchNodeOrderFn = std::function<std::vector<double>(
+    const TaskInfo& task, const std::vector<const NodeInfo*>& nodes)>;
 // Returns the victims among `candidates` and a vote (see `Preemptable`).
 using EvictableFn = std::function<std::pair<std::vector<const TaskInfo*>, Vote>(
     const TaskInfo& preemptor, const std::vector<const TaskInfo*>& candidates)>;
@@ -78,7 +83,8 @@ using JobValidFn = std::function<std::optional<ValidateResult>(const JobInfo& jo
 using JobFn = std::function<bool(const JobInfo& job)>;
 using JobVoteFn = std::function<Vote(const JobInfo& job)>;
 using JobNotifyFn = std::function<void(const JobInfo& job)>;
-using VictimTasksFn = std::function<std::vector<const TaskInfo*>(const std::vector<const TaskInfo*>& running)>;
+using VictimTasksFn =
+    std::function<std::vector<const TaskInfo*>(const std::vector<const TaskInfo*>& running)>;
 
 // Called after a task starts or stops counting against its node and queue
 // (allocate/pipeline/unevict -> allocate; evict/unpipeline/unallocate -> deallocate).
@@ -101,15 +107,22 @@ struct BindDecision {
   // Empty for most pods; not part of `basalt schedule`'s JSON output.
   std::map<std::string, std::string> annotations;
 };
-struct EvictDecision { std::string pod, action, reason; };
-struct EventRecord { std::string object, type, reason, message; };
-struct PipelineDecision { std::string pod, node; bool nominate = false; };
+struct EvictDecision {
+  std::string pod, action, reason;
+};
+struct EventRecord {
+  std::string object, type, reason, message;
+};
+struct PipelineDecision {
+  std::string pod, node;
+  bool nominate = false;
+};
 
 struct Decisions {
-  std::vector<BindDecision> binds;          // in issue order
-  std::vector<EvictDecision> evictions;     // in issue order
-  std::vector<EventRecord> events;          // in issue order
-  std::vector<PipelineDecision> pipelined;  // tasks still pipelined at close
+  std::vector<BindDecision> binds;                     // in issue order
+  std::vector<EvictDecision> evictions;                // in issue order
+  std::vector<EventRecord> events;                     // in issue order
+  std::vector<PipelineDecision> pipelined;             // tasks still pipelined at close
   std::map<std::string, std::string> podgroup_phases;  // every job of the session
   std::map<std::string, Resource> queue_allocated;     // every queue
 };
@@ -155,8 +168,10 @@ class Session {
  public:
   // Builds the snapshot and opens every configured plugin. Fails on a plugin
   // that rejects its arguments.
-  static Result<std::unique_ptr<Session>> Open(const ClusterState& state, const SchedulerConfig& conf,
-                                               const PluginRegistry& plugins, const SessionOptions& options);
+  static Result<std::unique_ptr<Session>> Open(const ClusterState& state,
+                                               const SchedulerConfig& conf,
+                                               const PluginRegistry& plugins,
+                                               const SessionOptions& options);
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -230,11 +245,13 @@ class Session {
 
   // ---- dispatch (tier rules of VOLCANO_SEMANTICS §2.2) ----
   // Orders: first plugin with a non-zero answer decides; then the fallback.
-  bool JobOrderLess(const JobInfo& a, const JobInfo& b) const;    // fallback: creation, key
+  bool JobOrderLess(const JobInfo& a, const JobInfo& b) const;        // fallback: creation, key
   bool QueueOrderLess(const QueueInfo& a, const QueueInfo& b) const;  // fallback: creation, name
-  bool TaskOrderLess(const TaskInfo& a, const TaskInfo& b) const;  // fallback: name index, creation, key
+  bool TaskOrderLess(const TaskInfo& a,
+                     const TaskInfo& b) const;  // fallback: name index, creation, key
   // True when victim queue `a` loses before `b` (fallback: reverse QueueOrder).
-  bool VictimQueueOrderLess(const QueueInfo& a, const QueueInfo& b, const QueueInfo& reclaimer) const;
+  bool VictimQueueOrderLess(const QueueInfo& a, const QueueInfo& b,
+                            const QueueInfo& reclaimer) const;
   // All must pass; the first failure is returned.
   PredicateStatus PrePredicate(const TaskInfo& task) const;
   PredicateStatus Predicate(const TaskInfo& task, const NodeInfo& node) const;
@@ -242,26 +259,30 @@ class Session {
   // Sum of map scores of every enabled plugin.
   double NodeOrderScore(const TaskInfo& task, const NodeInfo& node) const;
   // Map + batch scores for `nodes`, in order.
-  std::vector<double> NodeScores(const TaskInfo& task, const std::vector<const NodeInfo*>& nodes) const;
+  std::vector<double> NodeScores(const TaskInfo& task,
+                                 const std::vector<const NodeInfo*>& nodes) const;
   // Per-class score caching. True when every enabled batch node-order function
   // is subset-uniform and gives all nodes one score for `task`; `constants`
   // then holds those scores (one per enabled batch function, in slot order).
   bool UniformBatchScores(const TaskInfo& task, std::vector<double>* constants) const;
   // The score `NodeScores` gives `node` (bit for bit) when the batch functions
   // give `constants` (from UniformBatchScores).
-  double NodeScoreWith(const TaskInfo& task, const NodeInfo& node, const std::vector<double>& constants) const;
+  double NodeScoreWith(const TaskInfo& task, const NodeInfo& node,
+                       const std::vector<double>& constants) const;
   // Victim voting with tier fall-through (§2.3).
-  std::vector<const TaskInfo*> Preemptable(const TaskInfo& preemptor, const std::vector<const TaskInfo*>& cands) const;
-  std::vector<const TaskInfo*> Reclaimable(const TaskInfo& reclaimer, const std::vector<const TaskInfo*>& cands) const;
-  bool Overused(const QueueInfo& q) const;                       // OR
-  bool Preemptive(const QueueInfo& q, const TaskInfo& t) const;  // AND
-  bool Allocatable(const QueueInfo& q, const TaskInfo& t) const; // AND
+  std::vector<const TaskInfo*> Preemptable(const TaskInfo& preemptor,
+                                           const std::vector<const TaskInfo*>& cands) const;
+  std::vector<const TaskInfo*> Reclaimable(const TaskInfo& reclaimer,
+                                           const std::vector<const TaskInfo*>& cands) const;
+  bool Overused(const QueueInfo& q) const;                        // OR
+  bool Preemptive(const QueueInfo& q, const TaskInfo& t) const;   // AND
+  bool Allocatable(const QueueInfo& q, const TaskInfo& t) const;  // AND
   std::optional<ValidateResult> JobValid(const JobInfo& job) const;
   bool JobReady(const JobInfo& job) const;      // AND over all; none -> true
   bool JobPipelined(const JobInfo& job) const;  // Permit/Abstain/Reject voting
   bool JobEnqueueable(const JobInfo& job) const;
   void JobEnqueued(const JobInfo& job);
-  bool JobStarving(const JobInfo& job) const;   // first tier with a function; none -> false
+  bool JobStarving(const JobInfo& job) const;  // first tier with a function; none -> false
   std::vector<const TaskInfo*> VictimTasks(const std::vector<const TaskInfo*>& running) const;
 
   // ---- state changes ----
@@ -292,7 +313,7 @@ class Session {
 
  private:
   friend class Statement;
-  struct Slot;  // one configured plugin and the functions it registered
+  struct Slot;             // one configured plugin and the functions it registered
   struct SnapshotBuilder;  // derives tasks and jobs from store objects (snapshot.cc)
   Session(const ClusterState& state, const SchedulerConfig& conf, SessionOptions options);
   // Full build, or a patch of the cached snapshot when the cache allows it.
@@ -309,7 +330,8 @@ class Session {
   // The node's resource totals with `task` added (NodeAdd without the task list).
   static void AddToNodeTotals(NodeInfo& node, const TaskInfo& task);
   Slot& Current();
-  std::vector<const TaskInfo*> VoteVictims(const TaskInfo& t, const std::vector<const TaskInfo*>& cands,
+  std::vector<const TaskInfo*> VoteVictims(const TaskInfo& t,
+                                           const std::vector<const TaskInfo*>& cands,
                                            bool reclaim) const;
   void ComputeClose(Decisions& d);
   // Moves an Allocated task to Binding and records its bind decision (with the

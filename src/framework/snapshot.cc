@@ -17,8 +17,14 @@ namespace basalt {
 namespace {
 
 bool ParseBoolLenient(const std::string& v, bool* out) {
-  if (v == "true" || v == "True" || v == "TRUE" || v == "1") { *out = true; return true; }
-  if (v == "false" || v == "False" || v == "FALSE" || v == "0") { *out = false; return true; }
+  if (v == "true" || v == "True" || v == "TRUE" || v == "1") {
+    *out = true;
+    return true;
+  }
+  if (v == "false" || v == "False" || v == "FALSE" || v == "0") {
+    *out = false;
+    return true;
+  }
   return false;
 }
 
@@ -30,10 +36,22 @@ const std::string* FindKey(const std::map<std::string, std::string>& m, const st
 
 // The metadata keys the snapshot reads, built once: looking a literal up in a
 // std::map<std::string, ...> would build a temporary string per pod.
-const std::string& GroupNameKey() { static const std::string k = "scheduling.k8s.io/group-name"; return k; }
-const std::string& PreemptableKey() { static const std::string k = "volcano.sh/preemptable"; return k; }
-const std::string& TaskPriorityKey() { static const std::string k = "volcano.sh/task-priority"; return k; }
-const std::string& TaskSpecKey() { static const std::string k = "volcano.sh/task-spec"; return k; }
+const std::string& GroupNameKey() {
+  static const std::string k = "scheduling.k8s.io/group-name";
+  return k;
+}
+const std::string& PreemptableKey() {
+  static const std::string k = "volcano.sh/preemptable";
+  return k;
+}
+const std::string& TaskPriorityKey() {
+  static const std::string k = "volcano.sh/task-priority";
+  return k;
+}
+const std::string& TaskSpecKey() {
+  static const std::string k = "volcano.sh/task-spec";
+  return k;
+}
 
 // Per-card vGPU quantities (memory, memory percentage, cores of each card).
 // The deviceshare plugin accounts them card by card; node fit and queue shares
@@ -96,7 +114,14 @@ std::string SpecSignature(const Pod& pod) {
   }
   sig.push_back('|');
   for (const auto& t : s.tolerations) {
-    sig.append(t.key).append(" ").append(t.op).append(" ").append(t.value).append(" ").append(t.effect).push_back(';');
+    sig.append(t.key)
+        .append(" ")
+        .append(t.op)
+        .append(" ")
+        .append(t.value)
+        .append(" ")
+        .append(t.effect)
+        .push_back(';');
   }
   sig.push_back('|');
   for (const auto& p : s.host_ports) {
@@ -104,14 +129,16 @@ std::string SpecSignature(const Pod& pod) {
     sig.append("/").append(p.protocol).append("@").append(p.host_ip).push_back(';');
   }
   // capacity-card scores nodes by the pod's card models (volcano.sh/card.name).
-  if (const std::string* card = FindKey(pod.meta.annotations, kCardName)) sig.append("|").append(*card);
+  if (const std::string* card = FindKey(pod.meta.annotations, kCardName))
+    sig.append("|").append(*card);
   return sig;
 }
 
 // Tasks and jobs are in key order (the store's), so a key is found by bisection.
 template <typename Info>
 int32_t FindByKey(const std::vector<Info>& v, const std::string& key) {
-  auto it = std::lower_bound(v.begin(), v.end(), key, [](const Info& i, const std::string& k) { return i.key < k; });
+  auto it = std::lower_bound(v.begin(), v.end(), key,
+                             [](const Info& i, const std::string& k) { return i.key < k; });
   return it != v.end() && it->key == key ? static_cast<int32_t>(it - v.begin()) : kNone;
 }
 
@@ -241,7 +268,8 @@ struct Session::SnapshotBuilder {
     // Priority as the Priority admission plugin would have set it.
     if (pod.spec.has_priority) {
       t->priority = pod.spec.priority;
-    } else if (auto v = ClassValue(pod.spec.priority_class_name); v && !pod.spec.priority_class_name.empty()) {
+    } else if (auto v = ClassValue(pod.spec.priority_class_name);
+               v && !pod.spec.priority_class_name.empty()) {
       t->priority = *v;
     } else {
       t->priority = default_priority;
@@ -264,7 +292,8 @@ struct Session::SnapshotBuilder {
       t->preempt_never = *pod.spec.preemption_policy == "Never";
     } else if (!pod.spec.priority_class_name.empty()) {
       auto it = ssn.state_.priority_classes().find(pod.spec.priority_class_name);
-      t->preempt_never = it != ssn.state_.priority_classes().end() && it->second.preemption_policy == "Never";
+      t->preempt_never =
+          it != ssn.state_.priority_classes().end() && it->second.preemption_policy == "Never";
     }
     if (on_node) {
       if (node_by_name) {
@@ -288,7 +317,8 @@ struct Session::SnapshotBuilder {
       t.equivalence_class = kNone;
       if (t.status != TaskStatus::kPending) continue;
       if (!last_signature || t.spec_signature != *last_signature) {
-        last_class = classes.emplace(t.spec_signature, static_cast<int32_t>(classes.size())).first->second;
+        last_class =
+            classes.emplace(t.spec_signature, static_cast<int32_t>(classes.size())).first->second;
         last_signature = &t.spec_signature;
       }
       t.equivalence_class = last_class;
@@ -408,10 +438,11 @@ Status Session::BuildFullSnapshot() {
 
 bool Session::TakeCachedSnapshot() {
   SnapshotCache& c = *cache_;
-  bool usable = c.valid_ && c.journal_.Intact(state_) && c.scheduler_names_ == options_.scheduler_names &&
-                c.default_queue_ == options_.default_queue && c.queues_.size() == state_.queues().size() &&
-                // Past a quarter of the pods changed, a full build is cheaper.
-                c.journal_.Pending(state_) <= std::max<size_t>(1024, state_.pods().size() / 4);
+  bool usable =
+      c.valid_ && c.journal_.Intact(state_) && c.scheduler_names_ == options_.scheduler_names &&
+      c.default_queue_ == options_.default_queue && c.queues_.size() == state_.queues().size() &&
+      // Past a quarter of the pods changed, a full build is cheaper.
+      c.journal_.Pending(state_) <= std::max<size_t>(1024, state_.pods().size() / 4);
   if (usable) {
     size_t i = 0;
     for (const auto& [name, q] : state_.queues()) usable = usable && c.queues_[i++].name == name;
@@ -463,7 +494,7 @@ void Session::PatchSnapshot() {
   SortUnique(group_keys);
 
   // ---- jobs ----
-  std::vector<JobInfo> new_jobs;     // in key order
+  std::vector<JobInfo> new_jobs;  // in key order
   std::vector<char> job_removed(jobs_.size(), 0);
   for (const std::string& key : group_keys) {
     const JobId old = FindByKey(jobs_, key);
@@ -488,13 +519,15 @@ void Session::PatchSnapshot() {
       new_jobs.push_back(std::move(fresh));
     }
   }
-  if (!new_jobs.empty() || std::find(job_removed.begin(), job_removed.end(), 1) != job_removed.end()) {
+  if (!new_jobs.empty() ||
+      std::find(job_removed.begin(), job_removed.end(), 1) != job_removed.end()) {
     std::vector<JobId> remap(jobs_.size(), kNone);
     std::vector<JobInfo> merged;
     merged.reserve(jobs_.size() + new_jobs.size());
     size_t n = 0;
     for (size_t o = 0; o < jobs_.size(); ++o) {
-      while (n < new_jobs.size() && new_jobs[n].key < jobs_[o].key) merged.push_back(std::move(new_jobs[n++]));
+      while (n < new_jobs.size() && new_jobs[n].key < jobs_[o].key)
+        merged.push_back(std::move(new_jobs[n++]));
       if (job_removed[o]) continue;
       remap[o] = static_cast<JobId>(merged.size());
       merged.push_back(std::move(jobs_[o]));
@@ -565,8 +598,9 @@ void Session::PatchSnapshot() {
       }
     };
     for (TaskInfo& t : new_tasks) {
-      auto at = std::lower_bound(tasks_.begin() + static_cast<std::ptrdiff_t>(o), tasks_.end(), t.key,
-                                 [](const TaskInfo& x, const std::string& k) { return x.key < k; });
+      auto at =
+          std::lower_bound(tasks_.begin() + static_cast<std::ptrdiff_t>(o), tasks_.end(), t.key,
+                           [](const TaskInfo& x, const std::string& k) { return x.key < k; });
       move_old_until(static_cast<size_t>(at - tasks_.begin()));
       new_ids.push_back(static_cast<TaskId>(merged.size()));
       merged.push_back(std::move(t));
@@ -597,12 +631,14 @@ void Session::PatchSnapshot() {
   }
   // Keeps the ids whose task is still there, once each, in id order.
   auto tidy = [](std::vector<TaskId>& v, auto still_there) {
-    v.erase(std::remove_if(v.begin(), v.end(), [&](TaskId id) { return !still_there(id); }), v.end());
+    v.erase(std::remove_if(v.begin(), v.end(), [&](TaskId id) { return !still_there(id); }),
+            v.end());
     std::sort(v.begin(), v.end());
     v.erase(std::unique(v.begin(), v.end()), v.end());
   };
   for (NodeInfo& node : nodes_) {
-    if (node_dirty[node.id]) tidy(node.tasks, [&](TaskId id) { return tasks_[id].node == node.id; });
+    if (node_dirty[node.id])
+      tidy(node.tasks, [&](TaskId id) { return tasks_[id].node == node.id; });
   }
   for (JobInfo& job : jobs_) {
     if (job_dirty[job.id]) tidy(job.tasks, [&](TaskId id) { return tasks_[id].job == job.id; });

@@ -23,8 +23,17 @@ using QueueId = int32_t;
 constexpr int32_t kNone = -1;
 
 enum class TaskStatus : uint8_t {
-  kPending, kAllocated, kPipelined, kBinding, kBound, kRunning, kReleasing, kSucceeded, kFailed,
-  kUnknown, kCount
+  kPending,
+  kAllocated,
+  kPipelined,
+  kBinding,
+  kBound,
+  kRunning,
+  kReleasing,
+  kSucceeded,
+  kFailed,
+  kUnknown,
+  kCount
 };
 const char* TaskStatusName(TaskStatus s);
 
@@ -48,7 +57,7 @@ struct TaskInfo {
   bool preemptable = true;
   bool best_effort = false;
   bool gated = false;
-  bool preempt_never = false;  // preemptionPolicy Never (pod or its PriorityClass)
+  bool preempt_never = false;   // preemptionPolicy Never (pod or its PriorityClass)
   bool has_host_ports = false;  // the pod asks for host ports (saves reading the pod)
   // The pod's scheduling inputs as text (pending tasks only; the snapshot
   // numbers equivalence classes from it and keeps it while the pod is unchanged).
@@ -94,14 +103,14 @@ struct JobInfo {
   std::optional<Resource> min_resources;
   std::string phase;  // PodGroup phase, mutable during the session ("" = Pending)
   int64_t creation = 0;
-  bool preemptable = false;  // PodGroup-level volcano.sh/preemptable (default false)
+  bool preemptable = false;   // PodGroup-level volcano.sh/preemptable (default false)
   std::vector<TaskId> tasks;  // in snapshot order
   std::array<int32_t, static_cast<size_t>(TaskStatus::kCount)> status_count{};
   Resource allocated;      // sum of requests of tasks in allocated statuses
   Resource total_request;  // sum of requests of all tasks
   std::map<TaskId, FitErrors> fit_errors;
-  std::string job_fit_error;     // e.g. the JobValid failure
-  bool unschedulable = false;    // gang marked Unschedulable at this session's close
+  std::string job_fit_error;   // e.g. the JobValid failure
+  bool unschedulable = false;  // gang marked Unschedulable at this session's close
 
   int32_t Count(TaskStatus s) const { return status_count[static_cast<size_t>(s)]; }
   bool IsPending() const { return phase.empty() || phase == "Pending"; }

@@ -23,10 +23,11 @@ const Json* Obj(const Json& j, const char* key) {
   return &*it;
 }
 
-Json Parse(const std::string& body) { return Json::parse(body, nullptr, /*allow_exceptions=*/false); }
+Json Parse(const std::string& body) {
+  return Json::parse(body, nullptr, /*allow_exceptions=*/false);
+}
 
 bool Retryable(int code) { return code == 0 || code == 429 || code >= 500; }
-
 
 std::string RfcSeconds(const std::string& micro) {
   // "2026-11-22T06:27:53.123456Z" -> "2026-11-22T06:27:53Z" (core/v1 Time).
@@ -52,7 +53,11 @@ RealClock* RealClock::Get() {
 }
 
 RateLimiter::RateLimiter(double qps, int burst, Clock* clock)
-    : qps_(qps), burst_(std::max(1, burst)), clock_(clock), tokens_(std::max(1, burst)), last_(clock->Now()) {}
+    : qps_(qps),
+      burst_(std::max(1, burst)),
+      clock_(clock),
+      tokens_(std::max(1, burst)),
+      last_(clock->Now()) {}
 
 void RateLimiter::RefillLocked(std::chrono::steady_clock::time_point now) {
   double elapsed = std::chrono::duration<double>(now - last_).count();
@@ -79,7 +84,8 @@ void RateLimiter::Acquire() {
     // Reserve the token now (possibly going negative) so concurrent callers
     // queue behind each other instead of all waking at once.
     tokens_ -= 1;
-    if (tokens_ < 0) wait = std::chrono::milliseconds(static_cast<int64_t>(std::ceil(-tokens_ / qps_ * 1000)));
+    if (tokens_ < 0)
+      wait = std::chrono::milliseconds(static_cast<int64_t>(std::ceil(-tokens_ / qps_ * 1000)));
   }
   if (wait.count() > 0) clock_->SleepFor(wait);
 }
@@ -97,7 +103,8 @@ Status ApiError::ToStatus() const {
   std::string m = ToString();
   if (code == 404) return Status::NotFound(m);
   if (code == 409 && reason == "AlreadyExists") return Status::AlreadyExists(m);
-  if (code == 409 || code == 410 || code == 401 || code == 403) return Status::FailedPrecondition(m);
+  if (code == 409 || code == 410 || code == 401 || code == 403)
+    return Status::FailedPrecondition(m);
   if (code == 400 || code == 415 || code == 422) return Status::InvalidArgument(m);
   if (Retryable(code)) return Status::Unavailable(m);
   return Status::Internal(m);
@@ -112,7 +119,8 @@ void FillErrorFromBody(const std::string& body, ApiError* error) {
       error->details_kind = Str(*d, "kind");
       auto it = d->find("retryAfterSeconds");
       if (it != d->end() && it->is_number_integer() && error->retry_after_seconds < 0) {
-        error->retry_after_seconds = static_cast<int>(std::clamp<int64_t>(it->get<int64_t>(), 0, 3600));
+        error->retry_after_seconds =
+            static_cast<int>(std::clamp<int64_t>(it->get<int64_t>(), 0, 3600));
       }
     }
     return;
@@ -163,7 +171,8 @@ std::string Client::Url(const std::string& path,
 std::vector<std::pair<std::string, std::string>> Client::BaseHeaders() const {
   std::vector<std::pair<std::string, std::string>> h = {{"Accept", "application/json"},
                                                         {"User-Agent", options_.user_agent}};
-  if (!options_.bearer_token.empty()) h.emplace_back("Authorization", "Bearer " + options_.bearer_token);
+  if (!options_.bearer_token.empty())
+    h.emplace_back("Authorization", "Bearer " + options_.bearer_token);
   return h;
 }
 
@@ -172,7 +181,8 @@ std::chrono::milliseconds Client::Backoff(int attempt, int retry_after_seconds) 
   // initial * 2^attempt, capped. No jitter: tests replay exact schedules, and
   // one scheduler process is not a thundering herd.
   if (retry_after_seconds >= 0) {
-    return std::min(options_.max_backoff, std::chrono::milliseconds(int64_t{retry_after_seconds} * 1000));
+    return std::min(options_.max_backoff,
+                    std::chrono::milliseconds(int64_t{retry_after_seconds} * 1000));
   }
   int64_t ms = options_.initial_backoff.count() << std::min(attempt, 20);
   return std::min(options_.max_backoff, std::chrono::milliseconds(ms));
@@ -180,7 +190,8 @@ std::chrono::milliseconds Client::Backoff(int attempt, int retry_after_seconds) 
 
 ApiOr<HttpResponse> Client::Call(const std::string& verb, const std::string& path,
                                  const std::vector<std::pair<std::string, std::string>>& query,
-                                 const std::string& body, const std::string& content_type, bool retry_429) {
+                                 const std::string& body, const std::string& content_type,
+                                 bool retry_429) {
   HttpRequest req;
   req.method = verb;
   req.url = Url(path, query);
@@ -251,15 +262,17 @@ ApiOr<ListResult> Client::List(const std::string& path, int limit,
       return r.error();
     }
     Json page = Parse(r->body);
-    if (!page.is_object()) return MakeError(r->status, "list reply is not a JSON object", "GET", path);
+    if (!page.is_object())
+      return MakeError(r->status, "list reply is not a JSON object", "GET", path);
     ++result.pages;
     const Json* meta = Obj(page, "metadata");
     std::string rv = meta ? Str(*meta, "resourceVersion") : "";
     if (result.pages == 1) result.resource_version = rv;
     // Items of built-in lists have no kind/apiVersion; derive them from the list.
     std::string list_kind = Str(page, "kind");
-    std::string item_kind =
-        list_kind.size() > 4 && list_kind.ends_with("List") ? list_kind.substr(0, list_kind.size() - 4) : "";
+    std::string item_kind = list_kind.size() > 4 && list_kind.ends_with("List")
+                                ? list_kind.substr(0, list_kind.size() - 4)
+                                : "";
     std::string api_version = Str(page, "apiVersion");
     auto items = page.find("items");
     if (items != page.end() && items->is_array()) {
@@ -274,16 +287,19 @@ ApiOr<ListResult> Client::List(const std::string& path, int limit,
     cont = meta ? Str(*meta, "continue") : "";
     if (cont.empty()) return result;
     if (result.pages >= kMaxPages) {
-      return MakeError(r->status, "list did not end after " + std::to_string(kMaxPages) + " pages", "GET", path);
+      return MakeError(r->status, "list did not end after " + std::to_string(kMaxPages) + " pages",
+                       "GET", path);
     }
   }
 }
 
 ApiOr<WatchResult> Client::Watch(const std::string& path, const std::string& resource_version,
-                                 int timeout_seconds, const std::function<bool(const WatchEvent&)>& on_event) {
-  std::vector<std::pair<std::string, std::string>> q = {{"watch", "true"},
-                                                        {"allowWatchBookmarks", "true"},
-                                                        {"timeoutSeconds", std::to_string(timeout_seconds)}};
+                                 int timeout_seconds,
+                                 const std::function<bool(const WatchEvent&)>& on_event) {
+  std::vector<std::pair<std::string, std::string>> q = {
+      {"watch", "true"},
+      {"allowWatchBookmarks", "true"},
+      {"timeoutSeconds", std::to_string(timeout_seconds)}};
   if (!resource_version.empty()) q.insert(q.begin() + 1, {"resourceVersion", resource_version});
   HttpRequest req;
   req.method = "GET";
@@ -315,7 +331,8 @@ ApiOr<WatchResult> Client::Watch(const std::string& path, const std::string& res
       ApiError e = MakeError(200, "", "GET", path);
       FillErrorFromBody(obj->dump(), &e);
       auto code = obj->find("code");
-      if (code != obj->end() && code->is_number_integer()) e.code = static_cast<int>(code->get<int64_t>());
+      if (code != obj->end() && code->is_number_integer())
+        e.code = static_cast<int>(code->get<int64_t>());
       if (options_.on_error) options_.on_error(e);
       if (e.code == 410) {
         result.end = WatchEnd::kGone;
@@ -387,8 +404,8 @@ ApiOr<WatchResult> Client::Watch(const std::string& path, const std::string& res
   return result;
 }
 
-ApiOr<BindResult> Client::Bind(const std::string& ns, const std::string& pod, const std::string& node,
-                               const std::string& pod_uid) {
+ApiOr<BindResult> Client::Bind(const std::string& ns, const std::string& pod,
+                               const std::string& node, const std::string& pod_uid) {
   Json binding = {{"apiVersion", "v1"},
                   {"kind", "Binding"},
                   {"metadata", {{"name", pod}, {"namespace", ns}}},
@@ -415,17 +432,20 @@ ApiOr<BindResult> Client::Bind(const std::string& ns, const std::string& pod, co
   return e;
 }
 
-ApiOr<EvictResult> Client::Evict(const std::string& ns, const std::string& pod, int grace_period_seconds) {
+ApiOr<EvictResult> Client::Evict(const std::string& ns, const std::string& pod,
+                                 int grace_period_seconds) {
   Json eviction = {{"apiVersion", "policy/v1"},
                    {"kind", "Eviction"},
                    {"metadata", {{"name", pod}, {"namespace", ns}}}};
-  if (grace_period_seconds >= 0) eviction["deleteOptions"] = {{"gracePeriodSeconds", grace_period_seconds}};
+  if (grace_period_seconds >= 0)
+    eviction["deleteOptions"] = {{"gracePeriodSeconds", grace_period_seconds}};
   std::string path = "/api/v1/namespaces/" + ns + "/pods/" + pod + "/eviction";
   auto r = Call("POST", path, {}, eviction.dump(), "application/json", /*retry_429=*/false);
   if (r.ok()) return EvictResult{EvictOutcome::kEvicted, "", -1};
   const ApiError& e = r.error();
   if (e.code == 404) return EvictResult{EvictOutcome::kPodGone, e.message, -1};
-  if (e.code == 429) return EvictResult{EvictOutcome::kBlockedByBudget, e.message, e.retry_after_seconds};
+  if (e.code == 429)
+    return EvictResult{EvictOutcome::kBlockedByBudget, e.message, e.retry_after_seconds};
   return e;
 }
 
@@ -445,7 +465,8 @@ ApiOr<Json> Client::UpdatePodGroup(const Json& podgroup) {
 }
 
 ApiOr<Json> Client::UpdatePodGroupWithRetry(const std::string& ns, const std::string& name,
-                                            const std::function<bool(Json&)>& mutate, int max_attempts) {
+                                            const std::function<bool(Json&)>& mutate,
+                                            int max_attempts) {
   std::string path = "/apis/scheduling.volcano.sh/v1beta1/namespaces/" + ns + "/podgroups/" + name;
   ApiError last = MakeError(0, "no attempt made", "PUT", path);
   for (int i = 0; i < std::max(1, max_attempts); ++i) {
@@ -460,7 +481,8 @@ ApiOr<Json> Client::UpdatePodGroupWithRetry(const std::string& ns, const std::st
   return last;
 }
 
-ApiOr<Json> Client::Patch(const std::string& path, const Json& patch, const std::string& content_type) {
+ApiOr<Json> Client::Patch(const std::string& path, const Json& patch,
+                          const std::string& content_type) {
   auto r = Call("PATCH", path, {}, patch.dump(), content_type);
   if (!r.ok()) return r.error();
   Json j = Parse(r->body);
@@ -469,8 +491,8 @@ ApiOr<Json> Client::Patch(const std::string& path, const Json& patch, const std:
 }
 
 ApiOr<Json> Client::PatchQueueStatus(const std::string& name, const Json& status) {
-  return Patch("/apis/scheduling.volcano.sh/v1beta1/queues/" + name + "/status", Json{{"status", status}},
-               "application/merge-patch+json");
+  return Patch("/apis/scheduling.volcano.sh/v1beta1/queues/" + name + "/status",
+               Json{{"status", status}}, "application/merge-patch+json");
 }
 
 ApiOr<Json> Client::CreateEvent(const EventSpec& ev) {
@@ -478,9 +500,10 @@ ApiOr<Json> Client::CreateEvent(const EventSpec& ev) {
   // Unique per call; the server needs a name and generateName would require
   // a second round trip to learn it.
   static std::atomic<uint64_t> seq{0};
-  std::string name = ev.regarding_name + "." + std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                                      std::chrono::system_clock::now().time_since_epoch())
-                                                      .count()) +
+  std::string name = ev.regarding_name + "." +
+                     std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::system_clock::now().time_since_epoch())
+                                        .count()) +
                      "." + std::to_string(seq++);
   Json regarding = {{"apiVersion", ev.regarding_api_version},
                     {"kind", ev.regarding_kind},
@@ -498,7 +521,8 @@ ApiOr<Json> Client::CreateEvent(const EventSpec& ev) {
                  {"metadata", {{"name", name}, {"namespace", ev.namespace_}}},
                  {"eventTime", when},
                  {"reportingController", ev.reporting_controller},
-                 {"reportingInstance", ev.reporting_instance.empty() ? ev.reporting_controller : ev.reporting_instance},
+                 {"reportingInstance",
+                  ev.reporting_instance.empty() ? ev.reporting_controller : ev.reporting_instance},
                  {"action", ev.action},
                  {"reason", ev.reason},
                  {"note", ev.note},
@@ -527,7 +551,8 @@ ApiOr<Json> Client::CreateEvent(const EventSpec& ev) {
                {"firstTimestamp", ts},
                {"lastTimestamp", ts},
                {"count", 1}};
-  auto r = Call("POST", "/api/v1/namespaces/" + ev.namespace_ + "/events", {}, body.dump(), "application/json");
+  auto r = Call("POST", "/api/v1/namespaces/" + ev.namespace_ + "/events", {}, body.dump(),
+                "application/json");
   if (!r.ok()) return r.error();
   return Parse(r->body);
 }
@@ -540,8 +565,8 @@ ApiOr<std::optional<Json>> Client::GetLease(const std::string& ns, const std::st
 }
 
 ApiOr<LeaseResult> Client::CreateLease(const std::string& ns, const Json& lease) {
-  auto r = Call("POST", "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases", {}, lease.dump(),
-                "application/json");
+  auto r = Call("POST", "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases", {},
+                lease.dump(), "application/json");
   if (r.ok()) return LeaseResult{LeaseOutcome::kAcquired, Parse(r->body), ""};
   if (r.error().code == 409) return LeaseResult{LeaseOutcome::kLostRace, Json(), r.error().message};
   return r.error();
@@ -551,8 +576,8 @@ ApiOr<LeaseResult> Client::UpdateLease(const std::string& ns, const Json& lease)
   const Json* meta = Obj(lease, "metadata");
   std::string name = meta ? Str(*meta, "name") : "";
   if (name.empty()) return MakeError(0, "Lease without metadata.name", "PUT", "(lease)");
-  auto r = Call("PUT", "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases/" + name, {}, lease.dump(),
-                "application/json");
+  auto r = Call("PUT", "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases/" + name, {},
+                lease.dump(), "application/json");
   if (r.ok()) return LeaseResult{LeaseOutcome::kAcquired, Parse(r->body), ""};
   if (r.error().code == 409) return LeaseResult{LeaseOutcome::kLostRace, Json(), r.error().message};
   return r.error();
@@ -565,8 +590,9 @@ std::string WallMicroTimeNow() {
   std::tm tm{};
   gmtime_r(&secs, &tm);
   char buf[64];
-  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<long long>(us % 1000000));
+  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<long long>(us % 1000000));
   return buf;
 }
 

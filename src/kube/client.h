@@ -31,12 +31,11 @@
 // requests, as client-go does, so a burst of binds cannot flood the server.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <chrono>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
@@ -92,9 +91,9 @@ class RateLimiter {
 
 // A failed API call.
 struct ApiError {
-  int code = 0;         // HTTP status; 0 when no reply arrived (transport failure)
-  std::string reason;   // Status.reason ("Conflict", "Expired", "Forbidden", ...)
-  std::string message;  // Status.message, or the transport's message
+  int code = 0;              // HTTP status; 0 when no reply arrived (transport failure)
+  std::string reason;        // Status.reason ("Conflict", "Expired", "Forbidden", ...)
+  std::string message;       // Status.message, or the transport's message
   std::string details_kind;  // Status.details.kind ("pods/binding" vs "pods" on a bind 409)
   std::string verb;
   std::string path;
@@ -115,8 +114,8 @@ struct ApiError {
 template <typename T>
 class [[nodiscard]] ApiOr {
  public:
-  ApiOr(T value) : v_(std::move(value)) {}          // NOLINT: implicit by design
-  ApiOr(ApiError error) : v_(std::move(error)) {}   // NOLINT: implicit by design
+  ApiOr(T value) : v_(std::move(value)) {}         // NOLINT: implicit by design
+  ApiOr(ApiError error) : v_(std::move(error)) {}  // NOLINT: implicit by design
   bool ok() const { return std::holds_alternative<T>(v_); }
   const ApiError& error() const { return std::get<ApiError>(v_); }
   Status status() const { return ok() ? Status::Ok() : error().ToStatus(); }
@@ -215,7 +214,9 @@ struct ResourcePath {
   std::string plural;  // "pods"
   // The list/watch path across all namespaces (or of a cluster-scoped resource).
   std::string Collection() const { return prefix + "/" + plural; }
-  std::string Namespaced(const std::string& ns) const { return prefix + "/namespaces/" + ns + "/" + plural; }
+  std::string Namespaced(const std::string& ns) const {
+    return prefix + "/namespaces/" + ns + "/" + plural;
+  }
   std::string Object(const std::string& ns, const std::string& name) const {
     return (ns.empty() ? Collection() : Namespaced(ns)) + "/" + name;
   }
@@ -249,13 +250,15 @@ class Client {
   // lines buffered; a line that is not a watch event is an error (the watch is
   // abandoned and the caller re-watches), never a crash.
   ApiOr<WatchResult> Watch(const std::string& path, const std::string& resource_version,
-                           int timeout_seconds, const std::function<bool(const WatchEvent&)>& on_event);
+                           int timeout_seconds,
+                           const std::function<bool(const WatchEvent&)>& on_event);
 
   // POST pods/NAME/binding. Never retried on 409.
   ApiOr<BindResult> Bind(const std::string& ns, const std::string& pod, const std::string& node,
                          const std::string& pod_uid = "");
   // POST pods/NAME/eviction (policy/v1). `grace_period_seconds < 0`: the pod's own.
-  ApiOr<EvictResult> Evict(const std::string& ns, const std::string& pod, int grace_period_seconds = -1);
+  ApiOr<EvictResult> Evict(const std::string& ns, const std::string& pod,
+                           int grace_period_seconds = -1);
 
   // PUT of a whole PodGroup (which has no /status subresource): `podgroup`
   // must carry metadata.resourceVersion; a stale one gives a 409 error.
@@ -263,7 +266,8 @@ class Client {
   // GET, `mutate`, PUT; on 409 refetch and try again, at most `max_attempts`
   // times. `mutate` returns false to give up (nothing to change).
   ApiOr<Json> UpdatePodGroupWithRetry(const std::string& ns, const std::string& name,
-                                      const std::function<bool(Json&)>& mutate, int max_attempts = 5);
+                                      const std::function<bool(Json&)>& mutate,
+                                      int max_attempts = 5);
   // PATCH queues/NAME/status with a JSON merge patch `{"status": status}`
   // (CRDs refuse strategic merge patch with 415).
   ApiOr<Json> PatchQueueStatus(const std::string& name, const Json& status);
@@ -283,7 +287,8 @@ class Client {
   Clock* clock() { return clock_; }
 
  private:
-  std::string Url(const std::string& path, const std::vector<std::pair<std::string, std::string>>& query) const;
+  std::string Url(const std::string& path,
+                  const std::vector<std::pair<std::string, std::string>>& query) const;
   std::vector<std::pair<std::string, std::string>> BaseHeaders() const;
   std::chrono::milliseconds Backoff(int attempt, int retry_after_seconds) const;
 

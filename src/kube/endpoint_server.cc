@@ -30,25 +30,31 @@ bool ParseListenAddress(const std::string& listen, std::string* host, int* port)
 
 EndpointServer::~EndpointServer() { Stop(); }
 
-void EndpointServer::Handle(const std::string& path, EndpointHandler handler) { handlers_[path] = std::move(handler); }
+void EndpointServer::Handle(const std::string& path, EndpointHandler handler) {
+  handlers_[path] = std::move(handler);
+}
 
 Status EndpointServer::Start(const std::string& listen) {
   std::string host;
   int port = 0;
   if (!ParseListenAddress(listen, &host, &port)) {
-    return Status::InvalidArgument("--listen " + listen + ": expected HOST:PORT (e.g. 127.0.0.1:8080)");
+    return Status::InvalidArgument("--listen " + listen +
+                                   ": expected HOST:PORT (e.g. 127.0.0.1:8080)");
   }
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(port));
   if (inet_pton(AF_INET, host.c_str(), &addr.sin_addr) != 1) {
-    return Status::InvalidArgument("--listen " + listen + ": host must be an IPv4 address or localhost");
+    return Status::InvalidArgument("--listen " + listen +
+                                   ": host must be an IPv4 address or localhost");
   }
   listen_fd_ = socket(AF_INET, SOCK_STREAM, 0);
-  if (listen_fd_ < 0) return Status::Unavailable("--listen " + listen + ": socket: " + std::strerror(errno));
+  if (listen_fd_ < 0)
+    return Status::Unavailable("--listen " + listen + ": socket: " + std::strerror(errno));
   int one = 1;
   setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-  if (bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 || ::listen(listen_fd_, 16) != 0) {
+  if (bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+      ::listen(listen_fd_, 16) != 0) {
     std::string err = std::strerror(errno);
     close(listen_fd_);
     listen_fd_ = -1;
@@ -86,11 +92,16 @@ namespace {
 
 const char* Reason(int status) {
   switch (status) {
-    case 200: return "OK";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 503: return "Service Unavailable";
-    default: return "Status";
+    case 200:
+      return "OK";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 503:
+      return "Service Unavailable";
+    default:
+      return "Status";
   }
 }
 
@@ -130,8 +141,9 @@ void EndpointServer::Serve(int fd) {
     reply = it->second();
   }
   std::ostringstream out;
-  out << "HTTP/1.1 " << reply.status << " " << Reason(reply.status) << "\r\nContent-Type: " << reply.content_type
-      << "\r\nContent-Length: " << reply.body.size() << "\r\nConnection: close\r\n\r\n";
+  out << "HTTP/1.1 " << reply.status << " " << Reason(reply.status)
+      << "\r\nContent-Type: " << reply.content_type << "\r\nContent-Length: " << reply.body.size()
+      << "\r\nConnection: close\r\n\r\n";
   if (method != "HEAD") out << reply.body;
   WriteAll(fd, out.str());
 }

@@ -45,8 +45,10 @@ size_t OnHeader(char* data, size_t size, size_t n, void* user) {
   if (colon != std::string_view::npos) {
     std::string name = Lower(std::string(line.substr(0, colon)));
     std::string_view value = line.substr(colon + 1);
-    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
-    while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' ')) {
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
+      value.remove_prefix(1);
+    while (!value.empty() &&
+           (value.back() == '\r' || value.back() == '\n' || value.back() == ' ')) {
       value.remove_suffix(1);
     }
     t->headers[name] = std::string(value);
@@ -58,7 +60,8 @@ void DeliverHeaders(Transfer* t) {
   if (t->headers_done) return;
   t->headers_done = true;
   curl_easy_getinfo(t->handle, CURLINFO_RESPONSE_CODE, &t->status);
-  if (t->on_headers != nullptr && *t->on_headers) (*t->on_headers)(static_cast<int>(t->status), t->headers);
+  if (t->on_headers != nullptr && *t->on_headers)
+    (*t->on_headers)(static_cast<int>(t->status), t->headers);
 }
 
 size_t OnBody(char* data, size_t size, size_t n, void* user) {
@@ -98,7 +101,8 @@ struct SlistDeleter {
 
 // Configures everything common to `Do` and `Stream`. Returns a message on a
 // setup failure (e.g. a libcurl built without blob support).
-Status Setup(CURL* c, const HttpRequest& req, const CurlOptions& opt, Transfer* t, curl_slist** headers) {
+Status Setup(CURL* c, const HttpRequest& req, const CurlOptions& opt, Transfer* t,
+             curl_slist** headers) {
   curl_easy_setopt(c, CURLOPT_URL, req.url.c_str());
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);  // threads: no SIGALRM-based timeouts
   // Only the API server's own schemes; a redirect is never followed, because a
@@ -126,7 +130,8 @@ Status Setup(CURL* c, const HttpRequest& req, const CurlOptions& opt, Transfer* 
     curl_easy_setopt(c, CURLOPT_CAINFO, tls.ca_file.c_str());
   }
   if (!tls.client_cert_pem.empty()) {
-    curl_blob blob{const_cast<char*>(tls.client_cert_pem.data()), tls.client_cert_pem.size(), CURL_BLOB_COPY};
+    curl_blob blob{const_cast<char*>(tls.client_cert_pem.data()), tls.client_cert_pem.size(),
+                   CURL_BLOB_COPY};
     if (curl_easy_setopt(c, CURLOPT_SSLCERT_BLOB, &blob) != CURLE_OK) {
       return Status::Unavailable("libcurl cannot take inline client certificates");
     }
@@ -135,7 +140,8 @@ Status Setup(CURL* c, const HttpRequest& req, const CurlOptions& opt, Transfer* 
     curl_easy_setopt(c, CURLOPT_SSLCERT, tls.client_cert_file.c_str());
   }
   if (!tls.client_key_pem.empty()) {
-    curl_blob blob{const_cast<char*>(tls.client_key_pem.data()), tls.client_key_pem.size(), CURL_BLOB_COPY};
+    curl_blob blob{const_cast<char*>(tls.client_key_pem.data()), tls.client_key_pem.size(),
+                   CURL_BLOB_COPY};
     if (curl_easy_setopt(c, CURLOPT_SSLKEY_BLOB, &blob) != CURLE_OK) {
       return Status::Unavailable("libcurl cannot take inline client keys");
     }
@@ -226,7 +232,8 @@ Result<int> CurlTransport::Stream(const HttpRequest& request, const StreamHeader
   curl_easy_setopt(c.get(), CURLOPT_ERRORBUFFER, errbuf);
   CURLcode rc = curl_easy_perform(c.get());
   if (rc == CURLE_OK) DeliverHeaders(&t);  // a response with an empty body still has headers
-  if (rc != CURLE_OK && !(t.stopped_by_caller && (rc == CURLE_WRITE_ERROR || rc == CURLE_ABORTED_BY_CALLBACK))) {
+  if (rc != CURLE_OK &&
+      !(t.stopped_by_caller && (rc == CURLE_WRITE_ERROR || rc == CURLE_ABORTED_BY_CALLBACK))) {
     return Status::Unavailable(request.method + " " + request.url + ": " + Describe(rc, errbuf));
   }
   return static_cast<int>(t.status);

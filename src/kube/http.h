@@ -51,7 +51,8 @@ struct HttpResponse {
 };
 
 // Called once the status line and headers of a streamed response are in.
-using StreamHeadersFn = std::function<void(int status, const std::map<std::string, std::string>& headers)>;
+using StreamHeadersFn =
+    std::function<void(int status, const std::map<std::string, std::string>& headers)>;
 // Called with each body chunk; return false to stop the transfer (not an error).
 using StreamDataFn = std::function<bool(std::string_view chunk)>;
 

@@ -28,7 +28,8 @@ bool Unstored(const std::string& kind) { return kind == "Command"; }
 void SleepUnlessStopped(std::chrono::milliseconds d, const std::atomic<bool>& stop) {
   auto end = std::chrono::steady_clock::now() + d;
   while (!stop.load() && std::chrono::steady_clock::now() < end) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now());
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        end - std::chrono::steady_clock::now());
     std::this_thread::sleep_for(std::min(left, std::chrono::milliseconds(20)));
   }
 }
@@ -97,7 +98,8 @@ Status StateSink::Apply(const std::string& kind, bool deleted, const Json& objec
   return ApplyLocked(kind, deleted, object);
 }
 
-int StateSink::Replace(const std::string& kind, const std::vector<Json>& items, std::set<std::string>* known) {
+int StateSink::Replace(const std::string& kind, const std::vector<Json>& items,
+                       std::set<std::string>* known) {
   std::set<std::string> now;
   for (const Json& item : items) {
     std::string key = KeyOf(item);
@@ -171,8 +173,10 @@ bool Informer::Step(const std::atomic<bool>& stop) {
       std::string key = KeyOf(ev.object);
       Status s = sink_->Apply(spec_.kind, deleted, ev.object);
       if (!key.empty()) {
-        if (deleted) known_.erase(key);
-        else known_.insert(key);
+        if (deleted)
+          known_.erase(key);
+        else
+          known_.insert(key);
       }
       std::lock_guard<std::mutex> lock(stats_mu_);
       ++stats_.events;

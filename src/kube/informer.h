@@ -58,7 +58,8 @@ class StateSink {
   // Replaces every object of `kind` that `known` lists and `items` does not
   // have by deleting it, then upserts `items`. `known` is updated to the keys
   // of `items`. Returns the number of decode errors.
-  int Replace(const std::string& kind, const std::vector<Json>& items, std::set<std::string>* known);
+  int Replace(const std::string& kind, const std::vector<Json>& items,
+              std::set<std::string>* known);
 
  private:
   Status ApplyLocked(const std::string& kind, bool deleted, const Json& object);

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "api/file_text.h"
 #include "api/decode.h"
+#include "api/file_text.h"
 
 namespace basalt::kube {
 namespace {
@@ -20,7 +20,9 @@ Result<std::string> ReadFile(const std::string& path, const std::string& what) {
 }
 
 std::string Trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ' || s.back() == '\t')) s.pop_back();
+  while (!s.empty() &&
+         (s.back() == '\n' || s.back() == '\r' || s.back() == ' ' || s.back() == '\t'))
+    s.pop_back();
   size_t i = 0;
   while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n')) ++i;
   return s.substr(i);
@@ -44,7 +46,8 @@ Result<std::string> Field(const YAML::Node& map, const std::string& key, const s
 Result<YAML::Node> Named(const YAML::Node& root, const std::string& list, const std::string& inner,
                          const std::string& name, std::string* where) {
   YAML::Node items = root[list];
-  if (items && !items.IsNull() && !items.IsSequence()) return Status::InvalidArgument(list + ": expected a list");
+  if (items && !items.IsNull() && !items.IsSequence())
+    return Status::InvalidArgument(list + ": expected a list");
   if (items) {
     for (size_t i = 0; i < items.size(); ++i) {
       YAML::Node item = items[i];
@@ -62,13 +65,15 @@ Result<YAML::Node> Named(const YAML::Node& root, const std::string& list, const 
   return Status::InvalidArgument(list + ": no entry named \"" + name + "\"");
 }
 
-Status Pem(const YAML::Node& map, const std::string& where, const std::string& data_key, const std::string& file_key,
-           const std::string& base_dir, std::string* pem, std::string* file) {
+Status Pem(const YAML::Node& map, const std::string& where, const std::string& data_key,
+           const std::string& file_key, const std::string& base_dir, std::string* pem,
+           std::string* file) {
   auto data = Field(map, data_key, where);
   if (!data.ok()) return data.status();
   if (!data->empty()) {
     auto decoded = Base64Decode(*data);
-    if (!decoded.ok()) return Status::InvalidArgument(where + "." + data_key + ": " + decoded.status().message());
+    if (!decoded.ok())
+      return Status::InvalidArgument(where + "." + data_key + ": " + decoded.status().message());
     *pem = *decoded;
     return Status::Ok();
   }
@@ -77,12 +82,14 @@ Status Pem(const YAML::Node& map, const std::string& where, const std::string& d
   if (!f->empty()) {
     *file = Resolve(base_dir, *f);
     std::ifstream probe(*file);
-    if (!probe) return Status::InvalidArgument(where + "." + file_key + ": cannot read \"" + *file + "\"");
+    if (!probe)
+      return Status::InvalidArgument(where + "." + file_key + ": cannot read \"" + *file + "\"");
   }
   return Status::Ok();
 }
 
-Result<KubeConfig> ParseTree(const YAML::Node& root, const std::string& path, const std::string& context_override) {
+Result<KubeConfig> ParseTree(const YAML::Node& root, const std::string& path,
+                             const std::string& context_override) {
   std::string base_dir;
   auto slash = path.rfind('/');
   if (slash != std::string::npos) base_dir = path.substr(0, slash);
@@ -93,7 +100,8 @@ Result<KubeConfig> ParseTree(const YAML::Node& root, const std::string& path, co
     if (!cur.ok()) return cur.status();
     ctx_name = *cur;
   }
-  if (ctx_name.empty()) return Status::InvalidArgument("current-context: not set and no context given");
+  if (ctx_name.empty())
+    return Status::InvalidArgument("current-context: not set and no context given");
   std::string where;
   auto ctx = Named(root, "contexts", "context", ctx_name, &where);
   if (!ctx.ok()) return ctx.status();
@@ -117,12 +125,13 @@ Result<KubeConfig> ParseTree(const YAML::Node& root, const std::string& path, co
     return Status::InvalidArgument(where + ".server: \"" + *server + "\" is not an http(s) URL");
   }
   cfg.server = *server;
-  BASALT_RETURN_IF_ERROR(Pem(*cluster, where, "certificate-authority-data", "certificate-authority", base_dir,
-                             &cfg.tls.ca_pem, &cfg.tls.ca_file));
+  BASALT_RETURN_IF_ERROR(Pem(*cluster, where, "certificate-authority-data", "certificate-authority",
+                             base_dir, &cfg.tls.ca_pem, &cfg.tls.ca_file));
   YAML::Node insecure = (*cluster)["insecure-skip-tls-verify"];
   if (insecure && !insecure.IsNull()) {
     auto b = insecure.IsScalar() ? ParseYamlBool(insecure.Scalar()) : std::nullopt;
-    if (!b) return Status::InvalidArgument(where + ".insecure-skip-tls-verify: expected true or false");
+    if (!b)
+      return Status::InvalidArgument(where + ".insecure-skip-tls-verify: expected true or false");
     cfg.tls.insecure_skip_verify = *b;
   }
 
@@ -131,17 +140,20 @@ Result<KubeConfig> ParseTree(const YAML::Node& root, const std::string& path, co
     if (!user.ok()) return user.status();
     for (const char* unsupported : {"exec", "auth-provider", "username", "password"}) {
       if ((*user)[unsupported]) {
-        return Status::InvalidArgument(where + "." + unsupported + ": not supported by basalt (use a token or a client certificate)");
+        return Status::InvalidArgument(
+            where + "." + unsupported +
+            ": not supported by basalt (use a token or a client certificate)");
       }
     }
-    BASALT_RETURN_IF_ERROR(Pem(*user, where, "client-certificate-data", "client-certificate", base_dir,
-                               &cfg.tls.client_cert_pem, &cfg.tls.client_cert_file));
-    BASALT_RETURN_IF_ERROR(Pem(*user, where, "client-key-data", "client-key", base_dir, &cfg.tls.client_key_pem,
-                               &cfg.tls.client_key_file));
+    BASALT_RETURN_IF_ERROR(Pem(*user, where, "client-certificate-data", "client-certificate",
+                               base_dir, &cfg.tls.client_cert_pem, &cfg.tls.client_cert_file));
+    BASALT_RETURN_IF_ERROR(Pem(*user, where, "client-key-data", "client-key", base_dir,
+                               &cfg.tls.client_key_pem, &cfg.tls.client_key_file));
     bool has_cert = !cfg.tls.client_cert_pem.empty() || !cfg.tls.client_cert_file.empty();
     bool has_key = !cfg.tls.client_key_pem.empty() || !cfg.tls.client_key_file.empty();
     if (has_cert != has_key) {
-      return Status::InvalidArgument(where + ": client-certificate and client-key must be given together");
+      return Status::InvalidArgument(where +
+                                     ": client-certificate and client-key must be given together");
     }
     auto token = Field(*user, "token", where);
     if (!token.ok()) return token.status();
@@ -191,12 +203,14 @@ Result<std::string> Base64Decode(const std::string& text) {
   return out;
 }
 
-Result<KubeConfig> ParseKubeconfig(const std::string& text, const std::string& path, const std::string& context) {
+Result<KubeConfig> ParseKubeconfig(const std::string& text, const std::string& path,
+                                   const std::string& context) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    return Status::InvalidArgument(path + ":" + std::to_string(e.mark.line + 1) + ": malformed YAML: " + e.msg);
+    return Status::InvalidArgument(path + ":" + std::to_string(e.mark.line + 1) +
+                                   ": malformed YAML: " + e.msg);
   }
   size_t budget = 1000000;
   int line = 0;
@@ -225,7 +239,8 @@ Result<KubeConfig> InClusterConfig(const InClusterEnv& env) {
   std::string host = get("KUBERNETES_SERVICE_HOST"), port = get("KUBERNETES_SERVICE_PORT");
   if (host.empty() || port.empty()) {
     return Status::FailedPrecondition(
-        "in-cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be set (not running in a pod?)");
+        "in-cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be set (not running "
+        "in a pod?)");
   }
   KubeConfig cfg;
   cfg.source = "in-cluster";
@@ -235,7 +250,9 @@ Result<KubeConfig> InClusterConfig(const InClusterEnv& env) {
   auto token = ReadFile(env.token_path, "in-cluster: service account token");
   if (!token.ok()) return token.status();
   cfg.token = Trim(*token);
-  if (cfg.token.empty()) return Status::FailedPrecondition("in-cluster: service account token " + env.token_path + " is empty");
+  if (cfg.token.empty())
+    return Status::FailedPrecondition("in-cluster: service account token " + env.token_path +
+                                      " is empty");
   std::ifstream ca(env.ca_path);
   if (!ca) return Status::FailedPrecondition("in-cluster: cannot read CA \"" + env.ca_path + "\"");
   cfg.tls.ca_file = env.ca_path;

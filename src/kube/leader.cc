@@ -52,8 +52,8 @@ void LeaderElector::BecomeLeader(bool was) {
   last_renew_ = clock_->Now();
   if (!was) {
     ++transitions_;
-    std::cerr << "basalt serve: leader election: acquired lease " << options_.namespace_ << "/" << options_.name
-              << " as " << options_.identity << "\n";
+    std::cerr << "basalt serve: leader election: acquired lease " << options_.namespace_ << "/"
+              << options_.name << " as " << options_.identity << "\n";
   }
   leader_ = true;
   std::lock_guard<std::mutex> lock(mu_);
@@ -62,8 +62,8 @@ void LeaderElector::BecomeLeader(bool was) {
 
 void LeaderElector::StepDown(const std::string& why) {
   if (leader_.exchange(false)) {
-    std::cerr << "basalt serve: leader election: lost lease " << options_.namespace_ << "/" << options_.name << ": "
-              << why << "; scheduling stops\n";
+    std::cerr << "basalt serve: leader election: lost lease " << options_.namespace_ << "/"
+              << options_.name << ": " << why << "; scheduling stops\n";
   }
 }
 
@@ -102,7 +102,8 @@ bool LeaderElector::TryAcquireOrRenew() {
   }
   // The record as a whole (holder + renew time + RV): any change restarts the
   // expiry countdown, measured on our clock.
-  std::string record = holder + "|" + Str(spec, "renewTime") + "|" + Str(lease["metadata"], "resourceVersion");
+  std::string record =
+      holder + "|" + Str(spec, "renewTime") + "|" + Str(lease["metadata"], "resourceVersion");
   auto t = clock_->Now();
   if (record != observed_record_) {
     observed_record_ = record;
@@ -177,7 +178,8 @@ void LeaderElector::Release() {
   if (!r.ok()) {
     std::cerr << "basalt serve: leader election: release failed: " << r.error().ToString() << "\n";
   } else {
-    std::cerr << "basalt serve: leader election: released lease " << options_.namespace_ << "/" << options_.name << "\n";
+    std::cerr << "basalt serve: leader election: released lease " << options_.namespace_ << "/"
+              << options_.name << "\n";
   }
 }
 

@@ -11,10 +11,14 @@ namespace basalt::kube {
 std::string EscapeLabelValue(const std::string& v) {
   std::string out;
   for (char c : v) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\n') out += "\\n";
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
   }
   return out;
 }
@@ -32,8 +36,8 @@ std::string FormatMetricValue(double v) {
   return buf;
 }
 
-void Metrics::Declare(const std::string& name, Type type, const std::string& help, std::vector<std::string> labels,
-                      std::vector<double> buckets) {
+void Metrics::Declare(const std::string& name, Type type, const std::string& help,
+                      std::vector<std::string> labels, std::vector<double> buckets) {
   std::lock_guard<std::mutex> lock(mu_);
   if (families_.count(name)) return;
   Family f;
@@ -44,21 +48,24 @@ void Metrics::Declare(const std::string& name, Type type, const std::string& hel
   families_.emplace(name, std::move(f));
 }
 
-void Metrics::Counter(const std::string& name, const std::string& help, std::vector<std::string> labels) {
+void Metrics::Counter(const std::string& name, const std::string& help,
+                      std::vector<std::string> labels) {
   Declare(name, Type::kCounter, help, std::move(labels), {});
 }
-void Metrics::Gauge(const std::string& name, const std::string& help, std::vector<std::string> labels) {
+void Metrics::Gauge(const std::string& name, const std::string& help,
+                    std::vector<std::string> labels) {
   Declare(name, Type::kGauge, help, std::move(labels), {});
 }
-void Metrics::Histogram(const std::string& name, const std::string& help, std::vector<double> buckets,
-                        std::vector<std::string> labels) {
+void Metrics::Histogram(const std::string& name, const std::string& help,
+                        std::vector<double> buckets, std::vector<std::string> labels) {
   Declare(name, Type::kHistogram, help, std::move(labels), std::move(buckets));
 }
 
 Metrics::Family& Metrics::Get(const std::string& name, const std::vector<std::string>& values) {
   auto it = families_.find(name);
   BASALT_CHECK(it != families_.end()) << "undeclared metric " << name;
-  BASALT_CHECK(it->second.labels.size() == values.size()) << "metric " << name << ": wrong label count";
+  BASALT_CHECK(it->second.labels.size() == values.size())
+      << "metric " << name << ": wrong label count";
   return it->second;
 }
 
@@ -78,7 +85,8 @@ void Metrics::ClearGauge(const std::string& name) {
   if (it != families_.end()) it->second.values.clear();
 }
 
-void Metrics::Observe(const std::string& name, const std::vector<std::string>& values, double value) {
+void Metrics::Observe(const std::string& name, const std::vector<std::string>& values,
+                      double value) {
   std::lock_guard<std::mutex> lock(mu_);
   Family& f = Get(name, values);
   HistogramData& h = f.histograms[values];
@@ -106,16 +114,20 @@ std::string LabelText(const std::vector<std::string>& names, const std::vector<s
   for (size_t i = 0; i < names.size(); ++i) {
     out += (out.empty() ? "" : ",") + names[i] + "=\"" + EscapeLabelValue(values[i]) + "\"";
   }
-  if (!extra_name.empty()) out += (out.empty() ? "" : ",") + extra_name + "=\"" + extra_value + "\"";
+  if (!extra_name.empty())
+    out += (out.empty() ? "" : ",") + extra_name + "=\"" + extra_value + "\"";
   return out.empty() ? "" : "{" + out + "}";
 }
 
 std::string EscapeHelp(const std::string& help) {
   std::string out;
   for (char c : help) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '\n') out += "\\n";
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
   }
   return out;
 }
@@ -126,11 +138,14 @@ std::string Metrics::Render() {
   std::lock_guard<std::mutex> lock(mu_);
   std::ostringstream out;
   for (const auto& [name, f] : families_) {
-    const char* type = f.type == Type::kCounter ? "counter" : f.type == Type::kGauge ? "gauge" : "histogram";
+    const char* type = f.type == Type::kCounter ? "counter"
+                       : f.type == Type::kGauge ? "gauge"
+                                                : "histogram";
     out << "# HELP " << name << " " << EscapeHelp(f.help) << "\n";
     out << "# TYPE " << name << " " << type << "\n";
     if (f.type != Type::kHistogram) {
-      for (const auto& [values, v] : f.values) out << name << LabelText(f.labels, values) << " " << FormatMetricValue(v) << "\n";
+      for (const auto& [values, v] : f.values)
+        out << name << LabelText(f.labels, values) << " " << FormatMetricValue(v) << "\n";
       // An unlabelled counter or gauge is always exposed, at 0 until touched.
       if (f.values.empty() && f.labels.empty()) out << name << " 0\n";
       continue;
@@ -140,9 +155,11 @@ std::string Metrics::Render() {
       for (size_t i = 0; i <= f.buckets.size(); ++i) {
         if (h) cumulative += h->counts[i];
         std::string le = i < f.buckets.size() ? FormatMetricValue(f.buckets[i]) : "+Inf";
-        out << name << "_bucket" << LabelText(f.labels, values, "le", le) << " " << cumulative << "\n";
+        out << name << "_bucket" << LabelText(f.labels, values, "le", le) << " " << cumulative
+            << "\n";
       }
-      out << name << "_sum" << LabelText(f.labels, values) << " " << FormatMetricValue(h ? h->sum : 0) << "\n";
+      out << name << "_sum" << LabelText(f.labels, values) << " "
+          << FormatMetricValue(h ? h->sum : 0) << "\n";
       out << name << "_count" << LabelText(f.labels, values) << " " << (h ? h->count : 0) << "\n";
     };
     for (const auto& [values, h] : f.histograms) render(values, &h);

@@ -19,8 +19,10 @@ namespace basalt::kube {
 class Metrics {
  public:
   // Declarations. Redeclaring a family with the same name is a no-op.
-  void Counter(const std::string& name, const std::string& help, std::vector<std::string> labels = {});
-  void Gauge(const std::string& name, const std::string& help, std::vector<std::string> labels = {});
+  void Counter(const std::string& name, const std::string& help,
+               std::vector<std::string> labels = {});
+  void Gauge(const std::string& name, const std::string& help,
+             std::vector<std::string> labels = {});
   // `buckets`: upper bounds, ascending; +Inf is implicit.
   void Histogram(const std::string& name, const std::string& help, std::vector<double> buckets,
                  std::vector<std::string> labels = {});
@@ -57,8 +59,8 @@ class Metrics {
     std::map<std::vector<std::string>, double> values;
     std::map<std::vector<std::string>, HistogramData> histograms;
   };
-  void Declare(const std::string& name, Type type, const std::string& help, std::vector<std::string> labels,
-               std::vector<double> buckets);
+  void Declare(const std::string& name, Type type, const std::string& help,
+               std::vector<std::string> labels, std::vector<double> buckets);
   Family& Get(const std::string& name, const std::vector<std::string>& values);
 
   std::mutex mu_;

@@ -15,11 +15,13 @@ Result<std::optional<WatchEvent>> DecodeWatchLine(std::string_view line) {
   while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
   if (line.empty()) return std::optional<WatchEvent>();
   // No exceptions: a parse failure gives a discarded value.
-  nlohmann::json j = nlohmann::json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
+  nlohmann::json j =
+      nlohmann::json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) return Malformed(line);
   auto type = j.find("type");
   auto object = j.find("object");
-  if (type == j.end() || !type->is_string() || object == j.end() || !object->is_object()) return Malformed(line);
+  if (type == j.end() || !type->is_string() || object == j.end() || !object->is_object())
+    return Malformed(line);
   const std::string& name = type->get_ref<const std::string&>();
   if (name.empty()) return Malformed(line);
   WatchEvent ev;

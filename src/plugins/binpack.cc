@@ -54,7 +54,8 @@ class BinpackPlugin : public Plugin {
 
   void OnSessionOpen(Session& ssn) override {
     if (w_.weight == 0) return;  // disabled, as in Volcano
-    ssn.AddNodeOrderFn([this](const TaskInfo& task, const NodeInfo& node) { return Score(task, node); });
+    ssn.AddNodeOrderFn(
+        [this](const TaskInfo& task, const NodeInfo& node) { return Score(task, node); });
   }
 
  private:
@@ -78,7 +79,8 @@ class BinpackPlugin : public Plugin {
       if (alloc == 0 || weight == 0) continue;  // contributes 0
       const int64_t used_finally = req + node.used().Get(id);
       if (used_finally > alloc) return 0;
-      score += static_cast<double>(used_finally) * static_cast<double>(weight) / static_cast<double>(alloc);
+      score += static_cast<double>(used_finally) * static_cast<double>(weight) /
+               static_cast<double>(alloc);
     }
     if (weight_sum > 0) score /= static_cast<double>(weight_sum);
     return score * static_cast<double>(kMaxNodeScore * w_.weight);
@@ -98,9 +100,10 @@ Result<std::unique_ptr<Plugin>> NewBinpackPlugin(const Arguments& args) {
   if (cpu < 0) cpu = 1;
   if (memory < 0) memory = 1;
   if (args.Has("binpack.resources[0]")) {
-    return Status::InvalidArgument(args.owner() +
-                                   ": arguments.binpack.resources: expected a comma-separated string of resource "
-                                   "names, got a list");
+    return Status::InvalidArgument(
+        args.owner() +
+        ": arguments.binpack.resources: expected a comma-separated string of resource "
+        "names, got a list");
   }
   std::string list;
   BASALT_RETURN_IF_ERROR(args.GetString("binpack.resources", &list));

@@ -132,7 +132,8 @@ bool FitsOnSomeRequested(const Resource& used, const Resource& limit, const Reso
 // The dimensions the request has (> 0, `pods` skipped) on which `used` exceeds
 // `limit` (absent = 0): Volcano's LessEqualWithDimensionAndResourcesName, with
 // cpu, memory, then scalars by name (Volcano's map order is random).
-std::vector<std::string> ExceededOnRequested(const Resource& used, const Resource& limit, const Resource& request) {
+std::vector<std::string> ExceededOnRequested(const Resource& used, const Resource& limit,
+                                             const Resource& request) {
   std::vector<std::string> names;
   if (request.milli_cpu() > 0 && used.milli_cpu() > limit.milli_cpu()) names.push_back("cpu");
   if (request.memory() > 0 && used.memory() > limit.memory()) names.push_back("memory");
@@ -149,7 +150,8 @@ std::vector<std::string> ExceededOnRequested(const Resource& used, const Resourc
 // util.FormatResourceNames: "prefix: insufficient cpu, insufficient memory".
 std::string FormatInsufficient(const std::vector<std::string>& names) {
   std::string s = "queue resource quota insufficient";
-  for (size_t i = 0; i < names.size(); ++i) s += (i == 0 ? ": insufficient " : ", insufficient ") + names[i];
+  for (size_t i = 0; i < names.size(); ++i)
+    s += (i == 0 ? ": insufficient " : ", insufficient ") + names[i];
   return s;
 }
 
@@ -157,8 +159,8 @@ std::string FormatInsufficient(const std::vector<std::string>& names) {
 
 struct QueueAttr {
   std::string name;
-  QueueId queue = kNone;  // kNone: the implicit root
-  int parent = -1;        // index in `attrs_`; -1 for root and in flat mode
+  QueueId queue = kNone;       // kNone: the implicit root
+  int parent = -1;             // index in `attrs_`; -1 for root and in flat mode
   std::vector<int> ancestors;  // root first, parent last (empty in flat mode)
   std::vector<int> children;   // in queue-name order
   Resource capability;
@@ -189,7 +191,8 @@ JobUsage UsageOf(const Session& ssn, const JobInfo& job) {
   // A Running job whose gang is placed keeps room for the rest of its
   // minResources; the minMember test keeps a finished driver pod (Spark) from
   // reserving its job's room again.
-  if (job.phase == "Running" && job.min_resources && share::AllocatedTaskCount(job) >= job.min_member) {
+  if (job.phase == "Running" && job.min_resources &&
+      share::AllocatedTaskCount(job) >= job.min_member) {
     u.inqueue += share::DeductGated(ssn, job, share::RunningReservation(job));
   }
   // minResources has no `pods`, so every allocated pod counts 1 `pods` here.
@@ -348,7 +351,8 @@ class CapacityPlugin : public Plugin {
       QueueAttr& child = attrs_[c];
       children_deserved += child.deserved;
       children_guarantee += child.guarantee;
-      if (child.capability.milli_cpu() <= 0) child.capability.set_milli_cpu(parent.capability.milli_cpu());
+      if (child.capability.milli_cpu() <= 0)
+        child.capability.set_milli_cpu(parent.capability.milli_cpu());
       if (child.capability.memory() <= 0) child.capability.set_memory(parent.capability.memory());
       for (const auto& [id, v] : parent.capability.scalars()) {
         if (!child.capability.Has(id)) child.capability.Set(id, v);
@@ -394,7 +398,8 @@ class CapacityPlugin : public Plugin {
       return std::make_pair(Reclaimable(ssn, cands), Vote::kPermit);
     });
     ssn.AddPreemptiveFn([this](const QueueInfo& q, const TaskInfo& t) { return Preemptive(q, t); });
-    ssn.AddAllocatableFn([this](const QueueInfo& q, const TaskInfo& t) { return Allocatable(q, t); });
+    ssn.AddAllocatableFn(
+        [this](const QueueInfo& q, const TaskInfo& t) { return Allocatable(q, t); });
     ssn.AddJobEnqueueableFn([this, &ssn](const JobInfo& job) { return Enqueueable(ssn, job); });
 
     EventHandler handler;
@@ -405,15 +410,18 @@ class CapacityPlugin : public Plugin {
     // Volcano registers the orders last and skips them when the tree is
     // invalid, so a broken tree leaves queue order to the fallback.
     if (!hierarchy_) {
-      ssn.AddQueueOrderFn([this](const QueueInfo& a, const QueueInfo& b) { return FlatQueueOrder(a, b); });
+      ssn.AddQueueOrderFn(
+          [this](const QueueInfo& a, const QueueInfo& b) { return FlatQueueOrder(a, b); });
     } else if (ready_) {
-      ssn.AddQueueOrderFn([this](const QueueInfo& a, const QueueInfo& b) { return TreeQueueOrder(a, b); });
-      ssn.AddVictimQueueOrderFn([this](const QueueInfo& a, const QueueInfo& b, const QueueInfo& reclaimer) {
-        const int la = CommonLevel(attrs_[a.id], attrs_[reclaimer.id]);
-        const int lb = CommonLevel(attrs_[b.id], attrs_[reclaimer.id]);
-        if (la == lb) return 0;
-        return la > lb ? -1 : 1;
-      });
+      ssn.AddQueueOrderFn(
+          [this](const QueueInfo& a, const QueueInfo& b) { return TreeQueueOrder(a, b); });
+      ssn.AddVictimQueueOrderFn(
+          [this](const QueueInfo& a, const QueueInfo& b, const QueueInfo& reclaimer) {
+            const int la = CommonLevel(attrs_[a.id], attrs_[reclaimer.id]);
+            const int lb = CommonLevel(attrs_[b.id], attrs_[reclaimer.id]);
+            if (la == lb) return 0;
+            return la > lb ? -1 : 1;
+          });
     }
   }
 
@@ -444,7 +452,8 @@ class CapacityPlugin : public Plugin {
   // unlimited) or when taking it would leave the queue below its guarantee on
   // some dimension; otherwise a victim, subtracted from the copy. Candidates
   // come in the caller's order.
-  std::vector<const TaskInfo*> Reclaimable(const Session& ssn, const std::vector<const TaskInfo*>& cands) const {
+  std::vector<const TaskInfo*> Reclaimable(const Session& ssn,
+                                           const std::vector<const TaskInfo*>& cands) const {
     std::vector<const TaskInfo*> victims;
     std::map<QueueId, Resource> running;
     for (const TaskInfo* c : cands) {

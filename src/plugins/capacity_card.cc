@@ -133,11 +133,11 @@ struct QueueQuota {
   std::string name;
   int64_t cap_cpu = 0;
   int64_t cap_memory = 0;
-  CardMap cap_cards;  // milli-cards per model
-  Usage allocated;    // cards by model
-  Usage inqueue;      // cpu and memory of Inqueue jobs (cards below)
+  CardMap cap_cards;                            // milli-cards per model
+  Usage allocated;                              // cards by model
+  Usage inqueue;                                // cpu and memory of Inqueue jobs (cards below)
   std::vector<CardRequestEntry> inqueue_cards;  // card entries of Inqueue jobs
-  Usage elastic;      // cards by model
+  Usage elastic;                                // cards by model
 };
 
 struct Options {
@@ -167,11 +167,13 @@ class CapacityCardPlugin : public Plugin, public CardAccountingView {
   std::string_view AccountName() const override { return kPluginName; }
 
   std::map<std::string, int64_t> ChargedCards(QueueId q) const override {
-    return q >= 0 && q < static_cast<QueueId>(quotas_.size()) ? quotas_[q].allocated.cards : CardMap();
+    return q >= 0 && q < static_cast<QueueId>(quotas_.size()) ? quotas_[q].allocated.cards
+                                                              : CardMap();
   }
 
   CardDemand TaskCards(const TaskInfo& t) const override {
-    const bool cached = static_cast<size_t>(t.id) < task_requests_.size() && task_requests_[t.id].has_value();
+    const bool cached =
+        static_cast<size_t>(t.id) < task_requests_.size() && task_requests_[t.id].has_value();
     const TaskRequest r = cached ? *task_requests_[t.id] : ReadTaskRequest(t);
     if (!r.error.empty()) return {};
     return {r.models, r.card_milli};
@@ -243,7 +245,8 @@ class CapacityCardPlugin : public Plugin, public CardAccountingView {
         return r;
       }
       if (!resource.empty() && res != resource) {
-        r.error = "card alternatives <" + it->second + "> use different resources <" + resource + "> and <" + res + ">";
+        r.error = "card alternatives <" + it->second + "> use different resources <" + resource +
+                  "> and <" + res + ">";
         return r;
       }
       resource = res;
@@ -268,8 +271,9 @@ class CapacityCardPlugin : public Plugin, public CardAccountingView {
     }
     if (!job.tasks.empty()) {
       std::vector<TaskId> order = job.tasks;
-      std::sort(order.begin(), order.end(),
-                [this](TaskId a, TaskId b) { return ssn_->TaskOrderLess(ssn_->task(a), ssn_->task(b)); });
+      std::sort(order.begin(), order.end(), [this](TaskId a, TaskId b) {
+        return ssn_->TaskOrderLess(ssn_->task(a), ssn_->task(b));
+      });
       size_t n = order.size();
       if (job.min_member > 0 && static_cast<size_t>(job.min_member) < n) n = job.min_member;
       std::map<std::string, size_t> index;
@@ -295,10 +299,12 @@ class CapacityCardPlugin : public Plugin, public CardAccountingView {
           r.error_object = "PodGroup/" + job.key;
           return r;
         }
-        for (CardRequestEntry& e : *entries) r.cards.push_back({std::move(e.first), e.second * 1000});
+        for (CardRequestEntry& e : *entries)
+          r.cards.push_back({std::move(e.first), e.second * 1000});
       }
     }
-    if (opts_.card_unlimited_cpu_memory && (!r.cards.empty() || MinResourcesNameCards(job))) r.milli_cpu = r.memory = 0;
+    if (opts_.card_unlimited_cpu_memory && (!r.cards.empty() || MinResourcesNameCards(job)))
+      r.milli_cpu = r.memory = 0;
     return r;
   }
 
@@ -343,7 +349,8 @@ class CapacityCardPlugin : public Plugin, public CardAccountingView {
         const TaskInfo& t = ssn.task(id);
         if (!IsAllocatedStatus(t.status)) continue;
         Charge(a, t, +1);
-        if (auto it = charged_.find(t.id); it != charged_.end()) job_cards[it->second] += RequestOf(t).card_milli;
+        if (auto it = charged_.find(t.id); it != charged_.end())
+          job_cards[it->second] += RequestOf(t).card_milli;
       }
       // The job's request is read once, and only when something needs it.
       std::optional<JobRequest> jr;
@@ -354,8 +361,10 @@ class CapacityCardPlugin : public Plugin, public CardAccountingView {
       // Elastic: what the job holds beyond its minimum. Cards only against
       // single-model entries; a model of an `A|B` entry is never elastic.
       if (job.min_resources) {
-        a.elastic.milli_cpu += std::max<int64_t>(job.allocated.milli_cpu() - job.min_resources->milli_cpu(), 0);
-        a.elastic.memory += std::max<int64_t>(job.allocated.memory() - job.min_resources->memory(), 0);
+        a.elastic.milli_cpu +=
+            std::max<int64_t>(job.allocated.milli_cpu() - job.min_resources->milli_cpu(), 0);
+        a.elastic.memory +=
+            std::max<int64_t>(job.allocated.memory() - job.min_resources->memory(), 0);
       }
       if (!job_cards.empty()) {
         if (!jr) jr = ReadJobRequest(job);
@@ -364,7 +373,10 @@ class CapacityCardPlugin : public Plugin, public CardAccountingView {
           bool pooled = false;
           for (const auto& [models, n] : jr->cards) {
             if (std::find(models.begin(), models.end(), model) == models.end()) continue;
-            if (models.size() == 1) min += n; else pooled = true;
+            if (models.size() == 1)
+              min += n;
+            else
+              pooled = true;
           }
           if (!pooled && milli > min) a.elastic.cards[model] += milli - min;
         }
@@ -415,21 +427,24 @@ class CapacityCardPlugin : public Plugin, public CardAccountingView {
     const TaskRequest& r = RequestOf(t);
     const std::string pod = "Pod/" + t.key;
     if (!r.error.empty()) {
-      ssn_->RecordEvent(pod, kWarning, "GetTaskRequestResourceFailed",
-                        "Get request resource failed, Queue <" + a.name + ">, error: <" + r.error + ">");
+      ssn_->RecordEvent(
+          pod, kWarning, "GetTaskRequestResourceFailed",
+          "Get request resource failed, Queue <" + a.name + ">, error: <" + r.error + ">");
       return false;
     }
     if (r.Empty()) {
       if (!CapabilityEmpty(a) && WithinCapability(a)) return true;
       ssn_->RecordEvent(pod, kWarning, "EmptyQueueCapability",
-                        "Queue <" + a.name + "> capability <" + CapabilityText(a) + "> is empty, deny it to preempt");
+                        "Queue <" + a.name + "> capability <" + CapabilityText(a) +
+                            "> is empty, deny it to preempt");
       return false;
     }
     const int64_t cpu = a.allocated.milli_cpu + r.milli_cpu;
     if (r.milli_cpu > 0 && cpu > a.cap_cpu) {
       ssn_->RecordEvent(pod, kWarning, "InsufficientCPUQuota",
-                        "Queue <" + a.name + "> has insufficient CPU quota: requested <" + std::to_string(r.milli_cpu) +
-                            ">, total would be <" + std::to_string(cpu) + ">, but capability is <" +
+                        "Queue <" + a.name + "> has insufficient CPU quota: requested <" +
+                            std::to_string(r.milli_cpu) + ">, total would be <" +
+                            std::to_string(cpu) + ">, but capability is <" +
                             std::to_string(a.cap_cpu) + ">");
       return false;
     }
@@ -437,8 +452,9 @@ class CapacityCardPlugin : public Plugin, public CardAccountingView {
     if (r.memory > 0 && mem > a.cap_memory) {
       ssn_->RecordEvent(pod, kWarning, "InsufficientMemoryQuota",
                         "Queue <" + a.name + "> has insufficient memory quota: requested <" +
-                            std::to_string(Mi(r.memory)) + " Mi>, total would be <" + std::to_string(Mi(mem)) +
-                            " Mi>, but capability is <" + std::to_string(Mi(a.cap_memory)) + " Mi>");
+                            std::to_string(Mi(r.memory)) + " Mi>, total would be <" +
+                            std::to_string(Mi(mem)) + " Mi>, but capability is <" +
+                            std::to_string(Mi(a.cap_memory)) + " Mi>");
       return false;
     }
     if (r.models.empty()) return true;
@@ -446,16 +462,17 @@ class CapacityCardPlugin : public Plugin, public CardAccountingView {
       if (Get(a.allocated.cards, m) + r.card_milli <= Get(a.cap_cards, m)) return true;
     }
     const std::string& first = r.models.front();
-    RecordCardShortage(pod, a, JoinModels(r.models), r.card_milli, Get(a.allocated.cards, first) + r.card_milli,
-                       Get(a.cap_cards, first));
+    RecordCardShortage(pod, a, JoinModels(r.models), r.card_milli,
+                       Get(a.allocated.cards, first) + r.card_milli, Get(a.cap_cards, first));
     return false;
   }
 
-  void RecordCardShortage(const std::string& object, const QueueQuota& a, const std::string& name, int64_t requested,
-                          int64_t total, int64_t capability) {
+  void RecordCardShortage(const std::string& object, const QueueQuota& a, const std::string& name,
+                          int64_t requested, int64_t total, int64_t capability) {
     ssn_->RecordEvent(object, kWarning, "InsufficientScalarQuota",
-                      "Queue <" + a.name + "> has insufficient <" + name + "> quota: requested <" + Cards(requested) +
-                          ">, total would be <" + Cards(total) + ">, but capability is <" + Cards(capability) + ">");
+                      "Queue <" + a.name + "> has insufficient <" + name + "> quota: requested <" +
+                          Cards(requested) + ">, total would be <" + Cards(total) +
+                          ">, but capability is <" + Cards(capability) + ">");
   }
 
   static bool WithinCapability(const QueueQuota& a) {
@@ -475,7 +492,8 @@ class CapacityCardPlugin : public Plugin, public CardAccountingView {
   }
 
   static std::string CapabilityText(const QueueQuota& a) {
-    std::string s = "cpu " + std::to_string(a.cap_cpu) + "m, memory " + std::to_string(Mi(a.cap_memory)) + " Mi";
+    std::string s = "cpu " + std::to_string(a.cap_cpu) + "m, memory " +
+                    std::to_string(Mi(a.cap_memory)) + " Mi";
     for (const auto& [m, v] : a.cap_cards) s += ", " + m + " " + Cards(v);
     return s;
   }
@@ -487,24 +505,28 @@ class CapacityCardPlugin : public Plugin, public CardAccountingView {
     JobRequest jr = ReadJobRequest(job);
     const std::string pg = "PodGroup/" + job.key;
     if (!jr.error.empty()) {
-      ssn_->RecordEvent(jr.error_object, kWarning, "GetTaskRequestResourceFailed",
-                        "Get request resource failed, Queue <" + a.name + ">, error: <" + jr.error + ">");
+      ssn_->RecordEvent(
+          jr.error_object, kWarning, "GetTaskRequestResourceFailed",
+          "Get request resource failed, Queue <" + a.name + ">, error: <" + jr.error + ">");
       return Vote::kReject;
     }
     const double f = opts_.over_commit_factor;
-    const int64_t cpu = a.allocated.milli_cpu + a.inqueue.milli_cpu - a.elastic.milli_cpu + jr.milli_cpu;
+    const int64_t cpu =
+        a.allocated.milli_cpu + a.inqueue.milli_cpu - a.elastic.milli_cpu + jr.milli_cpu;
     if (jr.milli_cpu > 0 && cpu > Scale(a.cap_cpu, f)) {
       ssn_->RecordEvent(pg, kWarning, "InsufficientCPUQuota",
-                        "Queue <" + a.name + "> has insufficient CPU quota: requested <" + std::to_string(jr.milli_cpu) +
-                            ">, total would be <" + std::to_string(cpu) + ">, but capability is <" +
+                        "Queue <" + a.name + "> has insufficient CPU quota: requested <" +
+                            std::to_string(jr.milli_cpu) + ">, total would be <" +
+                            std::to_string(cpu) + ">, but capability is <" +
                             std::to_string(Scale(a.cap_cpu, f)) + ">");
       return Vote::kReject;
     }
     const int64_t mem = a.allocated.memory + a.inqueue.memory - a.elastic.memory + jr.memory;
     if (jr.memory > 0 && mem > Scale(a.cap_memory, f)) {
       ssn_->RecordEvent(pg, kWarning, "InsufficientMemoryQuota",
-                        "Queue <" + a.name + "> has insufficient memory quota: requested <" + std::to_string(Mi(jr.memory)) +
-                            " Mi>, total would be <" + std::to_string(Mi(mem)) + " Mi>, but capability is <" +
+                        "Queue <" + a.name + "> has insufficient memory quota: requested <" +
+                            std::to_string(Mi(jr.memory)) + " Mi>, total would be <" +
+                            std::to_string(Mi(mem)) + " Mi>, but capability is <" +
                             std::to_string(Mi(Scale(a.cap_memory, f))) + " Mi>");
       return Vote::kReject;
     }
@@ -519,9 +541,11 @@ class CapacityCardPlugin : public Plugin, public CardAccountingView {
       // fuzz targets, cannot capture a binding in a lambda.)
       for (const CardRequestEntry& queued : a.inqueue_cards) {
         const std::vector<std::string>& queued_models = queued.first;
-        const bool shares = std::any_of(models.begin(), models.end(), [&queued_models](const std::string& m) {
-          return std::find(queued_models.begin(), queued_models.end(), m) != queued_models.end();
-        });
+        const bool shares =
+            std::any_of(models.begin(), models.end(), [&queued_models](const std::string& m) {
+              return std::find(queued_models.begin(), queued_models.end(), m) !=
+                     queued_models.end();
+            });
         if (shares) used += queued.second;
       }
       if (used + n > cap) {
@@ -550,9 +574,11 @@ class CapacityCardPlugin : public Plugin, public CardAccountingView {
     return it == opts_.owner_kind_service_type.end() ? ServiceType::kUnknown : it->second;
   }
 
-  std::vector<const TaskInfo*> Reclaimable(const TaskInfo& reclaimer, const std::vector<const TaskInfo*>& cands) const {
+  std::vector<const TaskInfo*> Reclaimable(const TaskInfo& reclaimer,
+                                           const std::vector<const TaskInfo*>& cands) const {
     std::vector<const TaskInfo*> victims;
-    if (ServiceTypeOf(reclaimer) == ServiceType::kTraining) return victims;  // training never reclaims
+    if (ServiceTypeOf(reclaimer) == ServiceType::kTraining)
+      return victims;  // training never reclaims
     for (const TaskInfo* c : cands) {
       // Inference never evicts inference; a pod of unknown type is never a victim.
       if (ServiceTypeOf(*c) == ServiceType::kTraining) victims.push_back(c);
@@ -592,12 +618,17 @@ class CapacityCardPlugin : public Plugin, public CardAccountingView {
       return share::Compare(Share(quotas_[a.id]), Share(quotas_[b.id]));
     });
     ssn.AddJobEnqueueableFn([this](const JobInfo& job) { return Enqueueable(job); });
-    ssn.AddAllocatableFn([this](const QueueInfo& q, const TaskInfo& t) { return q.IsOpen() && TaskFits(quotas_[q.id], t); });
-    ssn.AddPreemptiveFn([this](const QueueInfo& q, const TaskInfo& t) { return q.IsOpen() && TaskFits(quotas_[q.id], t); });
-    ssn.AddNodeOrderFn([this](const TaskInfo& t, const NodeInfo& n) { return NodeScore(t, n); });
-    ssn.AddReclaimableFn([this](const TaskInfo& reclaimer, const std::vector<const TaskInfo*>& cands) {
-      return std::make_pair(Reclaimable(reclaimer, cands), Vote::kPermit);
+    ssn.AddAllocatableFn([this](const QueueInfo& q, const TaskInfo& t) {
+      return q.IsOpen() && TaskFits(quotas_[q.id], t);
     });
+    ssn.AddPreemptiveFn([this](const QueueInfo& q, const TaskInfo& t) {
+      return q.IsOpen() && TaskFits(quotas_[q.id], t);
+    });
+    ssn.AddNodeOrderFn([this](const TaskInfo& t, const NodeInfo& n) { return NodeScore(t, n); });
+    ssn.AddReclaimableFn(
+        [this](const TaskInfo& reclaimer, const std::vector<const TaskInfo*>& cands) {
+          return std::make_pair(Reclaimable(reclaimer, cands), Vote::kPermit);
+        });
     EventHandler handler;
     handler.allocate = [this](const TaskInfo& t) { Move(t, +1); };
     handler.deallocate = [this](const TaskInfo& t) { Move(t, -1); };
@@ -629,11 +660,13 @@ Result<std::unique_ptr<Plugin>> NewCapacityCardPlugin(const Arguments& args) {
   BASALT_RETURN_IF_ERROR(args.GetDouble("nodeOrderWeight", &o.node_order_weight));
   BASALT_RETURN_IF_ERROR(args.GetDouble("overCommitFactor", &o.over_commit_factor));
   if (!(o.node_order_weight > 0)) {
-    return Status::InvalidArgument(args.owner() + ": arguments.nodeOrderWeight: must be positive, got " +
+    return Status::InvalidArgument(args.owner() +
+                                   ": arguments.nodeOrderWeight: must be positive, got " +
                                    args.values().at("nodeOrderWeight"));
   }
   if (!(o.over_commit_factor > 0)) {
-    return Status::InvalidArgument(args.owner() + ": arguments.overCommitFactor: must be positive, got " +
+    return Status::InvalidArgument(args.owner() +
+                                   ": arguments.overCommitFactor: must be positive, got " +
                                    args.values().at("overCommitFactor"));
   }
   const std::string prefix = "podOwnerReferenceToServiceType";

@@ -24,7 +24,9 @@ struct Family {
 
 bool IsWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
-bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+bool StartsWith(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
 
 // `<domain>/<type>.product` with a non-empty domain and a word-character type.
 bool ParseProductLabel(const std::string& key, const std::string& value, Family* out) {
@@ -32,7 +34,8 @@ bool ParseProductLabel(const std::string& key, const std::string& value, Family*
   const std::string base = key.substr(0, key.size() - kProductSuffix.size());
   const size_t slash = base.rfind('/');
   if (slash == std::string::npos || slash == 0 || slash + 1 == base.size()) return false;
-  if (!std::all_of(base.begin() + static_cast<std::ptrdiff_t>(slash) + 1, base.end(), IsWordChar)) return false;
+  if (!std::all_of(base.begin() + static_cast<std::ptrdiff_t>(slash) + 1, base.end(), IsWordChar))
+    return false;
   if (!CheckCardModel(value).ok()) return false;
   *out = {base.substr(0, slash), base, value};
   return true;
@@ -54,7 +57,8 @@ bool PositiveLabel(const Node& node, const std::string& key, int64_t* out) {
 std::string ModelFor(const Node& node, const Family& f, const std::string& resource) {
   if (resource == f.base + ".shared") {
     int64_t mem_mib = 0, replicas = 0;
-    if (!PositiveLabel(node, f.base + ".memory", &mem_mib) || !PositiveLabel(node, f.base + ".replicas", &replicas)) {
+    if (!PositiveLabel(node, f.base + ".memory", &mem_mib) ||
+        !PositiveLabel(node, f.base + ".replicas", &replicas)) {
       return "";
     }
     const int64_t gib = (mem_mib + 512) / 1024;  // rounded to the nearest GiB

@@ -28,8 +28,8 @@
 namespace basalt {
 
 struct NodeCard {
-  std::string model;      // "NVIDIA-H200", "NVIDIA-H200/mig-1g.18gb-mixed"
-  std::string resource;   // "nvidia.com/gpu", "nvidia.com/mig-1g.18gb"
+  std::string model;        // "NVIDIA-H200", "NVIDIA-H200/mig-1g.18gb-mixed"
+  std::string resource;     // "nvidia.com/gpu", "nvidia.com/mig-1g.18gb"
   int64_t milli_count = 0;  // allocatable, in milli-cards
 };
 

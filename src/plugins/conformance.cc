@@ -8,7 +8,8 @@ namespace {
 
 bool IsProtected(const TaskInfo& t) {
   const std::string& cls = t.pod->spec.priority_class_name;
-  return cls == "system-cluster-critical" || cls == "system-node-critical" || t.pod->meta.namespace_ == "kube-system";
+  return cls == "system-cluster-critical" || cls == "system-node-critical" ||
+         t.pod->meta.namespace_ == "kube-system";
 }
 
 class ConformancePlugin : public Plugin {

@@ -58,7 +58,8 @@ constexpr const char* kBindPhaseAnnotation = "volcano.sh/bind-phase";
 struct DeviceShareOptions {
   bool gpu_sharing = false;
   bool gpu_number = false;
-  bool node_lock = false;  // serialises binds with the device plugin on a live cluster; no effect on decisions
+  bool node_lock =
+      false;  // serialises binds with the device plugin on a live cluster; no effect on decisions
   bool vgpu = false;
   DevicePolicy policy = DevicePolicy::kNone;
   int64_t weight = 0;
@@ -66,8 +67,8 @@ struct DeviceShareOptions {
 
 // What one pod asks of the two families.
 struct PodDeviceRequest {
-  int64_t share_memory = 0;  // gpushare memory (MiB), counted when GPUSharingEnable
-  int64_t share_number = 0;  // gpushare whole cards, counted when GPUNumberEnable
+  int64_t share_memory = 0;         // gpushare memory (MiB), counted when GPUSharingEnable
+  int64_t share_number = 0;         // gpushare whole cards, counted when GPUNumberEnable
   std::optional<VgpuRequest> vgpu;  // counted when VGPUEnable
   bool AsksShare() const { return share_memory > 0 || share_number > 0; }
 };
@@ -113,7 +114,8 @@ void WarnUnknownArguments(const Arguments& args) {
     if (kKnown.count(top) || kKnown.count(key)) continue;
     if (!warned.insert(top).second) continue;
     std::cerr << "basalt: warning: " << args.owner() << ": arguments." << top
-              << ": unknown argument, ignored (known: deviceshare.GPUSharingEnable, deviceshare.NodeLockEnable, "
+              << ": unknown argument, ignored (known: deviceshare.GPUSharingEnable, "
+                 "deviceshare.NodeLockEnable, "
                  "deviceshare.GPUNumberEnable, deviceshare.VGPUEnable, deviceshare.SchedulePolicy, "
                  "deviceshare.ScheduleWeight)\n";
   }
@@ -133,14 +135,17 @@ class DeviceSharePlugin : public Plugin {
     AccountPlacedPods(ssn);
     if (opts_.vgpu) SplitClassesByDeviceAnnotations(ssn);
 
-    ssn.AddPredicateFn([this](const TaskInfo& task, const NodeInfo& node) { return Predicate(task, node); });
+    ssn.AddPredicateFn(
+        [this](const TaskInfo& task, const NodeInfo& node) { return Predicate(task, node); });
     if (opts_.vgpu && opts_.policy != DevicePolicy::kNone && opts_.weight != 0) {
-      ssn.AddNodeOrderFn([this](const TaskInfo& task, const NodeInfo& node) { return Score(task, node); });
+      ssn.AddNodeOrderFn(
+          [this](const TaskInfo& task, const NodeInfo& node) { return Score(task, node); });
     }
     ssn.AddEventHandler(EventHandler{[this](const TaskInfo& task) { OnAllocate(task); },
                                      [this](const TaskInfo& task) { OnDeallocate(task); }});
-    ssn.AddBindAnnotationsFn(
-        [this](const TaskInfo& task, std::map<std::string, std::string>* out) { BindAnnotations(task, out); });
+    ssn.AddBindAnnotationsFn([this](const TaskInfo& task, std::map<std::string, std::string>* out) {
+      BindAnnotations(task, out);
+    });
   }
 
  private:
@@ -181,12 +186,13 @@ class DeviceSharePlugin : public Plugin {
     if (reg == annotations.end()) return std::nullopt;
     // The device plugin marks a node it left "Deleted_<time>"; its cards are gone.
     auto handshake = annotations.find(kVgpuHandshakeAnnotation);
-    if (handshake != annotations.end() && handshake->second.rfind("Deleted", 0) == 0) return std::nullopt;
+    if (handshake != annotations.end() && handshake->second.rfind("Deleted", 0) == 0)
+      return std::nullopt;
     Result<GpuCards> cards = GpuCards::FromVgpuRegister(reg->second);
     if (!cards.ok()) {
       ssn.RecordEvent("Node/" + n.name, "Warning", "InvalidDeviceRegistration",
-                      std::string("annotation ") + kVgpuRegisterAnnotation + ": " + cards.status().message() +
-                          "; the node's vGPU cards are ignored");
+                      std::string("annotation ") + kVgpuRegisterAnnotation + ": " +
+                          cards.status().message() + "; the node's vGPU cards are ignored");
       return std::nullopt;
     }
     return std::move(*cards);
@@ -201,7 +207,8 @@ class DeviceSharePlugin : public Plugin {
     for (const TaskInfo& t : ssn.tasks()) {
       if (t.node != kNone && IsOnNodeStatus(t.status)) placed.push_back(&t);
     }
-    std::sort(placed.begin(), placed.end(), [](const TaskInfo* a, const TaskInfo* b) { return a->key < b->key; });
+    std::sort(placed.begin(), placed.end(),
+              [](const TaskInfo* a, const TaskInfo* b) { return a->key < b->key; });
     for (const TaskInfo* t : placed) {
       const PodDeviceRequest& req = RequestOf(*t);
       if (!req.AsksShare() && !(req.vgpu && req.vgpu->count > 0)) continue;
@@ -213,17 +220,23 @@ class DeviceSharePlugin : public Plugin {
       bool complete = true;
       if (req.AsksShare() && d.share) {
         const std::string* index = Annotation(*t, kGpuIndexAnnotation);
-        Result<CardUses> uses = index ? DecodeGpuIndex(*d.share, *index, req.share_memory) : Result<CardUses>(CardUses{});
-        if (index && !uses.ok()) BadAnnotation(ssn, *t, kGpuIndexAnnotation, uses.status().message());
-        if (index && uses.ok()) h.share = std::move(*uses);
-        else complete = false;
+        Result<CardUses> uses = index ? DecodeGpuIndex(*d.share, *index, req.share_memory)
+                                      : Result<CardUses>(CardUses{});
+        if (index && !uses.ok())
+          BadAnnotation(ssn, *t, kGpuIndexAnnotation, uses.status().message());
+        if (index && uses.ok())
+          h.share = std::move(*uses);
+        else
+          complete = false;
       }
       if (req.vgpu && req.vgpu->count > 0 && d.vgpu) {
         const std::string* ids = Annotation(*t, kVgpuIdsAnnotation);
         Result<CardUses> uses = ids ? DecodeVgpuIds(*d.vgpu, *ids) : Result<CardUses>(CardUses{});
         if (ids && !uses.ok()) BadAnnotation(ssn, *t, kVgpuIdsAnnotation, uses.status().message());
-        if (ids && uses.ok()) h.vgpu = std::move(*uses);
-        else complete = false;
+        if (ids && uses.ok())
+          h.vgpu = std::move(*uses);
+        else
+          complete = false;
       }
       if (d.share) d.share->Add(h.share);
       if (d.vgpu) d.vgpu->Add(h.vgpu);
@@ -244,13 +257,16 @@ class DeviceSharePlugin : public Plugin {
     }
   }
 
-  static void BadAnnotation(Session& ssn, const TaskInfo& t, const char* key, const std::string& message) {
-    ssn.RecordEvent("Pod/" + t.key, "Warning", "InvalidDeviceAnnotation",
-                    std::string("annotation ") + key + ": " + message + "; cards reassigned for accounting");
+  static void BadAnnotation(Session& ssn, const TaskInfo& t, const char* key,
+                            const std::string& message) {
+    ssn.RecordEvent(
+        "Pod/" + t.key, "Warning", "InvalidDeviceAnnotation",
+        std::string("annotation ") + key + ": " + message + "; cards reassigned for accounting");
   }
 
   // gpushare: memory sharing first, then whole cards (Volcano's order).
-  static bool Choose(const GpuCards& cards, const PodDeviceRequest& req, CardUses* uses, std::string* reason) {
+  static bool Choose(const GpuCards& cards, const PodDeviceRequest& req, CardUses* uses,
+                     std::string* reason) {
     uses->clear();
     CardUses part;
     if (req.share_memory > 0) {
@@ -270,12 +286,17 @@ class DeviceSharePlugin : public Plugin {
     std::string reason;
     CardUses uses;
     if (req.AsksShare()) {
-      if (!d.share) return PredicateStatus::Unschedulable(std::string("node not initialized with device ") + kShareDeviceName);
+      if (!d.share)
+        return PredicateStatus::Unschedulable(std::string("node not initialized with device ") +
+                                              kShareDeviceName);
       if (!Choose(*d.share, req, &uses, &reason)) return PredicateStatus::Unschedulable(reason);
     }
     if (req.vgpu) {
-      if (!d.vgpu) return PredicateStatus::Unschedulable(std::string("node not initialized with device ") + kVgpuDeviceName);
-      if (!FitVgpu(*d.vgpu, *req.vgpu, &uses, &reason)) return PredicateStatus::Unschedulable(reason);
+      if (!d.vgpu)
+        return PredicateStatus::Unschedulable(std::string("node not initialized with device ") +
+                                              kVgpuDeviceName);
+      if (!FitVgpu(*d.vgpu, *req.vgpu, &uses, &reason))
+        return PredicateStatus::Unschedulable(reason);
     }
     return PredicateStatus::Success();
   }
@@ -288,7 +309,8 @@ class DeviceSharePlugin : public Plugin {
     std::string reason;
     if (!FitVgpu(*d.vgpu, *req.vgpu, &uses, &reason)) return 0;
     // Volcano rounds the device score to an integer before weighting it.
-    return std::floor(VgpuScore(*d.vgpu, uses, opts_.policy) + 0.5) * static_cast<double>(opts_.weight);
+    return std::floor(VgpuScore(*d.vgpu, uses, opts_.policy) + 0.5) *
+           static_cast<double>(opts_.weight);
   }
 
   void OnAllocate(const TaskInfo& task) {
@@ -312,7 +334,8 @@ class DeviceSharePlugin : public Plugin {
     std::string reason;
     // The predicate passed on this node state; a placement that skipped it
     // (none does today) simply takes no cards.
-    if (req.AsksShare() && d.share && Choose(*d.share, req, &h.share, &reason)) d.share->Add(h.share);
+    if (req.AsksShare() && d.share && Choose(*d.share, req, &h.share, &reason))
+      d.share->Add(h.share);
     if (req.vgpu && d.vgpu && FitVgpu(*d.vgpu, *req.vgpu, &h.vgpu, &reason)) d.vgpu->Add(h.vgpu);
     holdings_[task.id] = std::move(h);
   }
@@ -340,7 +363,8 @@ class DeviceSharePlugin : public Plugin {
       (*out)[kVgpuNodeAnnotation] = ssn_->node(h.node).name;
       (*out)[kBindPhaseAnnotation] = "allocating";
     }
-    if (!h.share.empty() && d.share) (*out)[kGpuIndexAnnotation] = EncodeGpuIndex(*d.share, h.share);
+    if (!h.share.empty() && d.share)
+      (*out)[kGpuIndexAnnotation] = EncodeGpuIndex(*d.share, h.share);
   }
 
   // Pending tasks of one class whose card-type or mode annotations differ get
@@ -357,7 +381,8 @@ class DeviceSharePlugin : public Plugin {
       if (t.equivalence_class == kNone) continue;
       auto key = std::make_tuple(t.equivalence_class, value(t, kUseGpuTypeAnnotation),
                                  value(t, kNoUseGpuTypeAnnotation), value(t, kVgpuModeAnnotation));
-      if (std::get<1>(key).empty() && std::get<2>(key).empty() && std::get<3>(key).empty()) continue;
+      if (std::get<1>(key).empty() && std::get<2>(key).empty() && std::get<3>(key).empty())
+        continue;
       auto [it, fresh] = split.try_emplace(key, next);
       if (fresh) ++next;
       t.equivalence_class = it->second;
@@ -366,9 +391,9 @@ class DeviceSharePlugin : public Plugin {
 
   DeviceShareOptions opts_;
   Session* ssn_ = nullptr;
-  std::vector<PodDeviceRequest> requests_;   // by task id (pods do not change within a session)
-  std::vector<NodeDevices> devices_;         // by node id
-  std::map<TaskId, Holding> holdings_;       // pods holding (or having held) cards
+  std::vector<PodDeviceRequest> requests_;  // by task id (pods do not change within a session)
+  std::vector<NodeDevices> devices_;        // by node id
+  std::map<TaskId, Holding> holdings_;      // pods holding (or having held) cards
 };
 
 }  // namespace
@@ -390,12 +415,13 @@ Result<std::unique_ptr<Plugin>> NewDeviceSharePlugin(const Arguments& args) {
   BASALT_RETURN_IF_ERROR(args.GetInt(kArgWeight, &o.weight));
   // Volcano refuses to start with these combinations.
   if (o.gpu_sharing && o.gpu_number) {
-    return Status::InvalidArgument(args.owner() + ": arguments: " + kArgGpuSharing + " and " + kArgGpuNumber +
-                                   " cannot both be true");
+    return Status::InvalidArgument(args.owner() + ": arguments: " + kArgGpuSharing + " and " +
+                                   kArgGpuNumber + " cannot both be true");
   }
   if ((o.gpu_sharing || o.gpu_number) && o.vgpu) {
-    return Status::InvalidArgument(args.owner() + ": arguments: " + kArgVgpu + " cannot be true with " +
-                                   kArgGpuSharing + " or " + kArgGpuNumber + " (gpu-share and vgpu can't be used together)");
+    return Status::InvalidArgument(args.owner() + ": arguments: " + kArgVgpu +
+                                   " cannot be true with " + kArgGpuSharing + " or " +
+                                   kArgGpuNumber + " (gpu-share and vgpu can't be used together)");
   }
   WarnUnknownArguments(args);
   return std::unique_ptr<Plugin>(new DeviceSharePlugin(o));

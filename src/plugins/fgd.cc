@@ -66,8 +66,8 @@ struct FgdOptions {
 
 // One pod shape of the target workload.
 struct Shape {
-  int64_t cpu = 0;     // milli
-  int64_t memory = 0;  // bytes
+  int64_t cpu = 0;                  // milli
+  int64_t memory = 0;               // bytes
   std::optional<VgpuRequest> vgpu;  // none or count 0: asks no card
   double weight = 0;
 };
@@ -123,14 +123,15 @@ class FgdPlugin : public Plugin {
     BuildShapes(ssn);
     BuildNodes(ssn);
     AccountPlacedPods(ssn);
-    ssn.AddNodeOrderFn([this](const TaskInfo& task, const NodeInfo& node) { return Score(task, node); });
+    ssn.AddNodeOrderFn(
+        [this](const TaskInfo& task, const NodeInfo& node) { return Score(task, node); });
     ssn.AddEventHandler(EventHandler{[this](const TaskInfo& task) { OnAllocate(task); },
                                      [this](const TaskInfo& task) { OnDeallocate(task); }});
   }
 
  private:
-  using ShapeKey = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, std::vector<std::string>,
-                              std::vector<std::string>, std::string>;
+  using ShapeKey = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                              std::vector<std::string>, std::vector<std::string>, std::string>;
 
   void BuildShapes(const Session& ssn) {
     std::map<ShapeKey, int64_t> counts;
@@ -144,8 +145,15 @@ class FgdPlugin : public Plugin {
       s.vgpu = VgpuOf(t);
       ShapeKey key{s.cpu, s.memory, 0, 0, 0, 0, {}, {}, {}};
       if (s.vgpu) {
-        key = ShapeKey{s.cpu,           s.memory,          s.vgpu->count,      s.vgpu->memory, s.vgpu->memory_percent,
-                       s.vgpu->cores,   s.vgpu->use_types, s.vgpu->nouse_types, s.vgpu->mode};
+        key = ShapeKey{s.cpu,
+                       s.memory,
+                       s.vgpu->count,
+                       s.vgpu->memory,
+                       s.vgpu->memory_percent,
+                       s.vgpu->cores,
+                       s.vgpu->use_types,
+                       s.vgpu->nouse_types,
+                       s.vgpu->mode};
       }
       ++counts[key];
       shapes.emplace(key, std::move(s));
@@ -154,7 +162,8 @@ class FgdPlugin : public Plugin {
     std::vector<std::pair<ShapeKey, int64_t>> ranked(counts.begin(), counts.end());
     // Most common first; equal counts in key order, so the list is the same
     // whatever order the tasks came in.
-    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
     const double wanted = kCoveragePct * static_cast<double>(total) / 100.0;
     size_t kept = 0;
     int64_t covered = 0;
@@ -193,9 +202,11 @@ class FgdPlugin : public Plugin {
     holdings_.clear();
     std::vector<const TaskInfo*> placed;
     for (const TaskInfo& t : ssn.tasks()) {
-      if (t.node != kNone && IsOnNodeStatus(t.status) && cards_[t.node] && VgpuOf(t)) placed.push_back(&t);
+      if (t.node != kNone && IsOnNodeStatus(t.status) && cards_[t.node] && VgpuOf(t))
+        placed.push_back(&t);
     }
-    std::sort(placed.begin(), placed.end(), [](const TaskInfo* a, const TaskInfo* b) { return a->key < b->key; });
+    std::sort(placed.begin(), placed.end(),
+              [](const TaskInfo* a, const TaskInfo* b) { return a->key < b->key; });
     std::vector<const TaskInfo*> unrecorded;
     for (const TaskInfo* t : placed) {
       GpuCards& cards = *cards_[t->node];
@@ -345,8 +356,8 @@ Result<std::unique_ptr<Plugin>> NewFgdPlugin(const Arguments& args) {
   BASALT_RETURN_IF_ERROR(args.GetInt(kArgWeight, &o.weight));
   BASALT_RETURN_IF_ERROR(args.GetBool(kArgUnitCounting, &o.unit_counting));
   if (o.weight < 0) {
-    return Status::InvalidArgument(args.owner() + ": arguments." + kArgWeight + ": must not be negative, got " +
-                                   std::to_string(o.weight));
+    return Status::InvalidArgument(args.owner() + ": arguments." + kArgWeight +
+                                   ": must not be negative, got " + std::to_string(o.weight));
   }
   WarnUnknownArguments(args);
   return std::unique_ptr<Plugin>(new FgdPlugin(o));

@@ -60,12 +60,15 @@ class GangPlugin : public Plugin {
                t.status == TaskStatus::kPipelined || t.status == TaskStatus::kPending;
       };
       if (!RolesMeet(ssn, job, valid_status)) {
-        return ValidateResult{"NotEnoughPodsOfTask", "Not enough valid pods of each task for gang-scheduling"};
+        return ValidateResult{"NotEnoughPodsOfTask",
+                              "Not enough valid pods of each task for gang-scheduling"};
       }
       int32_t valid = job.ValidTaskNum();
       if (valid < job.min_member) {
-        return ValidateResult{"NotEnoughPods", "Not enough valid tasks for gang-scheduling, valid: " +
-                                                   std::to_string(valid) + ", min: " + std::to_string(job.min_member)};
+        return ValidateResult{
+            "NotEnoughPods",
+            "Not enough valid tasks for gang-scheduling, valid: " + std::to_string(valid) +
+                ", min: " + std::to_string(job.min_member)};
       }
       return std::nullopt;
     });
@@ -98,9 +101,12 @@ class GangPlugin : public Plugin {
     });
     ssn.AddJobReadyFn([this, &ssn](const JobInfo& job) { return Ready(ssn, job); });
     ssn.AddJobPipelinedFn([&ssn](const JobInfo& job) {
-      auto placed = [](const TaskInfo& t) { return IsReadyStatus(t.status) || t.status == TaskStatus::kPipelined; };
-      bool ok = RolesMeet(ssn, job, placed) &&
-                job.WaitingTaskNum() + job.ReadyTaskNum() + PendingBestEffort(ssn, job) >= job.min_member;
+      auto placed = [](const TaskInfo& t) {
+        return IsReadyStatus(t.status) || t.status == TaskStatus::kPipelined;
+      };
+      bool ok =
+          RolesMeet(ssn, job, placed) &&
+          job.WaitingTaskNum() + job.ReadyTaskNum() + PendingBestEffort(ssn, job) >= job.min_member;
       return ok ? Vote::kPermit : Vote::kReject;
     });
     ssn.AddJobStarvingFn([](const JobInfo& job) {
@@ -116,7 +122,8 @@ class GangPlugin : public Plugin {
       if (!ssn.options().record_events) continue;
       int32_t schedulable = job.ReadyTaskNum();
       int32_t unready = job.min_member - schedulable;
-      std::string msg = std::to_string(unready < 0 ? 0 : unready) + "/" + std::to_string(job.tasks.size()) +
+      std::string msg = std::to_string(unready < 0 ? 0 : unready) + "/" +
+                        std::to_string(job.tasks.size()) +
                         " tasks in gang unschedulable: " + FitError(ssn, job, total_nodes);
       ssn.RecordEvent("PodGroup/" + job.key, "Warning", "Unschedulable", msg);
     }
@@ -125,11 +132,13 @@ class GangPlugin : public Plugin {
  private:
   static bool Ready(const Session& ssn, const JobInfo& job) {
     // Without pending tasks there is no pending BestEffort one: skip the walk.
-    if (job.Count(TaskStatus::kPending) == 0 && job.min_task_member.empty()) return job.ReadyTaskNum() >= job.min_member;
+    if (job.Count(TaskStatus::kPending) == 0 && job.min_task_member.empty())
+      return job.ReadyTaskNum() >= job.min_member;
     auto ready = [](const TaskInfo& t) {
       return IsReadyStatus(t.status) || (t.status == TaskStatus::kPending && t.best_effort);
     };
-    return RolesMeet(ssn, job, ready) && job.ReadyTaskNum() + PendingBestEffort(ssn, job) >= job.min_member;
+    return RolesMeet(ssn, job, ready) &&
+           job.ReadyTaskNum() + PendingBestEffort(ssn, job) >= job.min_member;
   }
 
   // "pod group is not ready, 2 Pending, 2 minAvailable; Pending: 2 <fit error>".
@@ -137,7 +146,8 @@ class GangPlugin : public Plugin {
     if (!job.job_fit_error.empty()) return job.job_fit_error;
     std::map<std::string, int> hist;
     for (size_t s = 0; s < job.status_count.size(); ++s) {
-      if (job.status_count[s] > 0) hist[TaskStatusName(static_cast<TaskStatus>(s))] += job.status_count[s];
+      if (job.status_count[s] > 0)
+        hist[TaskStatusName(static_cast<TaskStatus>(s))] += job.status_count[s];
     }
     std::string msg = "pod group is not ready";
     for (const auto& [status, n] : hist) msg += ", " + std::to_string(n) + " " + status;

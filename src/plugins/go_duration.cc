@@ -66,7 +66,9 @@ Result<int64_t> ParseGoDuration(const std::string& text, const std::string& what
     s.remove_prefix(i);
     const Unit* unit = nullptr;
     for (const Unit& u : kUnits) {
-      if (s.substr(0, u.name.size()) == u.name && (unit == nullptr || u.name.size() > unit->name.size())) unit = &u;
+      if (s.substr(0, u.name.size()) == u.name &&
+          (unit == nullptr || u.name.size() > unit->name.size()))
+        unit = &u;
     }
     if (unit == nullptr) return invalid();  // a missing or unknown unit
     s.remove_prefix(unit->name.size());

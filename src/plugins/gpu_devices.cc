@@ -13,7 +13,8 @@ std::vector<std::string_view> Split(std::string_view text, char sep) {
   size_t start = 0;
   while (true) {
     size_t end = text.find(sep, start);
-    out.push_back(text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+    out.push_back(
+        text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
     if (end == std::string_view::npos) break;
     start = end + 1;
   }
@@ -45,7 +46,8 @@ bool ContainsFolded(std::string_view haystack, std::string_view needle) {
   return Upper(haystack).find(Upper(needle)) != std::string::npos;
 }
 
-std::vector<std::string> SplitTypes(const std::map<std::string, std::string>& annotations, const char* key) {
+std::vector<std::string> SplitTypes(const std::map<std::string, std::string>& annotations,
+                                    const char* key) {
   std::vector<std::string> out;
   auto it = annotations.find(key);
   if (it == annotations.end()) return out;
@@ -92,24 +94,27 @@ Result<GpuCards> GpuCards::FromVgpuRegister(std::string_view text) {
     const std::string where = "card " + std::to_string(record++);
     std::vector<std::string_view> f = Split(entry, ',');
     if (f.size() < 5) {
-      return Status::InvalidArgument(where + ": expected \"uuid,count,memory,type,health[,mode]\", got \"" +
+      return Status::InvalidArgument(where +
+                                     ": expected \"uuid,count,memory,type,health[,mode]\", got \"" +
                                      std::string(entry) + "\"");
     }
     GpuCard c;
     c.uuid = std::string(f[0]);
     if (c.uuid.empty()) return Status::InvalidArgument(where + ": uuid: empty");
     if (!ParseInt(f[1], &c.max_sharers) || c.max_sharers < 0) {
-      return Status::InvalidArgument(where + ": count: expected a non-negative integer, got \"" + std::string(f[1]) +
-                                     "\"");
+      return Status::InvalidArgument(where + ": count: expected a non-negative integer, got \"" +
+                                     std::string(f[1]) + "\"");
     }
     if (!ParseInt(f[2], &c.memory) || c.memory < 0) {
-      return Status::InvalidArgument(where + ": memory: expected a non-negative integer (MiB), got \"" +
+      return Status::InvalidArgument(where +
+                                     ": memory: expected a non-negative integer (MiB), got \"" +
                                      std::string(f[2]) + "\"");
     }
     c.type = std::string(f[3]);
     std::optional<bool> healthy = ParseGoBool(f[4]);
     if (!healthy) {
-      return Status::InvalidArgument(where + ": health: expected true or false, got \"" + std::string(f[4]) + "\"");
+      return Status::InvalidArgument(where + ": health: expected true or false, got \"" +
+                                     std::string(f[4]) + "\"");
     }
     c.healthy = *healthy;
     cards.push_back(std::move(c));
@@ -202,15 +207,16 @@ bool FitVgpu(const GpuCards& gpus, const VgpuRequest& req, CardUses* uses, std::
   }
   const auto& cards = gpus.cards();
   if (req.count > static_cast<int64_t>(cards.size())) {
-    *reason = "insufficient vGPU: the node has fewer than " + std::to_string(req.count) + " GPU cards";
+    *reason =
+        "insufficient vGPU: the node has fewer than " + std::to_string(req.count) + " GPU cards";
     return false;
   }
   for (int32_t i = static_cast<int32_t>(cards.size()) - 1; i >= 0; --i) {
     const GpuCard& c = cards[i];
     if (!c.healthy || c.max_sharers <= c.sharers) continue;
-    const int64_t memory =
-        req.memory == 0 && req.memory_percent != VgpuRequest::kUnsetPercent ? c.memory * req.memory_percent / 100
-                                                                             : req.memory;
+    const int64_t memory = req.memory == 0 && req.memory_percent != VgpuRequest::kUnsetPercent
+                               ? c.memory * req.memory_percent / 100
+                               : req.memory;
     if (c.memory - c.used_memory < memory) continue;
     if (c.used_cores + req.cores > 100) continue;
     if (req.cores == 100 && c.sharers > 0) continue;  // 100% cores: the card alone
@@ -234,7 +240,9 @@ double VgpuScore(const GpuCards& gpus, const CardUses& uses, DevicePolicy policy
     const GpuCard& c = gpus.cards().at(u.card);
     switch (policy) {
       case DevicePolicy::kBinpack:
-        if (c.memory > 0) score += 100.0 * static_cast<double>(c.used_memory + u.memory) / static_cast<double>(c.memory);
+        if (c.memory > 0)
+          score +=
+              100.0 * static_cast<double>(c.used_memory + u.memory) / static_cast<double>(c.memory);
         break;
       case DevicePolicy::kSpread:
         if (c.sharers == 0) score += 100.0;
@@ -249,7 +257,8 @@ double VgpuScore(const GpuCards& gpus, const CardUses& uses, DevicePolicy policy
 std::string EncodeVgpuIds(const GpuCards& gpus, const CardUses& uses) {
   std::string out;
   for (const CardUse& u : uses) {
-    out += gpus.cards().at(u.card).uuid + ",NVIDIA," + std::to_string(u.memory) + "," + std::to_string(u.cores) + ":";
+    out += gpus.cards().at(u.card).uuid + ",NVIDIA," + std::to_string(u.memory) + "," +
+           std::to_string(u.cores) + ":";
   }
   return out;
 }
@@ -261,9 +270,10 @@ Result<CardUses> DecodeVgpuIds(const GpuCards& gpus, std::string_view text) {
       if (entry.find(',') == std::string_view::npos) continue;
       std::vector<std::string_view> f = Split(entry, ',');
       CardUse u;
-      if (f.size() < 4 || !ParseInt(f[2], &u.memory) || !ParseInt(f[3], &u.cores) || u.memory < 0 || u.cores < 0) {
-        return Status::InvalidArgument("expected \"uuid,type,memory,cores\" per card, got \"" + std::string(entry) +
-                                       "\"");
+      if (f.size() < 4 || !ParseInt(f[2], &u.memory) || !ParseInt(f[3], &u.cores) || u.memory < 0 ||
+          u.cores < 0) {
+        return Status::InvalidArgument("expected \"uuid,type,memory,cores\" per card, got \"" +
+                                       std::string(entry) + "\"");
       }
       u.card = gpus.Find(f[0]);
       if (u.card >= 0) out.push_back(u);
@@ -310,7 +320,9 @@ Result<CardUses> DecodeGpuIndex(const GpuCards& gpus, std::string_view text, int
   CardUses out;
   for (std::string_view id : Split(text, ',')) {
     int64_t v;
-    if (!ParseInt(id, &v)) return Status::InvalidArgument("expected card ids like \"0,1\", got \"" + std::string(text) + "\"");
+    if (!ParseInt(id, &v))
+      return Status::InvalidArgument("expected card ids like \"0,1\", got \"" + std::string(text) +
+                                     "\"");
     const std::string uuid = std::to_string(v);
     for (size_t i = 0; i < gpus.cards().size(); ++i) {
       if (gpus.cards()[i].uuid == uuid) out.push_back({static_cast<int32_t>(i), memory, 0});

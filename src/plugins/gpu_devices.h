@@ -55,9 +55,9 @@ inline constexpr char kHamiCoreMode[] = "hami-core";
 
 struct GpuCard {
   std::string uuid;
-  std::string type;             // e.g. "NVIDIA-Tesla V100"
-  int64_t memory = 0;           // MiB
-  int64_t max_sharers = 0;      // pods that may share the card; 0 = no limit (gpushare)
+  std::string type;         // e.g. "NVIDIA-Tesla V100"
+  int64_t memory = 0;       // MiB
+  int64_t max_sharers = 0;  // pods that may share the card; 0 = no limit (gpushare)
   bool healthy = true;
   // Usage, kept by GpuCards::Add / Remove.
   int64_t used_memory = 0;
@@ -110,13 +110,13 @@ std::optional<DevicePolicy> ParseDevicePolicy(std::string_view text);
 
 struct VgpuRequest {
   static constexpr int64_t kUnsetPercent = 101;  // Volcano's marker for "no percentage given"
-  int64_t count = 0;            // cards, each on a distinct card
-  int64_t memory = 0;           // MiB per card (0: see memory_percent)
-  int64_t memory_percent = kUnsetPercent;  // of each card's memory when memory is 0
-  int64_t cores = 0;            // percent of each card
-  std::vector<std::string> use_types;    // nvidia.com/use-gputype (any may match)
-  std::vector<std::string> nouse_types;  // nvidia.com/nouse-gputype (none may match)
-  std::string mode;  // volcano.sh/vgpu-mode; "" = any
+  int64_t count = 0;                             // cards, each on a distinct card
+  int64_t memory = 0;                            // MiB per card (0: see memory_percent)
+  int64_t memory_percent = kUnsetPercent;        // of each card's memory when memory is 0
+  int64_t cores = 0;                             // percent of each card
+  std::vector<std::string> use_types;            // nvidia.com/use-gputype (any may match)
+  std::vector<std::string> nouse_types;          // nvidia.com/nouse-gputype (none may match)
+  std::string mode;                              // volcano.sh/vgpu-mode; "" = any
 };
 
 // The pod's vGPU request from its summed resource request and annotations, or
@@ -132,7 +132,8 @@ std::optional<VgpuRequest> VgpuRequestOf(const Resource& request,
 // pod asking a mode other than hami-core fits no card.
 // Unhealthy cards are skipped. On success `*uses` holds `count` distinct cards.
 // On failure `*reason` says what no card (or too few cards) could give.
-bool FitVgpu(const GpuCards& cards, const VgpuRequest& request, CardUses* uses, std::string* reason);
+bool FitVgpu(const GpuCards& cards, const VgpuRequest& request, CardUses* uses,
+             std::string* reason);
 
 // Volcano's device score of a placement, before weight and rounding: per card
 // taken, binpack adds 100 * used memory / card memory after the pod lands;

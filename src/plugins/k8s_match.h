@@ -71,7 +71,8 @@ inline bool ToleratesTaint(const Toleration& t, const Taint& taint) {
   return t.op == "Exists";
 }
 
-inline bool TolerationsTolerateTaint(const std::vector<Toleration>& tolerations, const Taint& taint) {
+inline bool TolerationsTolerateTaint(const std::vector<Toleration>& tolerations,
+                                     const Taint& taint) {
   for (const Toleration& t : tolerations) {
     if (ToleratesTaint(t, taint)) return true;
   }
@@ -113,7 +114,8 @@ inline bool Contains(const std::vector<std::string>& values, const std::string& 
 }
 
 // One label requirement (labels.NewRequirement + Requirement.Matches).
-inline Match MatchLabelRequirement(const NodeSelectorRequirement& r, const std::map<std::string, std::string>& labels) {
+inline Match MatchLabelRequirement(const NodeSelectorRequirement& r,
+                                   const std::map<std::string, std::string>& labels) {
   auto it = labels.find(r.key);
   const bool has = it != labels.end();
   if (r.op == "In" || r.op == "NotIn") {

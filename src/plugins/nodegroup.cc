@@ -84,13 +84,15 @@ struct GroupAffinity {
 GroupAffinity FromQueue(const QueueAffinity& a) {
   GroupAffinity g;
   if (a.node_group_affinity) {
-    g.required.insert(a.node_group_affinity->required.begin(), a.node_group_affinity->required.end());
+    g.required.insert(a.node_group_affinity->required.begin(),
+                      a.node_group_affinity->required.end());
     const auto& pref = a.node_group_affinity->preferred;
     g.preferred.insert(pref.begin(), pref.end());
     for (size_t i = 0; i < pref.size(); ++i) g.preferred_index[pref[i]] = static_cast<int>(i);
   }
   if (a.node_group_anti_affinity) {
-    g.anti_required.insert(a.node_group_anti_affinity->required.begin(), a.node_group_anti_affinity->required.end());
+    g.anti_required.insert(a.node_group_anti_affinity->required.begin(),
+                           a.node_group_anti_affinity->required.end());
     g.anti_preferred.insert(a.node_group_anti_affinity->preferred.begin(),
                             a.node_group_anti_affinity->preferred.end());
   }

@@ -74,8 +74,12 @@ struct Weights {
 // Kubernetes computes non-zero requests per container; basalt keeps only the
 // pod's total, so the default applies when the pod as a whole requests none
 // (exact for single-container pods).
-int64_t NonZeroCpu(const Resource& r) { return r.milli_cpu() == 0 ? kDefaultMilliCpuRequest : r.milli_cpu(); }
-int64_t NonZeroMemory(const Resource& r) { return r.memory() == 0 ? kDefaultMemoryRequest : r.memory(); }
+int64_t NonZeroCpu(const Resource& r) {
+  return r.milli_cpu() == 0 ? kDefaultMilliCpuRequest : r.milli_cpu();
+}
+int64_t NonZeroMemory(const Resource& r) {
+  return r.memory() == 0 ? kDefaultMemoryRequest : r.memory();
+}
 
 // The parts of Kubernetes' NodeInfo the resource scores read.
 struct NodeRequested {
@@ -146,12 +150,15 @@ class NodeOrderPlugin : public Plugin {
           },
       });
     }
-    ssn.AddNodeOrderFn([this](const TaskInfo& task, const NodeInfo& node) { return MapScore(task, node); });
+    ssn.AddNodeOrderFn(
+        [this](const TaskInfo& task, const NodeInfo& node) { return MapScore(task, node); });
     // Subset-uniform (framework/session.h): taint counts depend on the pod's
     // tolerations and the node's taints only, and scores that are equal over a
     // set (all counts 0, or all equal to the maximum) stay equal over a subset.
     ssn.AddBatchNodeOrderFn(
-        [this](const TaskInfo& task, const std::vector<const NodeInfo*>& nodes) { return BatchScores(task, nodes); },
+        [this](const TaskInfo& task, const std::vector<const NodeInfo*>& nodes) {
+          return BatchScores(task, nodes);
+        },
         /*subset_uniform=*/true);
   }
 
@@ -169,13 +176,17 @@ class NodeOrderPlugin : public Plugin {
     const NodeRequested& v = views_[node.id];
     double score = 0;
     // Image locality scores 0 without image data; its weight changes nothing.
-    if (w_.least_requested != 0) score += static_cast<double>(LeastAllocated(node, v, task.request) * w_.least_requested);
-    if (w_.most_requested != 0) score += static_cast<double>(MostAllocated(node, v, task.request) * w_.most_requested);
+    if (w_.least_requested != 0)
+      score += static_cast<double>(LeastAllocated(node, v, task.request) * w_.least_requested);
+    if (w_.most_requested != 0)
+      score += static_cast<double>(MostAllocated(node, v, task.request) * w_.most_requested);
     if (w_.balanced_resource != 0) {
-      score += static_cast<double>(BalancedAllocation(node, v, task.request) * w_.balanced_resource);
+      score +=
+          static_cast<double>(BalancedAllocation(node, v, task.request) * w_.balanced_resource);
     }
     if (w_.node_affinity != 0 && node.node != nullptr) {
-      score += static_cast<double>(k8s::PreferredNodeAffinityScore(task.pod->spec, *node.node) * w_.node_affinity);
+      score += static_cast<double>(k8s::PreferredNodeAffinityScore(task.pod->spec, *node.node) *
+                                   w_.node_affinity);
     }
     return score;
   }
@@ -196,7 +207,8 @@ class NodeOrderPlugin : public Plugin {
     return WeightedFitScore(terms, MostRequestedScore);
   }
 
-  int64_t BalancedAllocation(const NodeInfo& node, const NodeRequested& v, const Resource& req) const {
+  int64_t BalancedAllocation(const NodeInfo& node, const NodeRequested& v,
+                             const Resource& req) const {
     const int64_t pod_gpu = req.Get(gpu_);
     if (req.milli_cpu() == 0 && req.memory() == 0 && pod_gpu == 0) return 0;
     // (allocatable, requested) in Kubernetes' resource order: cpu, memory, gpu.
@@ -206,7 +218,8 @@ class NodeOrderPlugin : public Plugin {
         {node.allocatable.memory(), v.memory + req.memory()},
         {0, 0},
     };
-    if (pod_gpu != 0 && node.allocatable.Has(gpu_)) terms[2] = {node.allocatable.Get(gpu_), v.gpu + pod_gpu};
+    if (pod_gpu != 0 && node.allocatable.Has(gpu_))
+      terms[2] = {node.allocatable.Get(gpu_), v.gpu + pod_gpu};
     // Float steps in the same order as Kubernetes, so results match bit for bit.
     double fractions[3];
     int n = 0;
@@ -230,18 +243,21 @@ class NodeOrderPlugin : public Plugin {
     return static_cast<int64_t>((1 - std_dev) * static_cast<double>(kMaxNodeScore));
   }
 
-  std::vector<double> BatchScores(const TaskInfo& task, const std::vector<const NodeInfo*>& nodes) const {
+  std::vector<double> BatchScores(const TaskInfo& task,
+                                  const std::vector<const NodeInfo*>& nodes) const {
     // TaintToleration: raw counts, then DefaultNormalizeScore(100, reverse).
     std::vector<int64_t> counts(nodes.size(), 0);
     int64_t max_count = 0;
     for (size_t i = 0; i < nodes.size(); ++i) {
       if (nodes[i]->node == nullptr) continue;
-      counts[i] = k8s::CountIntolerablePreferNoSchedule(nodes[i]->node->taints, task.pod->spec.tolerations);
+      counts[i] =
+          k8s::CountIntolerablePreferNoSchedule(nodes[i]->node->taints, task.pod->spec.tolerations);
       max_count = std::max(max_count, counts[i]);
     }
     std::vector<double> out(nodes.size(), 0.0);
     for (size_t i = 0; i < nodes.size(); ++i) {
-      const int64_t normalized = max_count == 0 ? kMaxNodeScore : kMaxNodeScore - kMaxNodeScore * counts[i] / max_count;
+      const int64_t normalized =
+          max_count == 0 ? kMaxNodeScore : kMaxNodeScore - kMaxNodeScore * counts[i] / max_count;
       // Pod affinity and topology spread add 0 (see the file comment).
       out[i] = static_cast<double>(normalized * w_.taint_toleration);
     }
@@ -258,10 +274,14 @@ class NodeOrderPlugin : public Plugin {
 Result<std::unique_ptr<Plugin>> NewNodeOrderPlugin(const Arguments& args) {
   Weights w;
   const std::pair<const char*, int64_t*> kWeights[] = {
-      {"leastrequested.weight", &w.least_requested},   {"mostrequested.weight", &w.most_requested},
-      {"balancedresource.weight", &w.balanced_resource}, {"nodeaffinity.weight", &w.node_affinity},
-      {"podaffinity.weight", &w.pod_affinity},         {"tainttoleration.weight", &w.taint_toleration},
-      {"imagelocality.weight", &w.image_locality},     {"podtopologyspread.weight", &w.pod_topology_spread},
+      {"leastrequested.weight", &w.least_requested},
+      {"mostrequested.weight", &w.most_requested},
+      {"balancedresource.weight", &w.balanced_resource},
+      {"nodeaffinity.weight", &w.node_affinity},
+      {"podaffinity.weight", &w.pod_affinity},
+      {"tainttoleration.weight", &w.taint_toleration},
+      {"imagelocality.weight", &w.image_locality},
+      {"podtopologyspread.weight", &w.pod_topology_spread},
   };
   for (const auto& [key, out] : kWeights) BASALT_RETURN_IF_ERROR(args.GetInt(key, out));
   return std::unique_ptr<Plugin>(new NodeOrderPlugin(w));

@@ -99,11 +99,11 @@ struct NodeTopology {
   bool cpu_static = false;
   TopologyPolicy policy = TopologyPolicy::kNone;
   std::string policy_text;
-  std::vector<int32_t> numa_ids;            // ascending
-  std::map<int32_t, int> numa_bit;          // numa id -> bit
-  std::vector<int> cpus_per_numa;           // all described CPUs, per bit
-  std::set<int32_t> allocatable;            // numares.cpu.allocatable less reserved
-  std::set<int32_t> free;                   // allocatable less the pods' CPUs
+  std::vector<int32_t> numa_ids;    // ascending
+  std::map<int32_t, int> numa_bit;  // numa id -> bit
+  std::vector<int> cpus_per_numa;   // all described CPUs, per bit
+  std::set<int32_t> allocatable;    // numares.cpu.allocatable less reserved
+  std::set<int32_t> free;           // allocatable less the pods' CPUs
 
   NumaMask AllNuma() const { return numa_ids.empty() ? 0 : (NumaMask{1} << numa_ids.size()) - 1; }
   int BitOf(int32_t cpu) const { return numa_bit.at(topo->cpu_detail.at(cpu).numa); }
@@ -112,8 +112,8 @@ struct NodeTopology {
 // Takes `count` CPUs of `from` as the CPU manager would pack them: whole
 // physical cores first (in socket, core order), then single CPUs in (socket,
 // core, id) order. Returns nullopt when `from` has fewer than `count`.
-std::optional<std::vector<int32_t>> TakeByTopology(const Numatopology& topo, const std::set<int32_t>& from,
-                                                   size_t count) {
+std::optional<std::vector<int32_t>> TakeByTopology(const Numatopology& topo,
+                                                   const std::set<int32_t>& from, size_t count) {
   if (from.size() < count) return std::nullopt;
   using CoreKey = std::pair<int32_t, int32_t>;  // (socket, core)
   std::map<CoreKey, std::vector<int32_t>> all_of_core, free_of_core;
@@ -142,8 +142,8 @@ std::optional<std::vector<int32_t>> TakeByTopology(const Numatopology& topo, con
 
 // The CPU manager's hints for R CPUs out of `available`, filtered and merged by
 // `policy`; returns the best hint and whether the policy admits it.
-std::pair<Hint, bool> BestHint(const NodeTopology& node, const std::set<int32_t>& available, int64_t cpus,
-                               TopologyPolicy policy) {
+std::pair<Hint, bool> BestHint(const NodeTopology& node, const std::set<int32_t>& available,
+                               int64_t cpus, TopologyPolicy policy) {
   if (policy == TopologyPolicy::kNone) return {Hint{0, true}, true};
   const size_t n = node.numa_ids.size();
   std::vector<int> free_per_numa(n, 0);
@@ -164,7 +164,8 @@ std::pair<Hint, bool> BestHint(const NodeTopology& node, const std::set<int32_t>
   Hint best{node.AllNuma(), false};
   for (NumaMask mask : fitting) {
     const Hint h{mask, std::popcount(mask) == min_affinity};
-    if (policy == TopologyPolicy::kSingleNumaNode && !(h.preferred && std::popcount(mask) == 1)) continue;
+    if (policy == TopologyPolicy::kSingleNumaNode && !(h.preferred && std::popcount(mask) == 1))
+      continue;
     if (h.preferred != best.preferred) {
       if (h.preferred) best = h;
       continue;
@@ -202,7 +203,8 @@ PodPinning PinningOf(const TaskInfo& task) {
 // nullopt when the policy refuses a container. With `force` (pods already
 // placed) nothing is refused. A container without whole CPUs takes none; so
 // does one the free CPUs cannot hold (as Volcano's CPU manager provider).
-std::optional<std::vector<int32_t>> AssignCpus(const NodeTopology& node, const PodPinning& pod, bool force) {
+std::optional<std::vector<int32_t>> AssignCpus(const NodeTopology& node, const PodPinning& pod,
+                                               bool force) {
   std::set<int32_t> available = node.free;
   std::vector<int32_t> all;
   for (int64_t milli : *pod.containers) {
@@ -250,10 +252,12 @@ class NumaAwarePlugin : public Plugin {
         [this](const TaskInfo& task) { Take(task); },
         [this](const TaskInfo& task) { GiveBack(task); },
     });
-    ssn.AddPredicateFn([this](const TaskInfo& task, const NodeInfo& node) { return Predicate(task, node); });
-    ssn.AddBatchNodeOrderFn([this](const TaskInfo& task, const std::vector<const NodeInfo*>& nodes) {
-      return Scores(task, nodes);
-    });
+    ssn.AddPredicateFn(
+        [this](const TaskInfo& task, const NodeInfo& node) { return Predicate(task, node); });
+    ssn.AddBatchNodeOrderFn(
+        [this](const TaskInfo& task, const std::vector<const NodeInfo*>& nodes) {
+          return Scores(task, nodes);
+        });
   }
 
  private:
@@ -274,18 +278,21 @@ class NumaAwarePlugin : public Plugin {
       for (const auto& [cpu, p] : t.cpu_detail) ids.insert(p.numa);
       nt.numa_ids.assign(ids.begin(), ids.end());
       nt.cpus_per_numa.assign(nt.numa_ids.size(), 0);
-      for (size_t i = 0; i < nt.numa_ids.size(); ++i) nt.numa_bit[nt.numa_ids[i]] = static_cast<int>(i);
+      for (size_t i = 0; i < nt.numa_ids.size(); ++i)
+        nt.numa_bit[nt.numa_ids[i]] = static_cast<int>(i);
       for (const auto& [cpu, p] : t.cpu_detail) ++nt.cpus_per_numa[nt.numa_bit[p.numa]];
       auto cpu_res = t.numa_resources.find("cpu");
       if (cpu_res != t.numa_resources.end()) {
-        nt.allocatable.insert(cpu_res->second.allocatable.begin(), cpu_res->second.allocatable.end());
+        nt.allocatable.insert(cpu_res->second.allocatable.begin(),
+                              cpu_res->second.allocatable.end());
       }
       // The kubelet reserves ceil(resReserved.cpu) CPUs, packed from the first
       // cores, for the system; they are never handed out.
       std::set<int32_t> all;
       for (const auto& [cpu, p] : t.cpu_detail) all.insert(cpu);
       const size_t reserved = static_cast<size_t>((t.reserved_milli_cpu + 999) / 1000);
-      for (int32_t cpu : TakeByTopology(t, all, std::min(reserved, all.size())).value_or(std::vector<int32_t>{})) {
+      for (int32_t cpu : TakeByTopology(t, all, std::min(reserved, all.size()))
+                             .value_or(std::vector<int32_t>{})) {
         nt.allocatable.erase(cpu);
       }
       nt.free = nt.allocatable;
@@ -300,7 +307,8 @@ class NumaAwarePlugin : public Plugin {
     if (!node.topo || !node.cpu_static) return;
     const PodPinning pod = PinningOf(task);
     if (!pod.guaranteed) return;
-    std::vector<int32_t> cpus = AssignCpus(node, pod, /*force=*/true).value_or(std::vector<int32_t>{});
+    std::vector<int32_t> cpus =
+        AssignCpus(node, pod, /*force=*/true).value_or(std::vector<int32_t>{});
     for (int32_t cpu : cpus) node.free.erase(cpu);
     assigned_[task.id] = {task.node, std::move(cpus)};
   }
@@ -329,7 +337,8 @@ class NumaAwarePlugin : public Plugin {
     if (!node.topo) return "numa info is empty";
     if (!node.cpu_static) return "cpu manager policy isn't static";
     if (node.policy_text != pod.policy_text) {
-      return "task topology policy[" + pod.policy_text + "] is different with node[" + node.policy_text + "]";
+      return "task topology policy[" + pod.policy_text + "] is different with node[" +
+             node.policy_text + "]";
     }
     if (node.allocatable.empty()) return "cpu allocatable map is empty";
     return "";
@@ -339,9 +348,9 @@ class NumaAwarePlugin : public Plugin {
     const PodPinning pod = PinningOf(task);
     if (!pod.guaranteed) return PredicateStatus::Success();
     if (!pod.policy_valid) {
-      return PredicateStatus::Unresolvable(std::string("invalid annotation ") + kPolicyAnnotation + " \"" +
-                                           pod.policy_text +
-                                           "\" (want none, best-effort, restricted or single-numa-node)");
+      return PredicateStatus::Unresolvable(
+          std::string("invalid annotation ") + kPolicyAnnotation + " \"" + pod.policy_text +
+          "\" (want none, best-effort, restricted or single-numa-node)");
     }
     const NodeTopology& node = nodes_[node_info.id];
     if (pod.policy != TopologyPolicy::kNone) {
@@ -352,13 +361,15 @@ class NumaAwarePlugin : public Plugin {
       return PredicateStatus::Success();
     }
     if (!AssignCpus(node, pod, /*force=*/false)) {
-      return PredicateStatus::Unschedulable("numa-aware: the requested CPUs cannot be aligned under topology policy " +
-                                            node.policy_text);
+      return PredicateStatus::Unschedulable(
+          "numa-aware: the requested CPUs cannot be aligned under topology policy " +
+          node.policy_text);
     }
     return PredicateStatus::Success();
   }
 
-  std::vector<double> Scores(const TaskInfo& task, const std::vector<const NodeInfo*>& nodes) const {
+  std::vector<double> Scores(const TaskInfo& task,
+                             const std::vector<const NodeInfo*>& nodes) const {
     std::vector<double> scores(nodes.size(), 0.0);
     const PodPinning pod = PinningOf(task);
     if (!pod.guaranteed || !pod.policy_valid || pod.policy == TopologyPolicy::kNone) return scores;
@@ -398,7 +409,7 @@ class NumaAwarePlugin : public Plugin {
   }
 
   int64_t weight_;
-  std::vector<NodeTopology> nodes_;                                  // by NodeId
+  std::vector<NodeTopology> nodes_;                                     // by NodeId
   std::map<TaskId, std::pair<NodeId, std::vector<int32_t>>> assigned_;  // pinned CPUs per task
 };
 

@@ -62,7 +62,8 @@ constexpr const char* kReasonPodNumberExceeded = "node(s) pod number exceeded";
 constexpr const char* kReasonUnschedulable = "node(s) were unschedulable";
 constexpr const char* kReasonNotReady = "node(s) were not ready";
 constexpr const char* kReasonNodeAffinity = "node(s) didn't match Pod's node affinity/selector";
-constexpr const char* kReasonNodePorts = "node(s) didn't have free ports for the requested pod ports";
+constexpr const char* kReasonNodePorts =
+    "node(s) didn't have free ports for the requested pod ports";
 constexpr const char* kReasonCacheFailed = "plugin equivalence cache predicates failed";
 constexpr const char* kTemplateUidAnnotation = "volcano.sh/template-uid";
 constexpr const char* kBindAllHostIp = "0.0.0.0";
@@ -115,7 +116,9 @@ class HostPortSet {
   }
 
  private:
-  static std::string Ip(const HostPort& p) { return p.host_ip.empty() ? kBindAllHostIp : p.host_ip; }
+  static std::string Ip(const HostPort& p) {
+    return p.host_ip.empty() ? kBindAllHostIp : p.host_ip;
+  }
   static std::string Protocol(const HostPort& p) { return p.protocol.empty() ? "TCP" : p.protocol; }
   std::map<std::string, std::set<std::pair<std::string, int32_t>>> used_;
 };
@@ -131,10 +134,14 @@ struct NodeView {
 void AddStatus(PredicateStatus& out, PredicateStatus::Code code, std::string reason) {
   auto rank = [](PredicateStatus::Code c) {
     switch (c) {
-      case PredicateStatus::Code::kSuccess: return 0;
-      case PredicateStatus::Code::kUnschedulable: return 1;
-      case PredicateStatus::Code::kUnresolvable: return 2;
-      case PredicateStatus::Code::kError: return 3;
+      case PredicateStatus::Code::kSuccess:
+        return 0;
+      case PredicateStatus::Code::kUnschedulable:
+        return 1;
+      case PredicateStatus::Code::kUnresolvable:
+        return 2;
+      case PredicateStatus::Code::kError:
+        return 3;
     }
     return 0;
   };
@@ -165,7 +172,8 @@ class PredicatesPlugin : public Plugin {
           if (task.node != kNone) RemovePod(task.node, task);
         },
     });
-    ssn.AddPredicateFn([this](const TaskInfo& task, const NodeInfo& node) { return Check(task, node); });
+    ssn.AddPredicateFn(
+        [this](const TaskInfo& task, const NodeInfo& node) { return Check(task, node); });
   }
 
  private:
@@ -207,7 +215,8 @@ class PredicatesPlugin : public Plugin {
   }
 
   // Returns false when a stable filter failed (the checks stop there).
-  bool StableFiltersWithCache(const TaskInfo& task, const NodeInfo& node, PredicateStatus& st) const {
+  bool StableFiltersWithCache(const TaskInfo& task, const NodeInfo& node,
+                              PredicateStatus& st) const {
     const std::string* uid = nullptr;
     if (opts_.cache) {
       auto it = task.pod->meta.annotations.find(kTemplateUidAnnotation);
@@ -234,7 +243,8 @@ class PredicatesPlugin : public Plugin {
     const Node& n = *node.node;
     const PodSpec& spec = task.pod->spec;
     if (n.unschedulable &&
-        !k8s::TolerationsTolerateTaint(spec.tolerations, Taint{k8s::kTaintNodeUnschedulable, "", "NoSchedule"})) {
+        !k8s::TolerationsTolerateTaint(spec.tolerations,
+                                       Taint{k8s::kTaintNodeUnschedulable, "", "NoSchedule"})) {
       AddStatus(st, PredicateStatus::Code::kUnresolvable, kReasonUnschedulable);
       return false;
     }
@@ -249,7 +259,8 @@ class PredicatesPlugin : public Plugin {
         return false;
       }
       if (!n.ready && !HasLifecycleTaint(n) &&
-          !k8s::TolerationsTolerateTaint(spec.tolerations, Taint{k8s::kTaintNodeNotReady, "", "NoSchedule"})) {
+          !k8s::TolerationsTolerateTaint(spec.tolerations,
+                                         Taint{k8s::kTaintNodeNotReady, "", "NoSchedule"})) {
         AddStatus(st, PredicateStatus::Code::kUnresolvable, kReasonNotReady);
         return false;
       }

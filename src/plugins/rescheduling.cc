@@ -91,8 +91,8 @@ struct ReschedulingMemory {
 // lowNodeUtilization params it keeps but never uses).
 void WarnUnknownArguments(const Arguments& args, ReschedulingMemory& memory) {
   static const std::set<std::string> kTop = {"interval", "metricsPeriod", "strategies"};
-  static const std::set<std::string> kParams = {"thresholds", "targetThresholds", "thresholdPriorityClassName",
-                                                "nodeFit", "numberOfNodes"};
+  static const std::set<std::string> kParams = {
+      "thresholds", "targetThresholds", "thresholdPriorityClassName", "nodeFit", "numberOfNodes"};
   for (const auto& [key, value] : args.values()) {
     std::string unknown;
     const std::string top = key.substr(0, std::min(key.find_first_of(".["), key.size()));
@@ -136,7 +136,8 @@ struct NodeUsage {
   }
   double Score() const { return Percent(cpu, alloc_cpu) + Percent(memory, alloc_memory); }
   bool Low(const Thresholds& t) const {
-    return !node->node->unschedulable && !AtLeast(cpu, alloc_cpu, t.cpu) && !AtLeast(memory, alloc_memory, t.memory);
+    return !node->node->unschedulable && !AtLeast(cpu, alloc_cpu, t.cpu) &&
+           !AtLeast(memory, alloc_memory, t.memory);
   }
   bool High(const Thresholds& t) const {
     return Above(cpu, alloc_cpu, t.cpu) || Above(memory, alloc_memory, t.memory);
@@ -169,12 +170,14 @@ bool EvictFirst(const Session& ssn, const TaskInfo& a, const TaskInfo& b) {
   return a.key < b.key;
 }
 
-std::vector<const TaskInfo*> LowNodeUtilizationVictims(const Session& ssn, const LowNodeUtilizationConf& conf,
-                                                       const std::vector<const TaskInfo*>& candidates) {
+std::vector<const TaskInfo*> LowNodeUtilizationVictims(
+    const Session& ssn, const LowNodeUtilizationConf& conf,
+    const std::vector<const TaskInfo*>& candidates) {
   std::vector<NodeUsage> usage;
   for (const NodeInfo& n : ssn.nodes()) {
     const Resource load = n.used() - n.releasing();
-    usage.push_back({&n, load.milli_cpu(), load.memory(), n.allocatable.milli_cpu(), n.allocatable.memory()});
+    usage.push_back(
+        {&n, load.milli_cpu(), load.memory(), n.allocatable.milli_cpu(), n.allocatable.memory()});
   }
   std::vector<NodeUsage*> low, high;
   for (NodeUsage& u : usage) {
@@ -190,8 +193,11 @@ std::vector<const TaskInfo*> LowNodeUtilizationVictims(const Session& ssn, const
   // rounded down as Volcano converts a percentage to a quantity).
   int64_t room_cpu = 0, room_memory = 0;
   for (const NodeUsage* u : low) {
-    room_cpu += static_cast<int64_t>(static_cast<__int128>(conf.target.cpu) * u->alloc_cpu / 100) - u->cpu;
-    room_memory += static_cast<int64_t>(static_cast<__int128>(conf.target.memory) * u->alloc_memory / 100) - u->memory;
+    room_cpu +=
+        static_cast<int64_t>(static_cast<__int128>(conf.target.cpu) * u->alloc_cpu / 100) - u->cpu;
+    room_memory +=
+        static_cast<int64_t>(static_cast<__int128>(conf.target.memory) * u->alloc_memory / 100) -
+        u->memory;
   }
 
   std::stable_sort(high.begin(), high.end(), [](const NodeUsage* a, const NodeUsage* b) {
@@ -269,7 +275,8 @@ Status ReadThresholds(const Arguments& args, const std::string& prefix, Threshol
   for (const auto& [key, pct] : {std::pair{"cpu", t->cpu}, std::pair{"memory", t->memory}}) {
     if (pct < 0) {
       return Status::InvalidArgument(args.owner() + ": arguments." + prefix + "." + key +
-                                     ": a percentage cannot be negative, got " + std::to_string(pct));
+                                     ": a percentage cannot be negative, got " +
+                                     std::to_string(pct));
     }
   }
   return Status::Ok();
@@ -285,20 +292,24 @@ Result<ReschedulingConf> ParseConf(const Arguments& args) {
   BASALT_RETURN_IF_ERROR(ReadDuration(args, "metricsPeriod", &metrics_period));
 
   if (args.Has("strategies") && !args.values().at("strategies").empty()) {
-    return Status::InvalidArgument(args.owner() + ": arguments.strategies: expected a list, got \"" +
+    return Status::InvalidArgument(args.owner() +
+                                   ": arguments.strategies: expected a list, got \"" +
                                    args.values().at("strategies") + "\"");
   }
   if (!args.WithPrefix("strategies.").empty()) {
-    return Status::InvalidArgument(args.owner() + ": arguments.strategies: expected a list, got an object");
+    return Status::InvalidArgument(args.owner() +
+                                   ": arguments.strategies: expected a list, got an object");
   }
   std::vector<LowNodeUtilizationConf> strategies;
   for (int i = 0; !args.WithPrefix("strategies[" + std::to_string(i) + "]").empty(); ++i) {
     const std::string at = "strategies[" + std::to_string(i) + "]";
     std::string name;
     BASALT_RETURN_IF_ERROR(args.GetString(at + ".name", &name));
-    if (name.empty()) return Status::InvalidArgument(args.owner() + ": arguments." + at + ".name: missing");
+    if (name.empty())
+      return Status::InvalidArgument(args.owner() + ": arguments." + at + ".name: missing");
     if (name != kLowNodeUtilization) {
-      return Status::InvalidArgument(args.owner() + ": arguments." + at + ".name: unknown strategy \"" + name +
+      return Status::InvalidArgument(args.owner() + ": arguments." + at +
+                                     ".name: unknown strategy \"" + name +
                                      "\" (known: " + kLowNodeUtilization + ")");
     }
     LowNodeUtilizationConf s;

@@ -21,9 +21,9 @@
 // `now` is the session clock (SessionOptions::now), never the wall clock, so
 // `basalt schedule` gives the same answer on every run.
 //
-// An unknown argument is ignored with a warning on stderr. Argument errors (not a Go duration, or not positive) stop the configuration
-// from loading; Volcano only logs them and runs without the global value. An
-// invalid annotation is ignored as in Volcano (the next key is tried), and an
+// An unknown argument is ignored with a warning on stderr. Argument errors (not a Go duration, or
+// not positive) stop the configuration from loading; Volcano only logs them and runs without the
+// global value. An invalid annotation is ignored as in Volcano (the next key is tried), and an
 // `InvalidSlaWaitingTime` Warning event on the PodGroup says why.
 #include <iostream>
 #include <limits>
@@ -36,8 +36,8 @@
 #include "api/saturating.h"
 #include "framework/session.h"
 #include "plugins/builtin.h"
-#include "plugins/unknown_arguments.h"
 #include "plugins/go_duration.h"
+#include "plugins/unknown_arguments.h"
 
 namespace basalt {
 namespace {
@@ -49,7 +49,8 @@ constexpr const char* kAnnotations[] = {"volcano.sh/sla-waiting-time", "sla-wait
 // Go's parse plus Volcano's extra rule: a waiting time must be positive.
 Result<int64_t> ParseWaitingTime(const std::string& text, const std::string& what) {
   BASALT_ASSIGN_OR_RETURN(int64_t nanos, ParseGoDuration(text, what));
-  if (nanos <= 0) return Status::InvalidArgument(what + ": waiting time \"" + text + "\" must be positive");
+  if (nanos <= 0)
+    return Status::InvalidArgument(what + ": waiting time \"" + text + "\" must be positive");
   return nanos;
 }
 
@@ -93,7 +94,8 @@ class SlaPlugin : public Plugin {
   static int64_t SatMul(int64_t a, int64_t b) {
     int64_t r;
     if (!__builtin_mul_overflow(a, b, &r)) return r;
-    return (a < 0) != (b < 0) ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
+    return (a < 0) != (b < 0) ? std::numeric_limits<int64_t>::min()
+                              : std::numeric_limits<int64_t>::max();
   }
 
   // The job's own waiting time, or nullopt. An annotation that does not parse
@@ -124,7 +126,8 @@ Result<std::unique_ptr<Plugin>> NewSlaPlugin(const Arguments& args) {
   std::string text;
   BASALT_RETURN_IF_ERROR(args.GetString(kArgument, &text));  // a list or a map is the wrong type
   if (args.Has(kArgument)) {
-    BASALT_ASSIGN_OR_RETURN(int64_t nanos, ParseWaitingTime(text, args.owner() + ": arguments." + kArgument));
+    BASALT_ASSIGN_OR_RETURN(int64_t nanos,
+                            ParseWaitingTime(text, args.owner() + ": arguments." + kArgument));
     global = nanos;
   }
   WarnUnknownArguments(args, kArgument);

@@ -64,7 +64,8 @@ std::vector<std::string> Split(std::string_view s, char sep) {
   size_t start = 0;
   while (true) {
     size_t p = s.find(sep, start);
-    out.emplace_back(s.substr(start, p == std::string_view::npos ? std::string_view::npos : p - start));
+    out.emplace_back(
+        s.substr(start, p == std::string_view::npos ? std::string_view::npos : p - start));
     if (p == std::string_view::npos) return out;
     start = p + 1;
   }
@@ -102,12 +103,12 @@ double RequestScore(const Resource& r) {
 
 struct Bucket {
   int index = 0;
-  std::vector<TaskId> pending;             // unplaced tasks, snapshot order
-  std::map<std::string, int> role_count;   // every task dealt into the bucket
-  Resource request;                        // of the pending tasks
+  std::vector<TaskId> pending;            // unplaced tasks, snapshot order
+  std::map<std::string, int> role_count;  // every task dealt into the bucket
+  Resource request;                       // of the pending tasks
   double request_score = 0;
   int placed = 0;
-  std::map<NodeId, int> on_node;           // placed tasks per node
+  std::map<NodeId, int> on_node;  // placed tasks per node
 };
 
 class JobTopology {
@@ -143,7 +144,8 @@ class JobTopology {
     if (aff) {
       auto gs = groups_of(*aff);
       if (!valid(gs)) return std::nullopt;
-      for (const auto& g : gs) t.Relate(g, t.self_affinity_, t.inter_affinity_, kSelfAffinity, kInterAffinity);
+      for (const auto& g : gs)
+        t.Relate(g, t.self_affinity_, t.inter_affinity_, kSelfAffinity, kInterAffinity);
     }
     if (anti) {
       auto gs = groups_of(*anti);
@@ -153,7 +155,8 @@ class JobTopology {
     if (order) {
       std::vector<std::string> names = Split(*order, ',');
       if (!valid({names})) return std::nullopt;
-      for (size_t i = 0; i < names.size(); ++i) t.order_[names[i]] = static_cast<int>(names.size() - i);
+      for (size_t i = 0; i < names.size(); ++i)
+        t.order_[names[i]] = static_cast<int>(names.size() - i);
     }
     return t;
   }
@@ -236,7 +239,8 @@ class JobTopology {
 
   // Affinity of `role` to tasks counted in `roles`; with `only_anti`, only the
   // anti-affinity part.
-  int AffinitySum(const std::string& role, const std::map<std::string, int>& roles, bool only_anti) const {
+  int AffinitySum(const std::string& role, const std::map<std::string, int>& roles,
+                  bool only_anti) const {
     if (role.empty()) return 0;
     int sum = 0;
     for (const auto& [other, count] : roles) {
@@ -275,7 +279,8 @@ class JobTopology {
 
  private:
   void Relate(const std::vector<std::string>& g, std::set<std::string>& self,
-              std::set<std::pair<std::string, std::string>>& inter, Priority self_p, Priority inter_p) {
+              std::set<std::pair<std::string, std::string>>& inter, Priority self_p,
+              Priority inter_p) {
     if (g.size() == 1) {
       self.insert(g[0]);
       Mark(g[0], self_p);
@@ -329,7 +334,8 @@ class TaskTopologyPlugin : public Plugin {
       for (TaskId id : job.tasks) ssn.task(id).equivalence_class = kNone;
     }
     ssn.AddTaskOrderFn([this](const TaskInfo& a, const TaskInfo& b) { return Order(a, b); });
-    ssn.AddNodeOrderFn([this, &ssn](const TaskInfo& t, const NodeInfo& n) { return Score(ssn, t, n); });
+    ssn.AddNodeOrderFn(
+        [this, &ssn](const TaskInfo& t, const NodeInfo& n) { return Score(ssn, t, n); });
     EventHandler h;
     h.allocate = [this](const TaskInfo& t) {
       auto it = jobs_.find(t.job);
@@ -348,7 +354,8 @@ class TaskTopologyPlugin : public Plugin {
     const Bucket* bb = jb->second.BucketOf(b.id);
     if ((ba != nullptr) != (bb != nullptr)) return ba ? -1 : 1;
     if (a.job != b.job || !ba) return 0;
-    if (ba->pending.size() != bb->pending.size()) return ba->pending.size() > bb->pending.size() ? -1 : 1;
+    if (ba->pending.size() != bb->pending.size())
+      return ba->pending.size() > bb->pending.size() ? -1 : 1;
     if (ba->index == bb->index) return -ja->second.Compare(a.id, b.id);
     return ba->index < bb->index ? -1 : 1;
   }

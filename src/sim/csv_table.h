@@ -35,11 +35,14 @@ class CsvTable {
   const std::vector<Row>& rows() const { return rows_; }
   bool Has(const std::string& column) const { return columns_.count(column) > 0; }
   // The cell of a column that Parse required or Has confirmed.
-  const std::string& Cell(const Row& row, const std::string& column) const { return row.cells[columns_.at(column)]; }
+  const std::string& Cell(const Row& row, const std::string& column) const {
+    return row.cells[columns_.at(column)];
+  }
 
   Status Error(const Row& row, const std::string& column, const std::string& problem) const;
   // An integer cell within [lo, hi]; empty is an error unless `empty_ok` (then -1).
-  Result<int64_t> Int(const Row& row, const std::string& column, int64_t lo, int64_t hi, bool empty_ok = false) const;
+  Result<int64_t> Int(const Row& row, const std::string& column, int64_t lo, int64_t hi,
+                      bool empty_ok = false) const;
   // Seconds: an integer or a decimal ("85.0", as the DLRM trace writes them),
   // rounded to the nearest second; empty is an error unless `empty_ok` (then -1).
   Result<int64_t> Seconds(const Row& row, const std::string& column, bool empty_ok = false) const;

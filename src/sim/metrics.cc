@@ -55,7 +55,8 @@ std::vector<TideWindow> MetricsRecorder::Tides() const {
     w.inference_gpus_at_trough = sum_role(*tr, "inference");
     w.training_gpus_at_trough = sum_role(*tr, "training");
     for (const auto& [t, cause] : eviction_times_) {
-      if (cause == "reclaim" && t > peak - tide_period_ / 2 && t <= peak) ++w.reclaim_evictions_rising;
+      if (cause == "reclaim" && t > peak - tide_period_ / 2 && t <= peak)
+        ++w.reclaim_evictions_rising;
     }
     out.push_back(w);
   }
@@ -72,8 +73,10 @@ Json MetricsRecorder::MetricsJson() const {
     qs.push_back({{"name", q.name},
                   {"role", q.role},
                   {"reclaimable", q.reclaimable},
-                  {"deserved_gpus", Round4(q.deserved.Get(ResourceNames::Intern("nvidia.com/gpu")) / 1000.0)},
-                  {"capability_gpus", Round4(q.capability.Get(ResourceNames::Intern("nvidia.com/gpu")) / 1000.0)}});
+                  {"deserved_gpus",
+                   Round4(q.deserved.Get(ResourceNames::Intern("nvidia.com/gpu")) / 1000.0)},
+                  {"capability_gpus",
+                   Round4(q.capability.Get(ResourceNames::Intern("nvidia.com/gpu")) / 1000.0)}});
   }
   out["queues"] = qs;
   Json samples = Json::array();
@@ -111,7 +114,8 @@ std::string MetricsRecorder::MetricsCsv() const {
   for (const auto& [k, v] : first.utilization) os << ",util:" << k;
   for (const auto& q : queues_) os << ",gpus:" << q.name;
   for (const auto& q : queues_) os << ",cpus:" << q.name;
-  os << ",pending_pods,running_pods,pending_jobs,running_jobs,inference_desired,evictions,gang_violations,"
+  os << ",pending_pods,running_pods,pending_jobs,running_jobs,inference_desired,evictions,gang_"
+        "violations,"
         "jobs_completed\n";
   auto get = [](const std::map<std::string, double>& m, const std::string& k) {
     auto it = m.find(k);
@@ -122,13 +126,15 @@ std::string MetricsRecorder::MetricsCsv() const {
     for (const auto& [k, v] : first.utilization) os << "," << Round4(get(s.utilization, k));
     for (const auto& q : queues_) os << "," << Round4(get(s.queue_gpus, q.name));
     for (const auto& q : queues_) os << "," << Round4(get(s.queue_cpus, q.name));
-    os << "," << s.pending_pods << "," << s.running_pods << "," << s.pending_jobs << "," << s.running_jobs << ","
-       << s.inference_desired << "," << s.evictions << "," << s.gang_violations << "," << s.jobs_completed << "\n";
+    os << "," << s.pending_pods << "," << s.running_pods << "," << s.pending_jobs << ","
+       << s.running_jobs << "," << s.inference_desired << "," << s.evictions << ","
+       << s.gang_violations << "," << s.jobs_completed << "\n";
   }
   return os.str();
 }
 
-Json MetricsRecorder::SummaryJson(const std::string& scenario, uint64_t seed, int64_t duration) const {
+Json MetricsRecorder::SummaryJson(const std::string& scenario, uint64_t seed,
+                                  int64_t duration) const {
   Json out = Json::object();
   out["scenario"] = scenario;
   out["seed"] = seed;
@@ -154,7 +160,8 @@ Json MetricsRecorder::SummaryJson(const std::string& scenario, uint64_t seed, in
   Json util = Json::object();
   Json per_model = Json::object();
   for (const auto& [k, v] : util_sum) {
-    Json e = {{"mean", Round4(v / static_cast<double>(samples_.size()))}, {"max", Round4(util_max[k])}};
+    Json e = {{"mean", Round4(v / static_cast<double>(samples_.size()))},
+              {"max", Round4(util_max[k])}};
     if (k.rfind("gpu:", 0) == 0) {
       per_model[k.substr(4)] = e;
     } else {
@@ -191,11 +198,12 @@ Json MetricsRecorder::SummaryJson(const std::string& scenario, uint64_t seed, in
       mx = std::max(mx, v);
     }
     const auto gpu = ResourceNames::Intern("nvidia.com/gpu");
-    queues[q.name] = {{"role", q.role},
-                      {"gpus_mean", Round4(samples_.empty() ? 0 : sum / static_cast<double>(samples_.size()))},
-                      {"gpus_max", Round4(mx)},
-                      {"deserved_gpus", Round4(q.deserved.Get(gpu) / 1000.0)},
-                      {"capability_gpus", Round4(q.capability.Get(gpu) / 1000.0)}};
+    queues[q.name] = {
+        {"role", q.role},
+        {"gpus_mean", Round4(samples_.empty() ? 0 : sum / static_cast<double>(samples_.size()))},
+        {"gpus_max", Round4(mx)},
+        {"deserved_gpus", Round4(q.deserved.Get(gpu) / 1000.0)},
+        {"capability_gpus", Round4(q.capability.Get(gpu) / 1000.0)}};
   }
   out["queues"] = queues;
   Json tides = Json::array();

@@ -9,10 +9,9 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "api/resource.h"
 
@@ -20,9 +19,9 @@ namespace basalt {
 
 struct QueueInfoStatic {
   std::string name;
-  std::string role;    // "inference", "training" or "" (from the workloads that use it)
-  Resource deserved;   // spec.deserved, else the weight share of the cluster (see docs)
-  Resource capability; // spec.capability, else the whole cluster
+  std::string role;     // "inference", "training" or "" (from the workloads that use it)
+  Resource deserved;    // spec.deserved, else the weight share of the cluster (see docs)
+  Resource capability;  // spec.capability, else the whole cluster
   bool reclaimable = true;
 };
 
@@ -39,9 +38,9 @@ struct MetricSample {
   int64_t pending_jobs = 0;
   int64_t running_jobs = 0;
   int64_t inference_desired = 0;
-  int64_t evictions = 0;  // cumulative, all causes
+  int64_t evictions = 0;        // cumulative, all causes
   int64_t gang_violations = 0;  // cumulative
-  int64_t jobs_completed = 0;  // cumulative
+  int64_t jobs_completed = 0;   // cumulative
 };
 
 // One tide (a day of the first sine-shaped inference curve).
@@ -85,7 +84,8 @@ class MetricsRecorder {
 
   nlohmann::ordered_json MetricsJson() const;
   std::string MetricsCsv() const;
-  nlohmann::ordered_json SummaryJson(const std::string& scenario, uint64_t seed, int64_t duration) const;
+  nlohmann::ordered_json SummaryJson(const std::string& scenario, uint64_t seed,
+                                     int64_t duration) const;
 
  private:
   std::vector<QueueInfoStatic> queues_;

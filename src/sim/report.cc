@@ -51,22 +51,33 @@ constexpr const char* kPageScript = R"JS(
 
 }  // namespace
 
-std::string RenderReport(const nlohmann::ordered_json& summary, const nlohmann::ordered_json& metrics,
-                         const std::string& chart_library, const std::string& chart_name) {
+std::string RenderReport(const nlohmann::ordered_json& summary,
+                         const nlohmann::ordered_json& metrics, const std::string& chart_library,
+                         const std::string& chart_name) {
   const bool have_charts = !chart_library.empty() && chart_name != "missing";
-  const std::string title = "basalt simulate: " + summary.value("scenario", std::string("scenario"));
+  const std::string title =
+      "basalt simulate: " + summary.value("scenario", std::string("scenario"));
   std::ostringstream os;
-  os << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" << HtmlEscape(title)
-     << "</title>\n<style>\nbody{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:collapse;"
-        "margin:8px 0 20px}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3f3}"
-        "td:first-child,th:first-child{text-align:left}.warn{background:#fff3cd;padding:8px;border:1px solid #e0c060}"
-        "canvas{display:block;margin:12px 0;border:1px solid #eee}\n</style>\n</head>\n<body data-charts-rendered=\"0\">\n";
+  os << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
+     << HtmlEscape(title)
+     << "</"
+        "title>\n<style>\nbody{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:"
+        "collapse;"
+        "margin:8px 0 20px}td,th{border:1px solid #ccc;padding:3px "
+        "8px;text-align:right}th{background:#f3f3f3}"
+        "td:first-child,th:first-child{text-align:left}.warn{background:#fff3cd;padding:8px;border:"
+        "1px solid #e0c060}"
+        "canvas{display:block;margin:12px 0;border:1px solid #eee}\n</style>\n</head>\n<body "
+        "data-charts-rendered=\"0\">\n";
   os << "<h1>" << HtmlEscape(title) << "</h1>\n";
-  os << "<p>seed " << summary.value("seed", uint64_t{0}) << ", " << summary.value("duration_seconds", int64_t{0})
+  os << "<p>seed " << summary.value("seed", uint64_t{0}) << ", "
+     << summary.value("duration_seconds", int64_t{0})
      << " simulated seconds; charts: " << HtmlEscape(chart_name) << "</p>\n";
   if (!have_charts) {
-    os << "<p class=\"warn\" id=\"charts-missing\">The charts library is missing: this basalt was built without "
-          "network access to the npm registry, so the report shows tables only. Rebuild with npm available "
+    os << "<p class=\"warn\" id=\"charts-missing\">The charts library is missing: this basalt was "
+          "built without "
+          "network access to the npm registry, so the report shows tables only. Rebuild with npm "
+          "available "
           "to get charts.</p>\n";
   }
   os << "<h2>Summary</h2>\n<table>\n<tr><th>metric</th><th>value</th></tr>\n";
@@ -76,39 +87,47 @@ std::string RenderReport(const nlohmann::ordered_json& summary, const nlohmann::
   for (const auto& [cause, n] : summary["evictions"].items()) {
     os << "<tr><td>evictions." << HtmlEscape(cause) << "</td><td>" << n.dump() << "</td></tr>\n";
   }
-  os << "</table>\n<h2>Utilisation</h2>\n<table>\n<tr><th>resource</th><th>mean</th><th>max</th></tr>\n";
+  os << "</table>\n<h2>Utilisation</h2>\n<table>\n<tr><th>resource</th><th>mean</th><th>max</th></"
+        "tr>\n";
   for (const auto& [k, v] : summary["utilization"].items()) {
     if (k == "card_models") continue;
-    os << "<tr><td>" << HtmlEscape(k) << "</td><td>" << v["mean"].dump() << "</td><td>" << v["max"].dump() << "</td></tr>\n";
+    os << "<tr><td>" << HtmlEscape(k) << "</td><td>" << v["mean"].dump() << "</td><td>"
+       << v["max"].dump() << "</td></tr>\n";
   }
   for (const auto& [k, v] : summary["utilization"]["card_models"].items()) {
-    os << "<tr><td>gpu " << HtmlEscape(k) << "</td><td>" << v["mean"].dump() << "</td><td>" << v["max"].dump()
-       << "</td></tr>\n";
+    os << "<tr><td>gpu " << HtmlEscape(k) << "</td><td>" << v["mean"].dump() << "</td><td>"
+       << v["max"].dump() << "</td></tr>\n";
   }
-  os << "</table>\n<h2>Queues (GPUs)</h2>\n<table>\n<tr><th>queue</th><th>role</th><th>mean</th><th>max</th>"
+  os << "</table>\n<h2>Queues "
+        "(GPUs)</h2>\n<table>\n<tr><th>queue</th><th>role</th><th>mean</th><th>max</th>"
         "<th>deserved</th><th>capability</th></tr>\n";
   for (const auto& [q, v] : summary["queues"].items()) {
-    os << "<tr><td>" << HtmlEscape(q) << "</td><td>" << HtmlEscape(v["role"].get<std::string>()) << "</td><td>"
-       << v["gpus_mean"].dump() << "</td><td>" << v["gpus_max"].dump() << "</td><td>" << v["deserved_gpus"].dump()
-       << "</td><td>" << v["capability_gpus"].dump() << "</td></tr>\n";
+    os << "<tr><td>" << HtmlEscape(q) << "</td><td>" << HtmlEscape(v["role"].get<std::string>())
+       << "</td><td>" << v["gpus_mean"].dump() << "</td><td>" << v["gpus_max"].dump() << "</td><td>"
+       << v["deserved_gpus"].dump() << "</td><td>" << v["capability_gpus"].dump() << "</td></tr>\n";
   }
-  os << "</table>\n<h2>Wait time (seconds, arrival to running)</h2>\n<table>\n<tr><th>queue</th><th>count</th>"
+  os << "</table>\n<h2>Wait time (seconds, arrival to "
+        "running)</h2>\n<table>\n<tr><th>queue</th><th>count</th>"
         "<th>p50</th><th>p90</th><th>p99</th><th>max</th></tr>\n";
   for (const auto& [q, v] : summary["wait_seconds"].items()) {
     os << "<tr><td>" << HtmlEscape(q) << "</td>";
-    for (const char* k : {"count", "p50", "p90", "p99", "max"}) os << "<td>" << v[k].dump() << "</td>";
+    for (const char* k : {"count", "p50", "p90", "p99", "max"})
+      os << "<td>" << v[k].dump() << "</td>";
     os << "</tr>\n";
   }
   os << "</table>\n";
   if (!summary["tides"].empty()) {
-    os << "<h2>Tides</h2>\n<table>\n<tr><th>peak (h)</th><th>inference GPUs</th><th>training GPUs</th>"
-          "<th>reclaims while rising</th><th>trough (h)</th><th>inference GPUs</th><th>training GPUs</th></tr>\n";
+    os << "<h2>Tides</h2>\n<table>\n<tr><th>peak (h)</th><th>inference GPUs</th><th>training "
+          "GPUs</th>"
+          "<th>reclaims while rising</th><th>trough (h)</th><th>inference GPUs</th><th>training "
+          "GPUs</th></tr>\n";
     for (const auto& w : summary["tides"]) {
-      os << "<tr><td>" << w["peak_t"].get<int64_t>() / 3600.0 << "</td><td>" << w["inference_gpus_at_peak"].dump()
-         << "</td><td>" << w["training_gpus_at_peak"].dump() << "</td><td>" << w["reclaim_evictions_rising"].dump()
-         << "</td><td>" << w["trough_t"].get<int64_t>() / 3600.0 << "</td><td>"
-         << w["inference_gpus_at_trough"].dump() << "</td><td>" << w["training_gpus_at_trough"].dump()
-         << "</td></tr>\n";
+      os << "<tr><td>" << w["peak_t"].get<int64_t>() / 3600.0 << "</td><td>"
+         << w["inference_gpus_at_peak"].dump() << "</td><td>" << w["training_gpus_at_peak"].dump()
+         << "</td><td>" << w["reclaim_evictions_rising"].dump() << "</td><td>"
+         << w["trough_t"].get<int64_t>() / 3600.0 << "</td><td>"
+         << w["inference_gpus_at_trough"].dump() << "</td><td>"
+         << w["training_gpus_at_trough"].dump() << "</td></tr>\n";
     }
     os << "</table>\n";
   }
@@ -116,8 +135,10 @@ std::string RenderReport(const nlohmann::ordered_json& summary, const nlohmann::
   for (const char* id : {"chart-util", "chart-queues", "chart-pending", "chart-evictions"}) {
     os << "<canvas id=\"" << id << "\" class=\"chart\" width=\"1100\" height=\"320\"></canvas>\n";
   }
-  os << "<script type=\"application/json\" id=\"metrics\">" << ScriptSafe(metrics.dump()) << "</script>\n";
-  os << "<script type=\"application/json\" id=\"summary\">" << ScriptSafe(summary.dump()) << "</script>\n";
+  os << "<script type=\"application/json\" id=\"metrics\">" << ScriptSafe(metrics.dump())
+     << "</script>\n";
+  os << "<script type=\"application/json\" id=\"summary\">" << ScriptSafe(summary.dump())
+     << "</script>\n";
   if (have_charts) os << "<script>\n" << ScriptSafe(chart_library) << "\n</script>\n";
   os << "<script>" << kPageScript << kMarkRenderedChartsScript << "</script>\n</body>\n</html>\n";
   return os.str();

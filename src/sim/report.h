@@ -7,16 +7,16 @@
 // `data-charts-rendered="N"`, which the headless-browser test reads.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace basalt {
 
 // `chart_library` is the library's JavaScript source, `chart_name` its
 // "package@version" (or "missing": the page then says the charts library is
 // missing and shows the tables only).
-std::string RenderReport(const nlohmann::ordered_json& summary, const nlohmann::ordered_json& metrics,
-                         const std::string& chart_library, const std::string& chart_name);
+std::string RenderReport(const nlohmann::ordered_json& summary,
+                         const nlohmann::ordered_json& metrics, const std::string& chart_library,
+                         const std::string& chart_name);
 
 }  // namespace basalt

@@ -69,12 +69,12 @@ struct TrainingWorkload {
   std::string namespace_ = "default";
   std::string queue = "default";
   std::string priority_class;
-  std::string card_model;            // node selector on the card model label when set
-  std::string arrival = "poisson";   // poisson (mean interval) or fixed (interval)
+  std::string card_model;           // node selector on the card model label when set
+  std::string arrival = "poisson";  // poisson (mean interval) or fixed (interval)
   int64_t interval = 600;
   int64_t start = 0;
-  int64_t stop = 0;                  // 0 = the end of the simulation
-  int32_t max_jobs = 0;              // 0 = unbounded
+  int64_t stop = 0;      // 0 = the end of the simulation
+  int32_t max_jobs = 0;  // 0 = unbounded
   std::vector<TrainingTask> tasks;
   DurationDist duration;
   std::vector<LifecyclePolicy> policies;
@@ -100,23 +100,24 @@ struct TraceWorkload {
   std::string kind;
   std::string path;
   std::string namespace_ = "default";
-  std::map<std::string, std::string> queue_by_class;  // qos (openb) or role (dlrm) -> queue; "*" = any
+  std::map<std::string, std::string>
+      queue_by_class;  // qos (openb) or role (dlrm) -> queue; "*" = any
   // qos / role -> node selector (labels) for the pods of that class ("*" = any
   // class without its own), e.g. DLRM's CN instances on the CPU pool.
   std::map<std::string, std::map<std::string, std::string>> node_selector_by_class;
   std::string priority_class;
-  std::string card_model;  // dlrm: node selector for HN pods
-  double time_scale = 1.0;  // trace seconds -> simulated seconds
-  int64_t time_offset = 0;  // subtracted from trace times (before scaling)
+  std::string card_model;           // dlrm: node selector for HN pods
+  double time_scale = 1.0;          // trace seconds -> simulated seconds
+  int64_t time_offset = 0;          // subtracted from trace times (before scaling)
   int64_t default_duration = 3600;  // when a row has no deletion time
-  int32_t max_rows = 0;  // 0 = all
+  int32_t max_rows = 0;             // 0 = all
   int yaml_line = 0;
 };
 
 struct NodeEvent {
   int64_t at = 0;
-  std::string action;               // fail, recover, drain
-  std::vector<std::string> nodes;   // node names
+  std::string action;              // fail, recover, drain
+  std::vector<std::string> nodes;  // node names
   int yaml_line = 0;
 };
 

@@ -61,7 +61,8 @@ Status Simulator::Init() {
   rng_.seed(seed_);
   RegisterBuiltinPlugins(plugins_);
   RegisterBuiltinActions(actions_);
-  auto conf = ParseSchedulerConfig(s.scheduler_conf, file + ": scheduler", plugins_.Names(), actions_.Names());
+  auto conf = ParseSchedulerConfig(s.scheduler_conf, file + ": scheduler", plugins_.Names(),
+                                   actions_.Names());
   if (!conf.ok()) return conf.status();
   conf_ = std::move(conf).value();
   for (const Tier& tier : conf_.tiers) {
@@ -103,7 +104,8 @@ Status Simulator::Init() {
     }
   }
   if (!s.openb_nodes_path.empty()) {
-    BASALT_ASSIGN_OR_RETURN(std::vector<Node> nodes, LoadOpenbNodes(s.openb_nodes_path, s.openb_nodes_limit, s.card_label));
+    BASALT_ASSIGN_OR_RETURN(std::vector<Node> nodes,
+                            LoadOpenbNodes(s.openb_nodes_path, s.openb_nodes_limit, s.card_label));
     for (Node& n : nodes) objects.nodes.push_back(std::move(n));
   }
   std::set<std::string> node_names;
@@ -115,40 +117,46 @@ Status Simulator::Init() {
     if (it != n.meta.labels.end()) card_model_of_node_[n.meta.name] = it->second;
   }
   // `queue_field` names the queue's field; the priority class is `<field>.priority_class`.
-  auto check_refs = [&](int line, const std::string& field, const std::string& queue_field, const std::string& queue,
-                        const std::string& pc) -> Status {
+  auto check_refs = [&](int line, const std::string& field, const std::string& queue_field,
+                        const std::string& queue, const std::string& pc) -> Status {
     const std::string at = file + ":" + std::to_string(line) + ": ";
     if (!queue_names.count(queue)) {
-      return Status::InvalidArgument(at + queue_field + ": unknown queue \"" + queue + "\" (declare it under queues:)");
+      return Status::InvalidArgument(at + queue_field + ": unknown queue \"" + queue +
+                                     "\" (declare it under queues:)");
     }
     if (!pc.empty() && !priority_values_.count(pc)) {
-      return Status::InvalidArgument(at + field + ".priority_class: unknown priority class \"" + pc +
-                                     "\" (declare it under priority_classes:)");
+      return Status::InvalidArgument(at + field + ".priority_class: unknown priority class \"" +
+                                     pc + "\" (declare it under priority_classes:)");
     }
     return Status::Ok();
   };
   for (size_t i = 0; i < s.training.size(); ++i) {
     const TrainingWorkload& w = s.training[i];
     const std::string field = "workloads.training[" + std::to_string(i) + "]";
-    BASALT_RETURN_IF_ERROR(check_refs(w.yaml_line, field, field + ".queue", w.queue, w.priority_class));
+    BASALT_RETURN_IF_ERROR(
+        check_refs(w.yaml_line, field, field + ".queue", w.queue, w.priority_class));
     training_queues_.insert(w.queue);
   }
   for (size_t i = 0; i < s.inference.size(); ++i) {
     const InferenceWorkload& w = s.inference[i];
     const std::string field = "workloads.inference[" + std::to_string(i) + "]";
-    BASALT_RETURN_IF_ERROR(check_refs(w.yaml_line, field, field + ".queue", w.queue, w.priority_class));
+    BASALT_RETURN_IF_ERROR(
+        check_refs(w.yaml_line, field, field + ".queue", w.queue, w.priority_class));
     inference_queues_.insert(w.queue);
   }
   for (size_t i = 0; i < s.traces.size(); ++i) {
     const TraceWorkload& w = s.traces[i];
     const std::string field = "workloads.traces[" + std::to_string(i) + "]";
     if (w.queue_by_class.empty()) {
-      return Status::InvalidArgument(file + ":" + std::to_string(w.yaml_line) + ": " + field + ".queues: required (class -> queue)");
+      return Status::InvalidArgument(file + ":" + std::to_string(w.yaml_line) + ": " + field +
+                                     ".queues: required (class -> queue)");
     }
     for (const auto& [cls, q] : w.queue_by_class) {
-      BASALT_RETURN_IF_ERROR(check_refs(w.yaml_line, field, field + ".queues." + cls, q, w.priority_class));
+      BASALT_RETURN_IF_ERROR(
+          check_refs(w.yaml_line, field, field + ".queues." + cls, q, w.priority_class));
     }
-    auto pods = w.kind == "openb-pods" ? LoadOpenbPods(w, s.card_label) : LoadDlrmInference(w, s.card_label);
+    auto pods = w.kind == "openb-pods" ? LoadOpenbPods(w, s.card_label)
+                                       : LoadDlrmInference(w, s.card_label);
     if (!pods.ok()) return pods.status();
     for (TracePod& tp : *pods) {
       if (!w.priority_class.empty()) {
@@ -163,8 +171,9 @@ Status Simulator::Init() {
   for (const NodeEvent& e : s.node_events) {
     for (const std::string& n : e.nodes) {
       if (!node_names.count(n)) {
-        return Status::InvalidArgument(file + ":" + std::to_string(e.yaml_line) + ": node_events.nodes: unknown node \"" +
-                                       n + "\" (pool nodes are named <pool>-0000, <pool>-0001, ...)");
+        return Status::InvalidArgument(file + ":" + std::to_string(e.yaml_line) +
+                                       ": node_events.nodes: unknown node \"" + n +
+                                       "\" (pool nodes are named <pool>-0000, <pool>-0001, ...)");
       }
     }
   }
@@ -194,7 +203,8 @@ Status Simulator::Init() {
   const ResourceId gpu = ResourceNames::Intern("nvidia.com/gpu");
   for (const auto& [name, n] : state_.nodes()) {
     auto it = card_model_of_node_.find(name);
-    if (it != card_model_of_node_.end()) capacity["gpu:" + it->second] += n.allocatable.Get(gpu) / 1000.0;
+    if (it != card_model_of_node_.end())
+      capacity["gpu:" + it->second] += n.allocatable.Get(gpu) / 1000.0;
   }
   capacity["cpu"] = total.milli_cpu() / 1000.0;
   capacity["memory_gib"] = static_cast<double>(total.memory()) / (1024.0 * 1024 * 1024);
@@ -206,8 +216,12 @@ Status Simulator::Init() {
   for (const auto& [name, q] : state_.queues()) {
     QueueInfoStatic info;
     info.name = name;
-    info.role = inference_queues_.count(name) ? "inference" : training_queues_.count(name) ? "training" : "";
-    info.deserved = q.deserved ? *q.deserved : total.Scaled(static_cast<double>(q.weight) / static_cast<double>(weight_sum));
+    info.role = inference_queues_.count(name)  ? "inference"
+                : training_queues_.count(name) ? "training"
+                                               : "";
+    info.deserved =
+        q.deserved ? *q.deserved
+                   : total.Scaled(static_cast<double>(q.weight) / static_cast<double>(weight_sum));
     info.capability = q.capability ? *q.capability : total;
     info.reclaimable = q.IsReclaimable();
     qs.push_back(std::move(info));
@@ -221,7 +235,8 @@ Status Simulator::Init() {
   }
 
   // Initial events.
-  for (size_t i = 0; i < s.node_events.size(); ++i) Push(s.node_events[i].at, kNodeEvent, static_cast<int64_t>(i));
+  for (size_t i = 0; i < s.node_events.size(); ++i)
+    Push(s.node_events[i].at, kNodeEvent, static_cast<int64_t>(i));
   training_seq_.assign(s.training.size(), 0);
   for (size_t i = 0; i < s.training.size(); ++i) {
     const TrainingWorkload& w = s.training[i];
@@ -276,7 +291,8 @@ void Simulator::ApplyNodeEvent(const NodeEvent& e) {
     for (const auto& [key, pod] : state_.pods()) {
       if (pod.spec.node_name == name) victims.push_back(key);
     }
-    for (const std::string& key : victims) EvictPod(key, e.action == "fail" ? "node_failure" : "drain");
+    for (const std::string& key : victims)
+      EvictPod(key, e.action == "fail" ? "node_failure" : "drain");
   }
 }
 
@@ -292,7 +308,8 @@ bool Simulator::ReconcileDeployment(size_t index) {
       it = d.pods.erase(it);
       continue;
     }
-    if (!pod->meta.deleting) (pod->spec.node_name.empty() ? live_unbound : live_bound).push_back(*it);
+    if (!pod->meta.deleting)
+      (pod->spec.node_name.empty() ? live_unbound : live_bound).push_back(*it);
     ++it;
   }
   int64_t live = static_cast<int64_t>(live_unbound.size() + live_bound.size());
@@ -334,7 +351,8 @@ void Simulator::CompleteJob(const std::string& key) {
   if (job) {
     const std::string prefix = job->meta.namespace_ + "/" + job->meta.name + "-";
     std::vector<std::string> keys;
-    for (auto it = state_.pods().lower_bound(prefix); it != state_.pods().end() && it->first.starts_with(prefix); ++it) {
+    for (auto it = state_.pods().lower_bound(prefix);
+         it != state_.pods().end() && it->first.starts_with(prefix); ++it) {
       keys.push_back(it->first);
     }
     // Completion is not an eviction: the pods go without the job's PodEvicted policy.
@@ -437,7 +455,8 @@ void Simulator::AfterWorldStep(bool full) {
     TrackStarts();
     TrackJobs();
   }
-  const bool sample_due = metrics_.samples().empty() || now_ >= metrics_.samples().back().t + scenario_.metrics_interval;
+  const bool sample_due = metrics_.samples().empty() ||
+                          now_ >= metrics_.samples().back().t + scenario_.metrics_interval;
   if (sample_due) Sample();
 }
 
@@ -493,7 +512,8 @@ void Simulator::TrackJobs() {
     // them from another job whose name extends this one.
     int32_t running = 0;
     const std::string prefix = key + "-";
-    for (auto p = state_.pods().lower_bound(prefix); p != state_.pods().end() && p->first.starts_with(prefix); ++p) {
+    for (auto p = state_.pods().lower_bound(prefix);
+         p != state_.pods().end() && p->first.starts_with(prefix); ++p) {
       const std::string* jn = Annotation(p->second, kJobNameAnnotation);
       if (jn && *jn == job->meta.name && IsRunning(p->second)) ++running;
     }
@@ -525,7 +545,8 @@ void Simulator::Sample() {
   for (const auto& [key, pod] : state_.pods()) {
     const bool bound = !pod.spec.node_name.empty() && !pod.meta.deleting;
     if (bound && pod.phase == "Running") ++sample.running_pods;
-    if (pod.spec.node_name.empty() && !pod.meta.deleting && pod.phase == "Pending") ++sample.pending_pods;
+    if (pod.spec.node_name.empty() && !pod.meta.deleting && pod.phase == "Pending")
+      ++sample.pending_pods;
     if (!bound) continue;
     used_cpu += pod.spec.request.milli_cpu();
     used_mem += pod.spec.request.memory();
@@ -551,7 +572,9 @@ void Simulator::Sample() {
     auto m = card_model_of_node_.find(name);
     if (m != card_model_of_node_.end()) model_total[m->second] += n.allocatable.Get(gpu);
   }
-  auto ratio = [](int64_t a, int64_t b) { return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0.0; };
+  auto ratio = [](int64_t a, int64_t b) {
+    return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0.0;
+  };
   sample.utilization["cpu"] = ratio(used_cpu, total.milli_cpu());
   sample.utilization["memory"] = ratio(used_mem, total.memory());
   if (total.Get(gpu) > 0) sample.utilization["nvidia.com/gpu"] = ratio(used_gpu, total.Get(gpu));
@@ -605,7 +628,8 @@ Status Simulator::Run() {
     }
     now_ = tick;
     runner_->set_now(tick);
-    const bool run_session = dirty_ || changed_last_ || !options_.skip_idle_cycles || clock_sensitive_;
+    const bool run_session =
+        dirty_ || changed_last_ || !options_.skip_idle_cycles || clock_sensitive_;
     if (run_session || runner_->has_running_timers()) {
       // Without a session (it would see the last one's store and decide the
       // same nothing) the world step still runs while running pods count this
@@ -631,8 +655,8 @@ Status Simulator::Run() {
       for (const std::string& key : step.deleted) TouchDeploymentOf(key);
       metrics_.AddCycle(!run_session);
       AfterWorldStep(true);
-      changed_last_ = had_events || session_changed || step.changed() || dirty_ || state_.generation() != generation ||
-                      JobsFingerprint() != jobs_before;
+      changed_last_ = had_events || session_changed || step.changed() || dirty_ ||
+                      state_.generation() != generation || JobsFingerprint() != jobs_before;
       dirty_ = false;
     } else {
       metrics_.AddCycle(true);

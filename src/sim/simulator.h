@@ -52,7 +52,7 @@
 #include "api/status.h"
 #include "framework/config.h"
 #include "framework/plugin.h"
-#include "sim/cycle_runner.h"
+#include "engine/cycle_runner.h"
 #include "sim/metrics.h"
 #include "sim/scenario.h"
 #include "sim/traces.h"
@@ -107,7 +107,7 @@ class Simulator {
     int64_t duration = 0;
     bool running = false;  // the gang is complete and its clock runs
     bool ever_started = false;
-    int64_t epoch = 0;     // bumped when the gang breaks: stale completions are ignored
+    int64_t epoch = 0;  // bumped when the gang breaks: stale completions are ignored
   };
   struct TracePodTrack {
     std::string queue;
@@ -155,8 +155,8 @@ class Simulator {
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   uint64_t next_event_seq_ = 0;
   int64_t now_ = 0;
-  bool dirty_ = true;          // an event was applied since the last cycle
-  bool changed_last_ = true;   // the last cycle changed the store
+  bool dirty_ = true;             // an event was applied since the last cycle
+  bool changed_last_ = true;      // the last cycle changed the store
   bool clock_sensitive_ = false;  // a configured plugin reads the session clock (sla, rescheduling)
 
   std::map<std::string, int32_t> priority_values_;
@@ -167,7 +167,7 @@ class Simulator {
   std::map<std::string, size_t> pod_deployment_;  // inference pod key -> deployment index
   std::vector<std::vector<TracePod>> trace_pods_;
   std::map<std::string, TracePodTrack> trace_tracks_;
-  std::set<std::string> unstarted_traces_;  // trace pods with a run time, not yet Running
+  std::set<std::string> unstarted_traces_;        // trace pods with a run time, not yet Running
   std::map<std::string, int64_t> pending_since_;  // inference / trace pod key -> creation second
   std::map<std::string, std::string> pod_queue_;  // inference / trace pod key -> queue (for waits)
   std::map<std::string, std::string> card_model_of_node_;

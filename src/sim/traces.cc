@@ -21,7 +21,8 @@ Result<std::string> ReadFile(const std::string& path) {
 }
 
 int64_t MapTime(const TraceWorkload& w, int64_t trace_t) {
-  return std::llround(static_cast<double>(std::max<int64_t>(0, trace_t - w.time_offset)) * w.time_scale);
+  return std::llround(static_cast<double>(std::max<int64_t>(0, trace_t - w.time_offset)) *
+                      w.time_scale);
 }
 
 const std::string* QueueFor(const TraceWorkload& w, const std::string& cls) {
@@ -41,9 +42,10 @@ ResourceId kGpu() { return ResourceNames::Intern("nvidia.com/gpu"); }
 
 }  // namespace
 
-Result<std::vector<Node>> ParseOpenbNodes(const std::string& text, const std::string& file, int32_t limit,
-                                          const std::string& card_label) {
-  BASALT_ASSIGN_OR_RETURN(CsvTable csv, CsvTable::Parse(text, file, {"sn", "cpu_milli", "memory_mib", "gpu", "model"}));
+Result<std::vector<Node>> ParseOpenbNodes(const std::string& text, const std::string& file,
+                                          int32_t limit, const std::string& card_label) {
+  BASALT_ASSIGN_OR_RETURN(
+      CsvTable csv, CsvTable::Parse(text, file, {"sn", "cpu_milli", "memory_mib", "gpu", "model"}));
   std::vector<Node> nodes;
   for (const CsvTable::Row& r : csv.rows()) {
     if (limit > 0 && static_cast<int32_t>(nodes.size()) >= limit) break;
@@ -68,10 +70,12 @@ Result<std::vector<Node>> ParseOpenbNodes(const std::string& text, const std::st
 }
 
 Result<std::vector<TracePod>> ParseOpenbPods(const std::string& text, const std::string& file,
-                                             const TraceWorkload& w, const std::string& card_label) {
-  BASALT_ASSIGN_OR_RETURN(CsvTable csv, CsvTable::Parse(text, file,
-                                              {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_spec",
-                                               "qos", "creation_time", "deletion_time"}));
+                                             const TraceWorkload& w,
+                                             const std::string& card_label) {
+  BASALT_ASSIGN_OR_RETURN(
+      CsvTable csv, CsvTable::Parse(text, file,
+                                    {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli",
+                                     "gpu_spec", "qos", "creation_time", "deletion_time"}));
   std::vector<TracePod> out;
   for (const CsvTable::Row& r : csv.rows()) {
     if (w.max_rows > 0 && static_cast<int32_t>(out.size()) >= w.max_rows) break;
@@ -89,12 +93,17 @@ Result<std::vector<TracePod>> ParseOpenbPods(const std::string& text, const std:
     BASALT_ASSIGN_OR_RETURN(gmilli, csv.Int(r, "gpu_milli", 0, 1000));
     BASALT_ASSIGN_OR_RETURN(created, csv.Seconds(r, "creation_time"));
     BASALT_ASSIGN_OR_RETURN(deleted, csv.Seconds(r, "deletion_time", true));
-    if (ngpu > 1 && gmilli != 1000) return csv.Error(r, "gpu_milli", "must be 1000 when num_gpu > 1");
-    if (ngpu > 0 && gmilli == 0) return csv.Error(r, "gpu_milli", "must be positive when num_gpu > 0");
-    if (deleted >= 0 && deleted < created) return csv.Error(r, "deletion_time", "before creation_time");
+    if (ngpu > 1 && gmilli != 1000)
+      return csv.Error(r, "gpu_milli", "must be 1000 when num_gpu > 1");
+    if (ngpu > 0 && gmilli == 0)
+      return csv.Error(r, "gpu_milli", "must be positive when num_gpu > 0");
+    if (deleted >= 0 && deleted < created)
+      return csv.Error(r, "deletion_time", "before creation_time");
     const std::string& qos = csv.Cell(r, "qos");
     const std::string* queue = QueueFor(w, qos);
-    if (!queue) return csv.Error(r, "qos", "no queue rule for \"" + qos + "\" (add it, or \"*\", to queues:)");
+    if (!queue)
+      return csv.Error(r, "qos",
+                       "no queue rule for \"" + qos + "\" (add it, or \"*\", to queues:)");
     pod.meta.annotations["scheduling.volcano.sh/queue-name"] = *queue;
     ApplyNodeSelector(w, qos, pod);
     pod.spec.scheduler_name = "volcano";
@@ -119,18 +128,23 @@ Result<std::vector<TracePod>> ParseOpenbPods(const std::string& text, const std:
     }
     tp.arrive = MapTime(w, created);
     pod.meta.creation_timestamp = kSimEpoch + tp.arrive;
-    tp.run_for = deleted >= 0 ? std::max<int64_t>(1, std::llround(static_cast<double>(deleted - created) * w.time_scale))
-                              : w.default_duration;
+    tp.run_for = deleted >= 0
+                     ? std::max<int64_t>(
+                           1, std::llround(static_cast<double>(deleted - created) * w.time_scale))
+                     : w.default_duration;
     out.push_back(std::move(tp));
   }
   return out;
 }
 
 Result<std::vector<TracePod>> ParseDlrmInference(const std::string& text, const std::string& file,
-                                                 const TraceWorkload& w, const std::string& card_label) {
-  BASALT_ASSIGN_OR_RETURN(CsvTable csv, CsvTable::Parse(text, file,
-                                              {"instance_sn", "role", "app_name", "cpu_request", "gpu_request",
-                                               "memory_request", "creation_time", "deletion_time"}));
+                                                 const TraceWorkload& w,
+                                                 const std::string& card_label) {
+  BASALT_ASSIGN_OR_RETURN(
+      CsvTable csv,
+      CsvTable::Parse(text, file,
+                      {"instance_sn", "role", "app_name", "cpu_request", "gpu_request",
+                       "memory_request", "creation_time", "deletion_time"}));
   std::vector<TracePod> out;
   for (const CsvTable::Row& r : csv.rows()) {
     if (w.max_rows > 0 && static_cast<int32_t>(out.size()) >= w.max_rows) break;
@@ -141,7 +155,8 @@ Result<std::vector<TracePod>> ParseDlrmInference(const std::string& text, const 
     const std::string& app = csv.Cell(r, "app_name");
     if (app.empty()) return csv.Error(r, "app_name", "empty");
     const std::string& role = csv.Cell(r, "role");
-    if (role != "CN" && role != "HN") return csv.Error(r, "role", "must be CN or HN, got \"" + role + "\"");
+    if (role != "CN" && role != "HN")
+      return csv.Error(r, "role", "must be CN or HN, got \"" + role + "\"");
     pod.meta.namespace_ = w.namespace_;
     pod.meta.uid = "trace-" + pod.meta.name;
     pod.meta.source = file + ":row " + std::to_string(r.line);
@@ -152,9 +167,12 @@ Result<std::vector<TracePod>> ParseDlrmInference(const std::string& text, const 
     BASALT_ASSIGN_OR_RETURN(gpu, csv.Int(r, "gpu_request", 0, 64));
     BASALT_ASSIGN_OR_RETURN(created, csv.Seconds(r, "creation_time", true));
     BASALT_ASSIGN_OR_RETURN(deleted, csv.Seconds(r, "deletion_time", true));
-    if (created >= 0 && deleted >= 0 && deleted < created) return csv.Error(r, "deletion_time", "before creation_time");
+    if (created >= 0 && deleted >= 0 && deleted < created)
+      return csv.Error(r, "deletion_time", "before creation_time");
     const std::string* queue = QueueFor(w, role);
-    if (!queue) return csv.Error(r, "role", "no queue rule for \"" + role + "\" (add it, or \"*\", to queues:)");
+    if (!queue)
+      return csv.Error(r, "role",
+                       "no queue rule for \"" + role + "\" (add it, or \"*\", to queues:)");
     pod.meta.annotations["scheduling.volcano.sh/queue-name"] = *queue;
     ApplyNodeSelector(w, role, pod);
     // One ReplicaSet per app and role (`<app>-cn`, `<app>-hn`): its pods share
@@ -179,7 +197,8 @@ Result<std::vector<TracePod>> ParseDlrmInference(const std::string& text, const 
   return out;
 }
 
-Result<std::vector<Node>> LoadOpenbNodes(const std::string& path, int32_t limit, const std::string& card_label) {
+Result<std::vector<Node>> LoadOpenbNodes(const std::string& path, int32_t limit,
+                                         const std::string& card_label) {
   BASALT_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
   return ParseOpenbNodes(text, path, limit, card_label);
 }
@@ -189,7 +208,8 @@ Result<std::vector<TracePod>> LoadOpenbPods(const TraceWorkload& w, const std::s
   return ParseOpenbPods(text, w.path, w, card_label);
 }
 
-Result<std::vector<TracePod>> LoadDlrmInference(const TraceWorkload& w, const std::string& card_label) {
+Result<std::vector<TracePod>> LoadDlrmInference(const TraceWorkload& w,
+                                                const std::string& card_label) {
   BASALT_ASSIGN_OR_RETURN(std::string text, ReadFile(w.path));
   return ParseDlrmInference(text, w.path, w, card_label);
 }

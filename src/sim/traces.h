@@ -36,17 +36,19 @@ struct TracePod {
   int64_t delete_at = -1;  // >= 0: simulated second it is deleted (dlrm)
 };
 
-
-Result<std::vector<Node>> LoadOpenbNodes(const std::string& path, int32_t limit, const std::string& card_label);
+Result<std::vector<Node>> LoadOpenbNodes(const std::string& path, int32_t limit,
+                                         const std::string& card_label);
 Result<std::vector<TracePod>> LoadOpenbPods(const TraceWorkload& w, const std::string& card_label);
-Result<std::vector<TracePod>> LoadDlrmInference(const TraceWorkload& w, const std::string& card_label);
+Result<std::vector<TracePod>> LoadDlrmInference(const TraceWorkload& w,
+                                                const std::string& card_label);
 
 // Parses from text (tests), `file` names it in messages.
-Result<std::vector<Node>> ParseOpenbNodes(const std::string& text, const std::string& file, int32_t limit,
-                                          const std::string& card_label);
+Result<std::vector<Node>> ParseOpenbNodes(const std::string& text, const std::string& file,
+                                          int32_t limit, const std::string& card_label);
 Result<std::vector<TracePod>> ParseOpenbPods(const std::string& text, const std::string& file,
                                              const TraceWorkload& w, const std::string& card_label);
 Result<std::vector<TracePod>> ParseDlrmInference(const std::string& text, const std::string& file,
-                                                 const TraceWorkload& w, const std::string& card_label);
+                                                 const TraceWorkload& w,
+                                                 const std::string& card_label);
 
 }  // namespace basalt

@@ -14,8 +14,8 @@ std::string Seq(int64_t seq) {
   return buf;
 }
 
-PodSpec BaseSpec(const Resource& request, const std::string& pc, int32_t priority, const std::string& card_label,
-                 const std::string& card_model) {
+PodSpec BaseSpec(const Resource& request, const std::string& pc, int32_t priority,
+                 const std::string& card_label, const std::string& card_model) {
   PodSpec spec;
   spec.request = request;
   spec.request.Set(ResourceNames::kPods, 1);  // the implicit `pods: 1` decoding adds
@@ -72,7 +72,8 @@ VcJob MakeTrainingJob(const TrainingWorkload& w, int64_t seq, int64_t t, int32_t
   job.scheduler_name = "volcano";
   job.priority_class_name = w.priority_class;
   job.policies = w.policies;
-  job.max_retry = 1000000;  // a restarted job keeps trying: the simulator measures, it does not give up
+  job.max_retry =
+      1000000;  // a restarted job keeps trying: the simulator measures, it does not give up
   int32_t total = 0;
   for (const TrainingTask& tt : w.tasks) {
     JobTask task;
@@ -107,7 +108,8 @@ OwnerObject MakeReplicaSet(const InferenceWorkload& w) {
   o.meta.namespace_ = w.namespace_;
   o.meta.uid = ReplicaSetUid(w.name);
   o.meta.creation_timestamp = kSimEpoch;
-  o.meta.owner_references.push_back({"apps/v1", "Deployment", w.name, "sim-deploy-" + w.name, true});
+  o.meta.owner_references.push_back(
+      {"apps/v1", "Deployment", w.name, "sim-deploy-" + w.name, true});
   return o;
 }
 
@@ -120,7 +122,8 @@ Pod MakeInferencePod(const InferenceWorkload& w, int64_t seq, int64_t t, int32_t
   pod.meta.creation_timestamp = kSimEpoch + t;
   pod.meta.source = "simulate:" + w.name;
   pod.meta.annotations["scheduling.volcano.sh/queue-name"] = w.queue;
-  pod.meta.owner_references.push_back({"apps/v1", "ReplicaSet", w.name + "-rs", ReplicaSetUid(w.name), true});
+  pod.meta.owner_references.push_back(
+      {"apps/v1", "ReplicaSet", w.name + "-rs", ReplicaSetUid(w.name), true});
   pod.spec = BaseSpec(w.request, w.priority_class, priority, card_label, w.card_model);
   return pod;
 }

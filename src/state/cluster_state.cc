@@ -12,7 +12,8 @@ Status InsertUnique(std::map<std::string, T>& map, const std::string& kind, T ob
   auto [it, inserted] = map.try_emplace(key, std::move(obj));
   if (!inserted) {
     return Status::AlreadyExists(it->second.meta.source + ": " + kind + " " + key +
-                                 ": metadata.name: duplicate (also defined at " + obj.meta.source + ")");
+                                 ": metadata.name: duplicate (also defined at " + obj.meta.source +
+                                 ")");
   }
   return Status::Ok();
 }
@@ -26,8 +27,10 @@ std::string OwnerKey(const std::string& ns, const std::string& kind, const std::
 Status ClusterState::AddAll(ClusterObjects objects) {
   for (auto& n : objects.nodes) BASALT_RETURN_IF_ERROR(InsertUnique(nodes_, "Node", std::move(n)));
   for (auto& p : objects.pods) BASALT_RETURN_IF_ERROR(InsertUnique(pods_, "Pod", std::move(p)));
-  for (auto& q : objects.queues) BASALT_RETURN_IF_ERROR(InsertUnique(queues_, "Queue", std::move(q)));
-  for (auto& pg : objects.podgroups) BASALT_RETURN_IF_ERROR(InsertUnique(podgroups_, "PodGroup", std::move(pg)));
+  for (auto& q : objects.queues)
+    BASALT_RETURN_IF_ERROR(InsertUnique(queues_, "Queue", std::move(q)));
+  for (auto& pg : objects.podgroups)
+    BASALT_RETURN_IF_ERROR(InsertUnique(podgroups_, "PodGroup", std::move(pg)));
   for (auto& j : objects.jobs) BASALT_RETURN_IF_ERROR(InsertUnique(jobs_, "Job", std::move(j)));
   for (auto& pc : objects.priority_classes) {
     BASALT_RETURN_IF_ERROR(InsertUnique(priority_classes_, "PriorityClass", std::move(pc)));
@@ -40,10 +43,13 @@ Status ClusterState::AddAll(ClusterObjects objects) {
                                    it->second.meta.Key() + ": metadata.name: duplicate");
     }
   }
-  for (auto& c : objects.commands) BASALT_RETURN_IF_ERROR(InsertUnique(commands_, "Command", std::move(c)));
+  for (auto& c : objects.commands)
+    BASALT_RETURN_IF_ERROR(InsertUnique(commands_, "Command", std::move(c)));
   BASALT_RETURN_IF_ERROR(CheckJobFlowTemplates(objects.job_flows, objects.job_templates));
-  for (auto& t : objects.job_templates) BASALT_RETURN_IF_ERROR(InsertUnique(job_templates_, "JobTemplate", std::move(t)));
-  for (auto& f : objects.job_flows) BASALT_RETURN_IF_ERROR(InsertUnique(job_flows_, "JobFlow", std::move(f)));
+  for (auto& t : objects.job_templates)
+    BASALT_RETURN_IF_ERROR(InsertUnique(job_templates_, "JobTemplate", std::move(t)));
+  for (auto& f : objects.job_flows)
+    BASALT_RETURN_IF_ERROR(InsertUnique(job_flows_, "JobFlow", std::move(f)));
   for (auto& t : objects.numatopologies) {
     BASALT_RETURN_IF_ERROR(InsertUnique(numatopologies_, "Numatopology", std::move(t)));
   }
@@ -89,7 +95,11 @@ void ClusterState::UpsertNode(Node node) {
   ++structure_version_;
 }
 // Queues are few: a snapshot re-reads them all, so they need no journal.
-void ClusterState::UpsertQueue(Queue q) { std::string k = q.meta.Key(); queues_[k] = std::move(q); ++generation_; }
+void ClusterState::UpsertQueue(Queue q) {
+  std::string k = q.meta.Key();
+  queues_[k] = std::move(q);
+  ++generation_;
+}
 void ClusterState::UpsertPodGroup(PodGroup pg) {
   std::string k = pg.meta.Key();
   Journal(Change::Kind::kPodGroup, k);
@@ -136,7 +146,8 @@ bool ClusterState::DeletePodGroup(const std::string& key) {
   ++generation_;
   auto it = podgroups_.find(key);
   if (it == podgroups_.end()) return false;
-  Journal(Change::Kind::kPodGroup, key);  // before the erase: `key` may be the erased entry's own key
+  Journal(Change::Kind::kPodGroup,
+          key);  // before the erase: `key` may be the erased entry's own key
   podgroups_.erase(it);
   return true;
 }
@@ -154,7 +165,10 @@ bool ClusterState::DeleteJob(const std::string& key) {
   jobs_.erase(it);
   return true;
 }
-bool ClusterState::DeleteCommand(const std::string& key) { ++generation_; return commands_.erase(key) > 0; }
+bool ClusterState::DeleteCommand(const std::string& key) {
+  ++generation_;
+  return commands_.erase(key) > 0;
+}
 
 const Pod* ClusterState::FindPod(const std::string& key) const {
   auto it = pods_.find(key);

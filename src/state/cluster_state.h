@@ -59,7 +59,8 @@ class ClusterState {
   Queue* EditQueue(const std::string& name);
   const VcJob* FindJob(const std::string& key) const;
   VcJob* EditJob(const std::string& key);  // journaled, like EditPod
-  const OwnerObject* FindOwner(const std::string& ns, const std::string& kind, const std::string& name) const;
+  const OwnerObject* FindOwner(const std::string& ns, const std::string& kind,
+                               const std::string& name) const;
 
   const std::map<std::string, Pod>& pods() const { return pods_; }
   const std::map<std::string, Node>& nodes() const { return nodes_; }
@@ -74,12 +75,21 @@ class ClusterState {
   const std::map<std::string, Numatopology>& numatopologies() const { return numatopologies_; }
   // Whole-map mutable access: records "anything may have changed" (the next
   // snapshot is rebuilt in full). Prefer EditPod/EditPodGroup.
-  std::map<std::string, Pod>& mutable_pods() { ++structure_version_; return pods_; }
-  std::map<std::string, PodGroup>& mutable_podgroups() { ++structure_version_; return podgroups_; }
+  std::map<std::string, Pod>& mutable_pods() {
+    ++structure_version_;
+    return pods_;
+  }
+  std::map<std::string, PodGroup>& mutable_podgroups() {
+    ++structure_version_;
+    return podgroups_;
+  }
   // Whole-map access to vcjobs (the job controller's loop; erasing): bumps
   // `job_map_version` so a reader of the journal knows it cannot tell what
   // changed.
-  std::map<std::string, VcJob>& mutable_jobs() { ++job_map_version_; return jobs_; }
+  std::map<std::string, VcJob>& mutable_jobs() {
+    ++job_map_version_;
+    return jobs_;
+  }
   uint64_t job_map_version() const { return job_map_version_; }
   // flow.volcano.sh JobTemplates (as vcjob specs) and JobFlows, by "ns/name";
   // the JobFlow controller writes the flows' status.

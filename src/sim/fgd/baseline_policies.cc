@@ -93,7 +93,8 @@ int64_t BestFitScore(const NodeState& n, const PodSpec& pod) {
   // Half CPU, half GPU: what would be left after placing the pod, as a share
   // of the largest node; less left scores higher.
   const double left_cpu = static_cast<double>(n.cpu_left - pod.cpu_milli) / kMaxSpecCpuMilli;
-  const double left_gpu = static_cast<double>(n.GpuLeftTotal() - pod.TotalGpuMilli()) / kMaxSpecGpuMilli;
+  const double left_gpu =
+      static_cast<double>(n.GpuLeftTotal() - pod.TotalGpuMilli()) / kMaxSpecGpuMilli;
   const double waste = 0.5 * left_cpu + 0.5 * left_gpu;
   return static_cast<int64_t>((1.0 - waste) * 100.0);
 }
@@ -150,15 +151,18 @@ std::unique_ptr<Policy> MakeGpuClusteringPolicy() {
 std::unique_ptr<Policy> MakeGpuPackingPolicy() {
   return std::make_unique<ScoreFunctionPolicy>("Packing", &GpuPackingScore);
 }
-std::unique_ptr<Policy> MakeBestFitPolicy() { return std::make_unique<ScoreFunctionPolicy>("BestFit", &BestFitScore); }
+std::unique_ptr<Policy> MakeBestFitPolicy() {
+  return std::make_unique<ScoreFunctionPolicy>("BestFit", &BestFitScore);
+}
 
 const std::vector<std::string>& PolicyNames() {
   static const std::vector<std::string> kNames = {"Random",  "DotProd", "Clustering", "Packing",
-                                                  "BestFit", "FGD",     "FGD-Mem", "FGD-Units"};
+                                                  "BestFit", "FGD",     "FGD-Mem",    "FGD-Units"};
   return kNames;
 }
 
-Result<std::unique_ptr<Policy>> MakePolicy(std::string_view name, Rng& rng, const FragmentationMeter& meter) {
+Result<std::unique_ptr<Policy>> MakePolicy(std::string_view name, Rng& rng,
+                                           const FragmentationMeter& meter) {
   if (name == "Random") return MakeRandomPolicy(rng);
   if (name == "DotProd") return MakeDotProductPolicy();
   if (name == "Clustering") return MakeGpuClusteringPolicy();
@@ -169,7 +173,8 @@ Result<std::unique_ptr<Policy>> MakePolicy(std::string_view name, Rng& rng, cons
   if (name == "FGD-Units") return MakeFgdUnitsPolicy(meter);
   std::string known;
   for (const auto& n : PolicyNames()) known += (known.empty() ? "" : ", ") + n;
-  return Status::InvalidArgument("unknown policy \"" + std::string(name) + "\" (known: " + known + ")");
+  return Status::InvalidArgument("unknown policy \"" + std::string(name) + "\" (known: " + known +
+                                 ")");
 }
 
 }  // namespace basalt::fgd

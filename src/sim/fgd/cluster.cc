@@ -52,7 +52,8 @@ void Place(NodeState& n, const PodSpec& pod, int card) {
   n.memory_left -= pod.memory_mib;
   if (pod.num_gpu == 0) return;
   if (pod.SharesGpu()) {
-    BASALT_CHECK(card >= 0 && card < n.gpus && n.gpu_left[static_cast<size_t>(card)] >= pod.gpu_milli);
+    BASALT_CHECK(card >= 0 && card < n.gpus &&
+                 n.gpu_left[static_cast<size_t>(card)] >= pod.gpu_milli);
     n.gpu_left[static_cast<size_t>(card)] -= pod.gpu_milli;
   } else {
     int needed = pod.num_gpu;

@@ -45,7 +45,8 @@ double Round(double v, int digits) {
 
 }  // namespace
 
-std::vector<int> InflatedOrder(const std::vector<PodSpec>& pods, int64_t capacity_milli, double tune, uint64_t seed) {
+std::vector<int> InflatedOrder(const std::vector<PodSpec>& pods, int64_t capacity_milli,
+                               double tune, uint64_t seed) {
   Rng rng(seed);
   std::vector<int> order;
   order.reserve(pods.size() * 2);
@@ -56,7 +57,8 @@ std::vector<int> InflatedOrder(const std::vector<PodSpec>& pods, int64_t capacit
   }
   const double target = tune * static_cast<double>(capacity_milli);
   // A trace without GPU pods cannot reach the target; stop rather than loop.
-  bool any_gpu = std::any_of(pods.begin(), pods.end(), [](const PodSpec& p) { return p.num_gpu > 0; });
+  bool any_gpu =
+      std::any_of(pods.begin(), pods.end(), [](const PodSpec& p) { return p.num_gpu > 0; });
   while (any_gpu && static_cast<double>(requested) < target) {
     const int pick = static_cast<int>(UniformBelow(rng, pods.size()));
     order.push_back(pick);
@@ -71,8 +73,8 @@ std::vector<int> InflatedOrder(const std::vector<PodSpec>& pods, int64_t capacit
   return order;
 }
 
-Result<RunCurve> RunOne(const Trace& trace, const FragmentationMeter& meter, const std::string& policy_name,
-                        uint64_t seed, double tune) {
+Result<RunCurve> RunOne(const Trace& trace, const FragmentationMeter& meter,
+                        const std::string& policy_name, uint64_t seed, double tune) {
   const auto start = std::chrono::steady_clock::now();
   Rng policy_rng(seed ^ kPolicyStream);
   BASALT_ASSIGN_OR_RETURN(auto policy, MakePolicy(policy_name, policy_rng, meter));
@@ -120,7 +122,8 @@ Result<RunCurve> RunOne(const Trace& trace, const FragmentationMeter& meter, con
     const double arrived_pct = static_cast<double>(arrived) * to_pct;
     const long bucket = std::lround(arrived_pct);
     if (bucket >= 0 && bucket <= max_pct) {
-      alloc_sum[static_cast<size_t>(bucket)] += static_cast<double>(cluster.gpu_allocated_milli()) * to_pct;
+      alloc_sum[static_cast<size_t>(bucket)] +=
+          static_cast<double>(cluster.gpu_allocated_milli()) * to_pct;
       ++alloc_count[static_cast<size_t>(bucket)];
     }
     measure_fragments_up_to(arrived_pct);
@@ -132,7 +135,8 @@ Result<RunCurve> RunOne(const Trace& trace, const FragmentationMeter& meter, con
   double last_alloc = 0;
   for (int k = 0; k <= max_pct; ++k) {
     if (alloc_count[static_cast<size_t>(k)] > 0) {
-      last_alloc = alloc_sum[static_cast<size_t>(k)] / static_cast<double>(alloc_count[static_cast<size_t>(k)]);
+      last_alloc = alloc_sum[static_cast<size_t>(k)] /
+                   static_cast<double>(alloc_count[static_cast<size_t>(k)]);
     }
     run.unallocated_pct[static_cast<size_t>(k)] = 100.0 - last_alloc;
   }
@@ -149,7 +153,8 @@ Result<ExperimentResult> RunExperiment(const Trace& trace, const ExperimentConfi
   }
   if (config.seeds.empty()) return Status::InvalidArgument("no seeds");
   const int max_pct = static_cast<int>(std::floor(config.tune * 100.0 + 1e-9));
-  if (max_pct < 100) return Status::InvalidArgument("tune must reach 100% arrived load (tune >= 1)");
+  if (max_pct < 100)
+    return Status::InvalidArgument("tune must reach 100% arrived load (tune >= 1)");
 
   const auto start = std::chrono::steady_clock::now();
   const size_t total = config.policies.size() * config.seeds.size();
@@ -162,7 +167,8 @@ Result<ExperimentResult> RunExperiment(const Trace& trace, const ExperimentConfi
       results[job] = RunOne(trace, meter, policy, seed, config.tune);
     }
   };
-  const size_t threads = std::clamp<size_t>(static_cast<size_t>(std::max(config.jobs, 1)), 1, total);
+  const size_t threads =
+      std::clamp<size_t>(static_cast<size_t>(std::max(config.jobs, 1)), 1, total);
   std::vector<std::thread> pool;
   for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();
@@ -190,7 +196,8 @@ Result<ExperimentResult> RunExperiment(const Trace& trace, const ExperimentConfi
       std::vector<double> v;
       for (size_t i = 0; i < config.seeds.size(); ++i) {
         const auto& run = out.runs[first + i];
-        v.push_back(fragment ? run.fragment_pct[static_cast<size_t>(k)] : run.unallocated_pct[static_cast<size_t>(k)]);
+        v.push_back(fragment ? run.fragment_pct[static_cast<size_t>(k)]
+                             : run.unallocated_pct[static_cast<size_t>(k)]);
       }
       return v;
     };
@@ -222,11 +229,13 @@ Result<ExperimentResult> RunExperiment(const Trace& trace, const ExperimentConfi
     policies[config.policies[p]] = std::move(entry);
   }
   s["policies"] = std::move(policies);
-  s["wall_seconds"] = Round(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 2);
+  s["wall_seconds"] =
+      Round(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 2);
   return out;
 }
 
-Result<std::vector<PublishedRow>> LoadPublished(const std::string& summary_csv, const std::string& workload) {
+Result<std::vector<PublishedRow>> LoadPublished(const std::string& summary_csv,
+                                                const std::string& workload) {
   std::vector<PublishedRow> rows;
   std::ifstream in(summary_csv);
   if (!in) return rows;
@@ -247,14 +256,16 @@ Result<std::vector<PublishedRow>> LoadPublished(const std::string& summary_csv, 
       r.mean = std::stod(cells[4]);
       r.sd = std::stod(cells[5]);
     } catch (const std::exception&) {
-      return Status::InvalidArgument(summary_csv + ":row " + std::to_string(row) + ": mean/sd are not numbers");
+      return Status::InvalidArgument(summary_csv + ":row " + std::to_string(row) +
+                                     ": mean/sd are not numbers");
     }
     rows.push_back(r);
   }
   return rows;
 }
 
-void CompareWithPublished(nlohmann::ordered_json& summary, const std::vector<PublishedRow>& published) {
+void CompareWithPublished(nlohmann::ordered_json& summary,
+                          const std::vector<PublishedRow>& published) {
   auto& policies = summary["policies"];
   std::vector<std::pair<double, std::string>> ours, theirs;
   for (const auto& row : published) {

@@ -17,10 +17,9 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "api/status.h"
 #include "sim/fgd/fragmentation.h"
@@ -29,7 +28,8 @@
 namespace basalt::fgd {
 
 // Indices into `pods`: the inflated, shuffled arrival order.
-std::vector<int> InflatedOrder(const std::vector<PodSpec>& pods, int64_t capacity_milli, double tune, uint64_t seed);
+std::vector<int> InflatedOrder(const std::vector<PodSpec>& pods, int64_t capacity_milli,
+                               double tune, uint64_t seed);
 
 struct RunCurve {
   std::string policy;
@@ -42,15 +42,15 @@ struct RunCurve {
   double seconds = 0;
 };
 
-Result<RunCurve> RunOne(const Trace& trace, const FragmentationMeter& meter, const std::string& policy, uint64_t seed,
-                        double tune);
+Result<RunCurve> RunOne(const Trace& trace, const FragmentationMeter& meter,
+                        const std::string& policy, uint64_t seed, double tune);
 
 struct ExperimentConfig {
   std::string workload;  // label for the output, e.g. openb_pod_list_default
   std::vector<std::string> policies;
   std::vector<uint64_t> seeds;
   double tune = 1.3;
-  int jobs = 2;        // runs in parallel (runs are independent)
+  int jobs = 2;         // runs in parallel (runs are independent)
   int curve_from = 80;  // arrived % range of the curve in the summary
   int curve_to = 130;
 };
@@ -73,11 +73,13 @@ struct PublishedRow {
   double mean = 0;
   double sd = 0;
 };
-Result<std::vector<PublishedRow>> LoadPublished(const std::string& summary_csv, const std::string& workload);
+Result<std::vector<PublishedRow>> LoadPublished(const std::string& summary_csv,
+                                                const std::string& workload);
 
 // Adds "published" and "within_tolerance" (|mean - published| <= max(2 sd,
 // 0.5)) to each policy of `summary` that has a published row, and
 // "same_ranking_as_published" for the policies that have one.
-void CompareWithPublished(nlohmann::ordered_json& summary, const std::vector<PublishedRow>& published);
+void CompareWithPublished(nlohmann::ordered_json& summary,
+                          const std::vector<PublishedRow>& published);
 
 }  // namespace basalt::fgd

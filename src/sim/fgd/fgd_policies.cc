@@ -41,7 +41,8 @@ int DistinctCandidateCards(const NodeState& n, int milli, std::array<int, kMaxGp
     const int left = n.gpu_left[static_cast<size_t>(g)];
     if (left < milli) continue;
     bool seen = false;
-    for (int i = 0; i < count && !seen; ++i) seen = n.gpu_left[static_cast<size_t>(out[static_cast<size_t>(i)])] == left;
+    for (int i = 0; i < count && !seen; ++i)
+      seen = n.gpu_left[static_cast<size_t>(out[static_cast<size_t>(i)])] == left;
     if (!seen) out[static_cast<size_t>(count++)] = g;
   }
   return count;
@@ -53,8 +54,8 @@ int64_t QuantisedDecrease(double before, double after) {
   return static_cast<int64_t>(Sigmoid((before - after) / 1000.0) * 100.0);
 }
 
-int64_t FgdScoreWithBefore(const FragmentationMeter& meter, const NodeState& n, double before, const PodSpec& pod,
-                           int* card) {
+int64_t FgdScoreWithBefore(const FragmentationMeter& meter, const NodeState& n, double before,
+                           const PodSpec& pod, int* card) {
   if (!pod.SharesGpu()) {
     if (card != nullptr) *card = -1;
     return QuantisedDecrease(before, meter.NodeFragment(After(n, pod, -1)));
@@ -102,7 +103,8 @@ class FgdPolicy : public Policy {
       : meter_(meter), cache_(meter), name_(name) {}
   std::string_view Name() const override { return name_; }
   double Score(const Cluster& c, int node, const PodSpec& pod) override {
-    return static_cast<double>(FgdScoreWithBefore(meter_, c.node(node), cache_.Get(c, node), pod, nullptr));
+    return static_cast<double>(
+        FgdScoreWithBefore(meter_, c.node(node), cache_.Get(c, node), pod, nullptr));
   }
   int ChooseCard(const Cluster& c, int node, const PodSpec& pod) override {
     int card = -1;
@@ -129,7 +131,8 @@ struct OwnMeter {
 class FgdMemoryPolicy : private OwnMeter, public FgdPolicy {
  public:
   explicit FgdMemoryPolicy(const FragmentationMeter& paper_meter)
-      : OwnMeter{FragmentationMeter(paper_meter.shapes(), paper_meter.model_count(), /*count_memory=*/true)},
+      : OwnMeter{FragmentationMeter(paper_meter.shapes(), paper_meter.model_count(),
+                                    /*count_memory=*/true)},
         FgdPolicy(OwnMeter::meter, "FGD-Mem") {}
 };
 
@@ -143,18 +146,22 @@ class FgdMemoryPolicy : private OwnMeter, public FgdPolicy {
 class FgdUnitsPolicy : private OwnMeter, public FgdPolicy {
  public:
   explicit FgdUnitsPolicy(const FragmentationMeter& paper_meter)
-      : OwnMeter{FragmentationMeter(paper_meter.shapes(), paper_meter.model_count(), /*count_memory=*/false,
+      : OwnMeter{FragmentationMeter(paper_meter.shapes(), paper_meter.model_count(),
+                                    /*count_memory=*/false,
                                     /*count_units=*/true)},
         FgdPolicy(OwnMeter::meter, "FGD-Units") {}
 };
 
 }  // namespace
 
-int64_t FgdScore(const FragmentationMeter& meter, const NodeState& n, const PodSpec& pod, int* card) {
+int64_t FgdScore(const FragmentationMeter& meter, const NodeState& n, const PodSpec& pod,
+                 int* card) {
   return FgdScoreWithBefore(meter, n, meter.NodeFragment(n), pod, card);
 }
 
-std::unique_ptr<Policy> MakeFgdPolicy(const FragmentationMeter& meter) { return std::make_unique<FgdPolicy>(meter); }
+std::unique_ptr<Policy> MakeFgdPolicy(const FragmentationMeter& meter) {
+  return std::make_unique<FgdPolicy>(meter);
+}
 std::unique_ptr<Policy> MakeFgdMemoryPolicy(const FragmentationMeter& meter) {
   return std::make_unique<FgdMemoryPolicy>(meter);
 }

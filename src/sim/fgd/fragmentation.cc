@@ -16,7 +16,8 @@ constexpr size_t kShapeStep = 10;
 
 }  // namespace
 
-std::vector<PodShape> TargetWorkload(const std::vector<PodSpec>& pods, double coverage_pct, bool by_gpu_demand) {
+std::vector<PodShape> TargetWorkload(const std::vector<PodSpec>& pods, double coverage_pct,
+                                     bool by_gpu_demand) {
   std::map<ShapeKey, int64_t> counts;
   std::map<ShapeKey, std::vector<int64_t>> memories;
   for (const auto& p : pods) {
@@ -49,10 +50,12 @@ std::vector<PodShape> TargetWorkload(const std::vector<PodSpec>& pods, double co
     s.gpu_milli = std::get<1>(key);
     s.num_gpu = std::get<2>(key);
     s.models = std::get<3>(key);
-    s.weight = static_cast<double>(count) * (by_gpu_demand ? static_cast<double>(s.num_gpu) * s.gpu_milli : 1.0);
+    s.weight = static_cast<double>(count) *
+               (by_gpu_demand ? static_cast<double>(s.num_gpu) * s.gpu_milli : 1.0);
     total_weight += s.weight;
     auto& mem = memories[key];
-    std::nth_element(mem.begin(), mem.begin() + static_cast<std::ptrdiff_t>(mem.size() / 2), mem.end());
+    std::nth_element(mem.begin(), mem.begin() + static_cast<std::ptrdiff_t>(mem.size() / 2),
+                     mem.end());
     s.memory_mib = mem[mem.size() / 2];
     shapes.push_back(s);
   }
@@ -62,8 +65,8 @@ std::vector<PodShape> TargetWorkload(const std::vector<PodSpec>& pods, double co
   return shapes;
 }
 
-FragmentationMeter::FragmentationMeter(std::vector<PodShape> shapes, int model_count, bool count_memory,
-                                       bool count_units)
+FragmentationMeter::FragmentationMeter(std::vector<PodShape> shapes, int model_count,
+                                       bool count_memory, bool count_units)
     : shapes_(std::move(shapes)),
       count_memory_(count_memory),
       count_units_(count_units),
@@ -104,7 +107,8 @@ double FragmentationMeter::ShapeFragment(const NodeState& n, const Check& c, int
       below += left;
     }
   }
-  const bool fits = cards >= c.num_gpu && n.cpu_left >= c.cpu_milli && n.memory_left >= c.memory_mib;
+  const bool fits =
+      cards >= c.num_gpu && n.cpu_left >= c.cpu_milli && n.memory_left >= c.memory_mib;
   if (!fits) return static_cast<double>(idle);
   if (!count_units_) return static_cast<double>(below);
   // How many units of c the node can still host; each takes num_gpu of the

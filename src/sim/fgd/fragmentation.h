@@ -28,8 +28,8 @@ struct PodShape {
   int64_t cpu_milli = 0;
   int num_gpu = 0;
   int gpu_milli = 0;
-  uint32_t models = 0;  // 0 = any
-  double weight = 0;    // probability in the target workload
+  uint32_t models = 0;     // 0 = any
+  double weight = 0;       // probability in the target workload
   int64_t memory_mib = 0;  // median memory of the pods of this shape (memory-aware meters only)
 };
 

@@ -54,7 +54,8 @@ uint64_t UniformBelow(Rng& rng, uint64_t n);
 const std::vector<std::string>& PolicyNames();
 
 // `rng` must outlive the policy; `meter` too (FGD, FGD-Mem, FGD-Units).
-Result<std::unique_ptr<Policy>> MakePolicy(std::string_view name, Rng& rng, const FragmentationMeter& meter);
+Result<std::unique_ptr<Policy>> MakePolicy(std::string_view name, Rng& rng,
+                                           const FragmentationMeter& meter);
 
 // Individual policies, for tests.
 std::unique_ptr<Policy> MakeRandomPolicy(Rng& rng);
@@ -73,7 +74,8 @@ int64_t GpuPackingScore(const NodeState& n, const PodSpec& pod);
 int64_t BestFitScore(const NodeState& n, const PodSpec& pod);
 // FGD: sigmoid of the fragment decrease in GPUs, times 100, truncated; for a
 // sharing pod the best card's score. `card` (optional) receives that card.
-int64_t FgdScore(const FragmentationMeter& meter, const NodeState& n, const PodSpec& pod, int* card = nullptr);
+int64_t FgdScore(const FragmentationMeter& meter, const NodeState& n, const PodSpec& pod,
+                 int* card = nullptr);
 
 // Normalisation constants of the paper's simulator: the largest node it
 // assumes (128 cores, 8 GPUs).

@@ -17,7 +17,8 @@ namespace {
 std::string OurPolicyName(const std::string& theirs) {
   std::string name = theirs;
   const size_t dash = name.find('-');
-  if (dash != std::string::npos && dash > 0 && name.find_first_not_of("0123456789") == dash) name.erase(0, dash + 1);
+  if (dash != std::string::npos && dash > 0 && name.find_first_not_of("0123456789") == dash)
+    name.erase(0, dash + 1);
   if (name.rfind("Gpu", 0) == 0 && name.size() > 3) name.erase(0, 3);
   return name;
 }
@@ -75,17 +76,20 @@ std::string Cell(const nlohmann::ordered_json& v) { return v.is_null() ? "" : v.
 
 }  // namespace
 
-Result<std::vector<PublishedCurve>> LoadPublishedCurves(const std::string& allo_csv, const std::string& workload,
-                                                        int from, int to) {
+Result<std::vector<PublishedCurve>> LoadPublishedCurves(const std::string& allo_csv,
+                                                        const std::string& workload, int from,
+                                                        int to) {
   std::vector<PublishedCurve> out;
   std::optional<std::string> text = ReadFileText(allo_csv);
   if (!text) return out;  // no published results beside the trace: no band
-  BASALT_ASSIGN_OR_RETURN(CsvTable table, CsvTable::Parse(*text, allo_csv, {"workload", "sc_policy"}));
+  BASALT_ASSIGN_OR_RETURN(CsvTable table,
+                          CsvTable::Parse(*text, allo_csv, {"workload", "sc_policy"}));
   std::vector<std::string> load_columns;
   for (int k = from; k <= to; ++k) {
     load_columns.push_back(std::to_string(k));
     if (!table.Has(load_columns.back())) {
-      return Status::InvalidArgument(allo_csv + ":row 1: no column for arrived load " + std::to_string(k));
+      return Status::InvalidArgument(allo_csv + ":row 1: no column for arrived load " +
+                                     std::to_string(k));
     }
   }
   // Per policy, in file order: the unallocated share of every run at each load.
@@ -113,7 +117,8 @@ Result<std::vector<PublishedCurve>> LoadPublishedCurves(const std::string& allo_
       mean /= static_cast<double>(seeds.size());
       double sq = 0;
       for (const auto& run : seeds) sq += (run[i] - mean) * (run[i] - mean);
-      const double sd = seeds.size() > 1 ? std::sqrt(sq / static_cast<double>(seeds.size() - 1)) : 0.0;
+      const double sd =
+          seeds.size() > 1 ? std::sqrt(sq / static_cast<double>(seeds.size() - 1)) : 0.0;
       curve.arrived_pct.push_back(from + static_cast<int>(i));
       curve.mean.push_back(Round3(mean));
       curve.sd.push_back(Round3(sd));
@@ -123,7 +128,8 @@ Result<std::vector<PublishedCurve>> LoadPublishedCurves(const std::string& allo_
   return out;
 }
 
-nlohmann::ordered_json ReportData(const nlohmann::ordered_json& summary, const std::vector<PublishedCurve>& published) {
+nlohmann::ordered_json ReportData(const nlohmann::ordered_json& summary,
+                                  const std::vector<PublishedCurve>& published) {
   nlohmann::ordered_json data;
   data["workload"] = summary.value("workload", std::string());
   nlohmann::ordered_json loads = nlohmann::ordered_json::array();
@@ -133,7 +139,9 @@ nlohmann::ordered_json ReportData(const nlohmann::ordered_json& summary, const s
       nlohmann::ordered_json points = nlohmann::ordered_json::array();
       for (const auto& p : entry["curve"]) {
         if (series.empty()) loads.push_back(p["arrived_pct"]);
-        points.push_back({{"arrived_pct", p["arrived_pct"]}, {"mean", p["unallocated_mean"]}, {"sd", p["unallocated_sd"]}});
+        points.push_back({{"arrived_pct", p["arrived_pct"]},
+                          {"mean", p["unallocated_mean"]},
+                          {"sd", p["unallocated_sd"]}});
       }
       series.push_back({{"policy", policy}, {"points", std::move(points)}});
     }
@@ -142,9 +150,11 @@ nlohmann::ordered_json ReportData(const nlohmann::ordered_json& summary, const s
   for (const auto& curve : published) {
     nlohmann::ordered_json points = nlohmann::ordered_json::array();
     for (size_t i = 0; i < curve.arrived_pct.size(); ++i) {
-      points.push_back({{"arrived_pct", curve.arrived_pct[i]}, {"mean", curve.mean[i]}, {"sd", curve.sd[i]}});
+      points.push_back(
+          {{"arrived_pct", curve.arrived_pct[i]}, {"mean", curve.mean[i]}, {"sd", curve.sd[i]}});
     }
-    bands.push_back({{"policy", curve.policy}, {"seeds", curve.seeds}, {"points", std::move(points)}});
+    bands.push_back(
+        {{"policy", curve.policy}, {"seeds", curve.seeds}, {"points", std::move(points)}});
   }
   data["arrived_pct"] = std::move(loads);
   data["series"] = std::move(series);
@@ -152,47 +162,63 @@ nlohmann::ordered_json ReportData(const nlohmann::ordered_json& summary, const s
   return data;
 }
 
-std::string RenderFgdReport(const nlohmann::ordered_json& summary, const std::vector<PublishedCurve>& published,
+std::string RenderFgdReport(const nlohmann::ordered_json& summary,
+                            const std::vector<PublishedCurve>& published,
                             const std::string& chart_library, const std::string& chart_name) {
   const bool have_charts = !chart_library.empty() && chart_name != "missing";
   const auto data = ReportData(summary, published);
   const std::string title = "basalt fgd: " + data["workload"].get<std::string>();
   std::ostringstream os;
-  os << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" << HtmlEscape(title)
-     << "</title>\n<style>\nbody{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:collapse;"
-        "margin:8px 0 20px}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f4f4f4}"
-        "td:first-child{text-align:left}canvas{display:block;margin:12px 0;border:1px solid #eee}\n</style>\n"
+  os << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
+     << HtmlEscape(title)
+     << "</"
+        "title>\n<style>\nbody{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:"
+        "collapse;"
+        "margin:8px 0 20px}td,th{border:1px solid #ccc;padding:3px "
+        "8px;text-align:right}th{background:#f4f4f4}"
+        "td:first-child{text-align:left}canvas{display:block;margin:12px 0;border:1px solid "
+        "#eee}\n</style>\n"
         "</head>\n<body data-charts-rendered=\"0\">\n";
-  os << "<h1>" << HtmlEscape(title) << "</h1>\n<p>" << Cell(summary.value("nodes", nlohmann::ordered_json()))
-     << " nodes, " << Cell(summary.value("gpus", nlohmann::ordered_json())) << " GPUs, seeds "
+  os << "<h1>" << HtmlEscape(title) << "</h1>\n<p>"
+     << Cell(summary.value("nodes", nlohmann::ordered_json())) << " nodes, "
+     << Cell(summary.value("gpus", nlohmann::ordered_json())) << " GPUs, seeds "
      << HtmlEscape(Cell(summary.value("seeds", nlohmann::ordered_json()))) << ", tune "
-     << Cell(summary.value("tune", nlohmann::ordered_json())) << "; charts: " << HtmlEscape(chart_name) << "</p>\n";
+     << Cell(summary.value("tune", nlohmann::ordered_json()))
+     << "; charts: " << HtmlEscape(chart_name) << "</p>\n";
   if (!have_charts) {
-    os << "<p><b>The charts library is missing</b> from this build (it is fetched from npm when basalt is built); "
+    os << "<p><b>The charts library is missing</b> from this build (it is fetched from npm when "
+          "basalt is built); "
           "the tables below hold the numbers.</p>\n";
   }
-  if (published.empty()) os << "<p>No published curves were found in the trace folder for this workload.</p>\n";
-  os << "<h2>Unallocated GPU at 100% arrived load</h2>\n<table>\n<tr><th>policy</th><th>mean</th><th>sd</th>"
-        "<th>count</th><th>published mean</th><th>published sd</th><th>within tolerance</th></tr>\n";
+  if (published.empty())
+    os << "<p>No published curves were found in the trace folder for this workload.</p>\n";
+  os << "<h2>Unallocated GPU at 100% arrived "
+        "load</h2>\n<table>\n<tr><th>policy</th><th>mean</th><th>sd</th>"
+        "<th>count</th><th>published mean</th><th>published sd</th><th>within "
+        "tolerance</th></tr>\n";
   if (summary.contains("policies")) {
     for (const auto& [policy, entry] : summary["policies"].items()) {
       const auto pub = entry.value("published", nlohmann::ordered_json());
-      os << "<tr><td>" << HtmlEscape(policy) << "</td><td>" << Cell(entry["mean"]) << "</td><td>" << Cell(entry["sd"])
-         << "</td><td>" << Cell(entry["count"]) << "</td><td>" << (pub.is_null() ? "" : Cell(pub["mean"]))
-         << "</td><td>" << (pub.is_null() ? "" : Cell(pub["sd"])) << "</td><td>"
+      os << "<tr><td>" << HtmlEscape(policy) << "</td><td>" << Cell(entry["mean"]) << "</td><td>"
+         << Cell(entry["sd"]) << "</td><td>" << Cell(entry["count"]) << "</td><td>"
+         << (pub.is_null() ? "" : Cell(pub["mean"])) << "</td><td>"
+         << (pub.is_null() ? "" : Cell(pub["sd"])) << "</td><td>"
          << Cell(entry.value("within_tolerance", nlohmann::ordered_json())) << "</td></tr>\n";
     }
   }
   os << "</table>\n";
   if (summary.contains("same_ranking_as_published")) {
-    os << "<p>Same ranking as published: " << summary["same_ranking_as_published"].dump() << "</p>\n";
+    os << "<p>Same ranking as published: " << summary["same_ranking_as_published"].dump()
+       << "</p>\n";
   }
   os << "<h2>Unallocated GPU over arrived load</h2>\n";
   os << "<canvas id=\"chart-all\" class=\"chart\" width=\"1100\" height=\"420\"></canvas>\n";
   for (size_t i = 0; i < data["series"].size(); ++i) {
-    os << "<canvas id=\"chart-" << i << "\" class=\"chart\" width=\"1100\" height=\"300\"></canvas>\n";
+    os << "<canvas id=\"chart-" << i
+       << "\" class=\"chart\" width=\"1100\" height=\"300\"></canvas>\n";
   }
-  os << "<script type=\"application/json\" id=\"fgd-data\">" << ScriptSafe(data.dump()) << "</script>\n";
+  os << "<script type=\"application/json\" id=\"fgd-data\">" << ScriptSafe(data.dump())
+     << "</script>\n";
   if (have_charts) os << "<script>\n" << ScriptSafe(chart_library) << "\n</script>\n";
   os << "<script>" << kPageScript << kMarkRenderedChartsScript << "</script>\n</body>\n</html>\n";
   return os.str();

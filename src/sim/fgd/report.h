@@ -6,10 +6,9 @@
 // JSON (`<script id="fgd-data">`), so the file opens without any network.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "api/status.h"
 
@@ -30,16 +29,19 @@ struct PublishedCurve {
 // for `workload`, arrived loads `from`..`to`. Their policy names
 // ("03-GpuClustering") map to ours ("Clustering"). A missing file gives an
 // empty list; a malformed one an error naming the file, row and column.
-Result<std::vector<PublishedCurve>> LoadPublishedCurves(const std::string& allo_csv, const std::string& workload,
-                                                        int from, int to);
+Result<std::vector<PublishedCurve>> LoadPublishedCurves(const std::string& allo_csv,
+                                                        const std::string& workload, int from,
+                                                        int to);
 
 // The chart data the page draws: for each policy of `summary` (the object
 // `basalt fgd` prints) its curve, and for each published policy its band.
-nlohmann::ordered_json ReportData(const nlohmann::ordered_json& summary, const std::vector<PublishedCurve>& published);
+nlohmann::ordered_json ReportData(const nlohmann::ordered_json& summary,
+                                  const std::vector<PublishedCurve>& published);
 
 // The whole page. `chart_library` is the library's source and `chart_name`
 // its "package@version", or "missing" (the page then shows the tables only).
-std::string RenderFgdReport(const nlohmann::ordered_json& summary, const std::vector<PublishedCurve>& published,
+std::string RenderFgdReport(const nlohmann::ordered_json& summary,
+                            const std::vector<PublishedCurve>& published,
                             const std::string& chart_library, const std::string& chart_name);
 
 }  // namespace basalt::fgd

@@ -42,7 +42,8 @@ Result<int> Trace::InternModel(const std::string& model) {
 }
 
 Status ParseNodeList(const std::string& text, const std::string& file, Trace& trace) {
-  BASALT_ASSIGN_OR_RETURN(auto table, CsvTable::Parse(text, file, {"sn", "cpu_milli", "memory_mib", "gpu", "model"}));
+  BASALT_ASSIGN_OR_RETURN(
+      auto table, CsvTable::Parse(text, file, {"sn", "cpu_milli", "memory_mib", "gpu", "model"}));
   for (const auto& row : table.rows()) {
     NodeSpec n;
     n.name = table.Cell(row, "sn");
@@ -65,8 +66,9 @@ Status ParseNodeList(const std::string& text, const std::string& file, Trace& tr
 }
 
 Status ParsePodList(const std::string& text, const std::string& file, Trace& trace) {
-  BASALT_ASSIGN_OR_RETURN(auto table,
-                          CsvTable::Parse(text, file, {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli"}));
+  BASALT_ASSIGN_OR_RETURN(
+      auto table,
+      CsvTable::Parse(text, file, {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli"}));
   const bool has_spec = table.Has("gpu_spec");
   for (const auto& row : table.rows()) {
     PodSpec p;
@@ -79,13 +81,16 @@ Status ParsePodList(const std::string& text, const std::string& file, Trace& tra
     p.num_gpu = static_cast<int>(num_gpu);
     p.gpu_milli = static_cast<int>(gpu_milli);
     if ((p.num_gpu == 0) != (p.gpu_milli == 0)) {
-      return table.Error(row, "gpu_milli", "must be 0 exactly when num_gpu is 0 (num_gpu " + std::to_string(p.num_gpu) +
-                                               ", gpu_milli " + std::to_string(p.gpu_milli) + ")");
+      return table.Error(row, "gpu_milli",
+                         "must be 0 exactly when num_gpu is 0 (num_gpu " +
+                             std::to_string(p.num_gpu) + ", gpu_milli " +
+                             std::to_string(p.gpu_milli) + ")");
     }
     if (p.gpu_milli < kMilliPerGpu && p.num_gpu > 1) {
-      return table.Error(row, "gpu_milli", "a share of a GPU (" + std::to_string(p.gpu_milli) +
-                                               " < 1000) is only allowed with num_gpu 1, not " +
-                                               std::to_string(p.num_gpu));
+      return table.Error(row, "gpu_milli",
+                         "a share of a GPU (" + std::to_string(p.gpu_milli) +
+                             " < 1000) is only allowed with num_gpu 1, not " +
+                             std::to_string(p.num_gpu));
     }
     if (has_spec && p.num_gpu > 0) {
       // `A|B`: any of the listed models; empty entries are ignored.

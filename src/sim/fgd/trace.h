@@ -32,13 +32,15 @@ struct PodSpec {
   std::string name;
   int64_t cpu_milli = 0;
   int64_t memory_mib = 0;
-  int num_gpu = 0;     // 0, or the number of cards
-  int gpu_milli = 0;   // per card; < 1000 only when num_gpu == 1 (a GPU-sharing pod)
-  uint32_t models = 0; // allowed GPU models as a bit mask over Trace::models; 0 = any
+  int num_gpu = 0;      // 0, or the number of cards
+  int gpu_milli = 0;    // per card; < 1000 only when num_gpu == 1 (a GPU-sharing pod)
+  uint32_t models = 0;  // allowed GPU models as a bit mask over Trace::models; 0 = any
 
   int64_t TotalGpuMilli() const { return int64_t{num_gpu} * gpu_milli; }
   bool SharesGpu() const { return num_gpu == 1 && gpu_milli < kMilliPerGpu; }
-  bool MayUseModel(int model) const { return models == 0 || (model >= 0 && (models >> model) & 1u); }
+  bool MayUseModel(int model) const {
+    return models == 0 || (model >= 0 && (models >> model) & 1u);
+  }
 };
 
 struct Trace {

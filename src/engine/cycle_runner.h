@@ -115,7 +115,8 @@ class CycleRunner {
   // Finishes Running pods whose `basalt.io/finish-after-steps` ran out and
   // starts bound pods; returns (pod key, old phase) for every change. With
   // `candidates`, only those pods (in key order) are examined.
-  std::vector<std::pair<std::string, std::string>> ProgressPods(const std::set<std::string>* candidates);
+  std::vector<std::pair<std::string, std::string>> ProgressPods(
+      const std::set<std::string>* candidates);
   void ConsumeCommands();
 
   ClusterState& state_;
@@ -140,7 +141,7 @@ class CycleRunner {
   // simulator's thousands of pods would rebuild this map every step).
   std::map<std::string, int64_t> running_steps_;
   bool incremental_ = false;
-  bool stepped_ = false;                 // a world step ran (the first one scans everything)
+  bool stepped_ = false;                  // a world step ran (the first one scans everything)
   std::set<std::string> maybe_deleting_;  // incremental: pods marked deleting since the last step
   std::set<std::string> maybe_started_;   // incremental: pods bound since the last step
 };

@@ -37,9 +37,9 @@ struct MissingCapacity {
 };
 
 struct TaskExplanation {
-  std::string pod;          // ns/name
-  std::string status;       // at session close: Pending, Pipelined, Binding, Running, ...
-  std::string node;         // the node it is bound, running or pipelined on ("" when none)
+  std::string pod;     // ns/name
+  std::string status;  // at session close: Pending, Pipelined, Binding, Running, ...
+  std::string node;    // the node it is bound, running or pipelined on ("" when none)
   Resource request;
   // The session's own FailedScheduling message for the pod ("" when none).
   std::string failed_scheduling;
@@ -50,7 +50,7 @@ struct TaskExplanation {
   // nodes that refuse nothing.
   std::vector<NodeGroupFit> node_groups;
   int64_t fitting_nodes = 0;
-  std::string pre_predicate;     // a task-level refusal (pre-predicate), "" when none
+  std::string pre_predicate;      // a task-level refusal (pre-predicate), "" when none
   bool queue_allocatable = true;  // false: the queue's Allocatable vote refuses it
   std::optional<MissingCapacity> closest_node;
 };
@@ -74,7 +74,7 @@ struct ExplainVictim {
 };
 
 struct WhatIf {
-  std::vector<std::string> actions;  // the actions run on top of the configured ones
+  std::vector<std::string> actions;    // the actions run on top of the configured ones
   std::vector<ExplainVictim> victims;  // in eviction order
   // Target pods pipelined onto the room the victims free: (pod, node).
   std::vector<std::pair<std::string, std::string>> placements;
@@ -89,8 +89,8 @@ struct ClusterFacts {
 };
 
 struct ExplainReport {
-  std::string kind;  // Pod, Job or PodGroup (as asked)
-  std::string name;  // ns/name (as asked)
+  std::string kind;   // Pod, Job or PodGroup (as asked)
+  std::string name;   // ns/name (as asked)
   int64_t cycle = 1;  // the session explained (1 = the first one on the input)
   // What the session does with the target: Pending, Pipelined, Bound (a bind
   // issued this session), Running (already placed before), Completed,

@@ -1,4 +1,4 @@
-#include "sim/cycle_runner.h"
+#include "engine/cycle_runner.h"
 
 #include <algorithm>
 #include <charconv>
@@ -6,8 +6,9 @@
 
 namespace basalt {
 
-CycleRunner::CycleRunner(ClusterState& state, const SchedulerConfig& conf, const PluginRegistry& plugins,
-                         const ActionRegistry& actions, SessionOptions options)
+CycleRunner::CycleRunner(ClusterState& state, const SchedulerConfig& conf,
+                         const PluginRegistry& plugins, const ActionRegistry& actions,
+                         SessionOptions options)
     : state_(state),
       conf_(conf),
       plugins_(plugins),
@@ -77,18 +78,21 @@ Result<CycleResult> CycleRunner::RunCycle(bool want_scores) {
     std::vector<const NodeInfo*> nodes;
     for (const NodeInfo& n : ssn.nodes()) nodes.push_back(&n);
     for (const TaskInfo& t : ssn.tasks()) {
-      if (t.job == kNone || t.status == TaskStatus::kRunning || t.status == TaskStatus::kSucceeded ||
-          t.status == TaskStatus::kFailed || t.status == TaskStatus::kReleasing) {
+      if (t.job == kNone || t.status == TaskStatus::kRunning ||
+          t.status == TaskStatus::kSucceeded || t.status == TaskStatus::kFailed ||
+          t.status == TaskStatus::kReleasing) {
         continue;
       }
       std::vector<double> scores = ssn.NodeScores(t, nodes);
-      for (size_t i = 0; i < nodes.size(); ++i) result.scores.push_back({t.key, nodes[i]->name, scores[i]});
+      for (size_t i = 0; i < nodes.size(); ++i)
+        result.scores.push_back({t.key, nodes[i]->name, scores[i]});
     }
   }
   for (auto& action : actions_) ssn.Run(*action);
   result.decisions = ssn.Close();
   result.state_changed = ApplyDecisions(result.decisions);
-  for (const auto& [key, pg] : state_.podgroups()) result.podgroup_phases[key] = pg.phase.empty() ? "Pending" : pg.phase;
+  for (const auto& [key, pg] : state_.podgroups())
+    result.podgroup_phases[key] = pg.phase.empty() ? "Pending" : pg.phase;
   return result;
 }
 
@@ -156,7 +160,8 @@ std::optional<int64_t> IntAnnotation(const Pod& pod, const char* key) {
 
 }  // namespace
 
-std::vector<std::pair<std::string, std::string>> CycleRunner::ProgressPods(const std::set<std::string>* candidates) {
+std::vector<std::pair<std::string, std::string>> CycleRunner::ProgressPods(
+    const std::set<std::string>* candidates) {
   static const std::string kFinishKey = kFinishAfterSteps;
   std::vector<std::pair<std::string, std::string>> changed;
   std::map<std::string, int64_t> still_running;
@@ -171,7 +176,8 @@ std::vector<std::pair<std::string, std::string>> CycleRunner::ProgressPods(const
       if (after && *after >= 0 && steps >= *after) {
         auto ph = pod.meta.annotations.find(kFinishPhase);
         const bool failed = ph != pod.meta.annotations.end() && ph->second == "Failed";
-        const int32_t exit_code = failed ? static_cast<int32_t>(IntAnnotation(pod, kExitCode).value_or(1)) : 0;
+        const int32_t exit_code =
+            failed ? static_cast<int32_t>(IntAnnotation(pod, kExitCode).value_or(1)) : 0;
         Pod* edit = state_.EditPod(key);
         edit->phase = failed ? "Failed" : "Succeeded";
         edit->exit_code = exit_code;
@@ -181,7 +187,8 @@ std::vector<std::pair<std::string, std::string>> CycleRunner::ProgressPods(const
       still_running.emplace_hint(still_running.end(), key, steps);
     } else if (pod.phase == "Pending" && !pod.spec.node_name.empty() && !pod.meta.deleting) {
       state_.EditPod(key)->phase = "Running";  // the kubelet started it: zero steps run so far
-      if (pod.meta.annotations.count(kFinishKey)) still_running.emplace_hint(still_running.end(), key, 0);
+      if (pod.meta.annotations.count(kFinishKey))
+        still_running.emplace_hint(still_running.end(), key, 0);
       changed.emplace_back(key, "Pending");
     }
   };
@@ -250,7 +257,8 @@ WorldStepResult CycleRunner::WorldStep() {
   result.progressed = progressed.size();
   for (const auto& [key, old_phase] : progressed) {
     // An earlier reaction in this loop may have killed the pod.
-    if (const Pod* pod = state_.FindPod(key)) jobs_.OnPodPhaseChanged(state_, *pod, old_phase, now_);
+    if (const Pod* pod = state_.FindPod(key))
+      jobs_.OnPodPhaseChanged(state_, *pod, old_phase, now_);
   }
   SyncControllers();
   return result;

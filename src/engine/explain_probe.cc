@@ -1,4 +1,4 @@
-#include "cli/explain_probe.h"
+#include "engine/explain_probe.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -16,7 +16,8 @@ namespace {
 
 constexpr const char* kGroupAnnotation = "scheduling.k8s.io/group-name";
 
-std::vector<std::unique_ptr<Action>> BuildActions(const std::vector<std::string>& names, const SchedulerConfig& conf,
+std::vector<std::unique_ptr<Action>> BuildActions(const std::vector<std::string>& names,
+                                                  const SchedulerConfig& conf,
                                                   const ActionRegistry& registry, Status* error) {
   std::vector<std::unique_ptr<Action>> out;
   for (const std::string& name : names) {
@@ -48,7 +49,7 @@ JobInfo* FindJobInfo(Session& ssn, const std::string& key) {
 // that plugin is configured ("" otherwise: the event still shows, unattributed).
 std::string PluginOfEvent(const EventRecord& e, const std::set<std::string>& enabled) {
   static const std::set<std::string> kCardReasons = {
-      "InsufficientScalarQuota", "InsufficientCPUQuota", "InsufficientMemoryQuota",
+      "InsufficientScalarQuota", "InsufficientCPUQuota",         "InsufficientMemoryQuota",
       "EmptyQueueCapability",    "GetTaskRequestResourceFailed", "InvalidCardQuota"};
   std::string plugin;
   if (kCardReasons.count(e.reason)) {
@@ -75,7 +76,8 @@ bool EvictedFor(const std::string& reason, const std::set<std::string>& pods) {
   if (by == std::string::npos) return false;
   const size_t start = by + 4;
   const size_t end = reason.find(" (", start);
-  return pods.count(reason.substr(start, end == std::string::npos ? std::string::npos : end - start)) > 0;
+  return pods.count(
+             reason.substr(start, end == std::string::npos ? std::string::npos : end - start)) > 0;
 }
 
 ExplainVictim VictimOf(const Session& ssn, const std::unordered_map<std::string, TaskId>& by_key,
@@ -147,9 +149,11 @@ void ExplainFit(const Session& ssn, const TaskInfo& task, TaskExplanation* out) 
     groups[reasons].push_back(node.name);
   }
   for (auto& [reasons, nodes] : groups) out->node_groups.push_back({reasons, nodes});
-  std::stable_sort(out->node_groups.begin(), out->node_groups.end(),
-                   [](const NodeGroupFit& a, const NodeGroupFit& b) { return a.nodes.size() > b.nodes.size(); });
-  if (std::get<2>(best) != kNone) out->closest_node = MissingCapacity{ssn.node(std::get<2>(best)).name, best_missing};
+  std::stable_sort(
+      out->node_groups.begin(), out->node_groups.end(),
+      [](const NodeGroupFit& a, const NodeGroupFit& b) { return a.nodes.size() > b.nodes.size(); });
+  if (std::get<2>(best) != kNone)
+    out->closest_node = MissingCapacity{ssn.node(std::get<2>(best)).name, best_missing};
 }
 
 // How many of the job's pending pods fit the nodes as they are, each placed
@@ -251,7 +255,8 @@ class Prober {
     report_.cycle = options_.cycle;
     if (!ResolveGroup(subject)) return report_;
     BASALT_RETURN_IF_ERROR(ExplainedSession(subject));
-    if (report_.verdict == "Pending" || report_.verdict == "Pipelined") BASALT_RETURN_IF_ERROR(WhatIfSession());
+    if (report_.verdict == "Pending" || report_.verdict == "Pipelined")
+      BASALT_RETURN_IF_ERROR(WhatIfSession());
     Hints();
     return report_;
   }
@@ -267,13 +272,15 @@ class Prober {
       subject_pods_.insert(subject.key);
       if (!options_.scheduler_names.count(pod.spec.scheduler_name)) {
         report_.verdict = "Ignored";
-        report_.ignored_because = "spec.schedulerName is \"" + pod.spec.scheduler_name + "\", not one this scheduler serves";
+        report_.ignored_because = "spec.schedulerName is \"" + pod.spec.scheduler_name +
+                                  "\", not one this scheduler serves";
         return false;
       }
       auto g = pod.meta.annotations.find(kGroupAnnotation);
       if (g == pod.meta.annotations.end()) {
         report_.verdict = "Ignored";
-        report_.ignored_because = "the pod has no PodGroup (annotation " + std::string(kGroupAnnotation) + ")";
+        report_.ignored_because =
+            "the pod has no PodGroup (annotation " + std::string(kGroupAnnotation) + ")";
         return false;
       }
       group_ = ns + "/" + g->second;
@@ -308,7 +315,8 @@ class Prober {
     for (TaskId id : job.tasks) {
       if (subject_pods_.empty() || subject_pods_.count(ssn.task(id).key)) out.push_back(id);
     }
-    std::sort(out.begin(), out.end(), [&](TaskId a, TaskId b) { return ssn.task(a).key < ssn.task(b).key; });
+    std::sort(out.begin(), out.end(),
+              [&](TaskId a, TaskId b) { return ssn.task(a).key < ssn.task(b).key; });
     return out;
   }
 
@@ -323,11 +331,14 @@ class Prober {
       if (!Relevant(e)) continue;
       ExplainEvent ev{action, e.object, e.type, e.reason, e.message, PluginOfEvent(e, enabled_)};
       auto same = [&](const ExplainEvent& o) {
-        return o.object == ev.object && o.type == ev.type && o.reason == ev.reason && o.message == ev.message;
+        return o.object == ev.object && o.type == ev.type && o.reason == ev.reason &&
+               o.message == ev.message;
       };
-      if (std::none_of(report_.events.begin(), report_.events.end(), same)) report_.events.push_back(ev);
+      if (std::none_of(report_.events.begin(), report_.events.end(), same))
+        report_.events.push_back(ev);
       if (action == "enqueue" && e.object.rfind("Pod/", 0) != 0 &&
-          std::none_of(report_.enqueue_rejections.begin(), report_.enqueue_rejections.end(), same)) {
+          std::none_of(report_.enqueue_rejections.begin(), report_.enqueue_rejections.end(),
+                       same)) {
         report_.enqueue_rejections.push_back(ev);
       }
     }
@@ -347,7 +358,8 @@ class Prober {
     std::vector<TaskId> tasks = TargetTasks(ssn, *job);
     if (subject.kind == "Pod" && tasks.empty()) {
       report_.verdict = "Ignored";
-      report_.ignored_because = "the pod takes no part in scheduling (phase " + state_.pods().at(subject.key).phase + ")";
+      report_.ignored_because =
+          "the pod takes no part in scheduling (phase " + state_.pods().at(subject.key).phase + ")";
       return Status::Ok();
     }
     for (TaskId id : tasks) target_keys_.insert(ssn.task(id).key);
@@ -374,7 +386,8 @@ class Prober {
     std::unordered_map<std::string, TaskId> by_key;
     for (const TaskInfo& t : ssn.tasks()) by_key.emplace(t.key, t.id);
     for (const EvictDecision& e : d.evictions) {
-      if (EvictedFor(e.reason, target_keys_)) report_.session_victims.push_back(VictimOf(ssn, by_key, e));
+      if (EvictedFor(e.reason, target_keys_))
+        report_.session_victims.push_back(VictimOf(ssn, by_key, e));
     }
     for (TaskId id : tasks) {
       const TaskInfo& t = ssn.task(id);
@@ -384,7 +397,8 @@ class Prober {
       if (t.node != kNone) te.node = ssn.node(t.node).name;
       te.request = t.request;
       for (const EventRecord& e : d.events) {
-        if (e.object == "Pod/" + t.key && e.reason == "FailedScheduling") te.failed_scheduling = e.message;
+        if (e.object == "Pod/" + t.key && e.reason == "FailedScheduling")
+          te.failed_scheduling = e.message;
       }
       report_.tasks.push_back(std::move(te));
     }
@@ -415,10 +429,12 @@ class Prober {
       if (!job->IsPending()) te.queue_allocatable = ssn.Allocatable(queue, *t);
       PredicateStatus pre = ssn.PrePredicate(*t);
       if (!pre.ok()) {
-        te.pre_predicate = pre.reasons.empty() ? "refused by a pre-predicate" : Join(pre.reasons, "; ");
+        te.pre_predicate =
+            pre.reasons.empty() ? "refused by a pre-predicate" : Join(pre.reasons, "; ");
         continue;
       }
-      auto cached = t->equivalence_class != kNone ? by_class.find(t->equivalence_class) : by_class.end();
+      auto cached =
+          t->equivalence_class != kNone ? by_class.find(t->equivalence_class) : by_class.end();
       if (cached != by_class.end()) {
         te.node_groups = cached->second.node_groups;
         te.fitting_nodes = cached->second.fitting_nodes;
@@ -446,13 +462,15 @@ class Prober {
     for (const TaskInfo& t : ssn.tasks()) by_key.emplace(t.key, t.id);
     const auto& evictions = ssn.decisions().evictions;
     for (size_t i = evictions_before; i < evictions.size(); ++i) {
-      if (EvictedFor(evictions[i].reason, target_keys_)) w.victims.push_back(VictimOf(ssn, by_key, evictions[i]));
+      if (EvictedFor(evictions[i].reason, target_keys_))
+        w.victims.push_back(VictimOf(ssn, by_key, evictions[i]));
     }
     // Admitted: none of the target's pods is left pending and the gang is whole.
     bool none_pending = true;
     for (TaskId id : TargetTasks(ssn, *job)) {
       const TaskInfo& t = ssn.task(id);
-      if (t.status == TaskStatus::kPipelined && t.node != kNone) w.placements.emplace_back(t.key, ssn.node(t.node).name);
+      if (t.status == TaskStatus::kPipelined && t.node != kNone)
+        w.placements.emplace_back(t.key, ssn.node(t.node).name);
       none_pending &= t.status != TaskStatus::kPending;
     }
     w.admits = none_pending && PlacedCount(*job) >= job->min_member;
@@ -471,7 +489,8 @@ class Prober {
     }
     if (report_.verdict != "Pending" && report_.verdict != "Pipelined") return;
     if (!q.exists) {
-      h.push_back("queue " + q.name + " does not exist: create it, or move the PodGroup to an existing queue");
+      h.push_back("queue " + q.name +
+                  " does not exist: create it, or move the PodGroup to an existing queue");
       return;
     }
     if (q.state != "Open") {
@@ -492,20 +511,25 @@ class Prober {
         }
       }
       if (report_.enqueue_rejections.empty() && q.state == "Open") {
-        h.push_back("enqueue refused admission without an event (a JobEnqueueable vote of the configured plugins)");
+        h.push_back(
+            "enqueue refused admission without an event (a JobEnqueueable vote of the configured "
+            "plugins)");
       }
       if (queue_numbers && report_.min_resources) {
         std::string s = "queue " + q.name + ": capability " +
-                        (q.capability ? ResourceText(*q.capability) : std::string("unlimited")) + "; allocated " +
-                        ResourceText(q.allocated) + "; reserved by admitted PodGroups " + ResourceText(q.inqueue) +
-                        "; this PodGroup needs minResources " + ResourceText(*report_.min_resources);
+                        (q.capability ? ResourceText(*q.capability) : std::string("unlimited")) +
+                        "; allocated " + ResourceText(q.allocated) +
+                        "; reserved by admitted PodGroups " + ResourceText(q.inqueue) +
+                        "; this PodGroup needs minResources " +
+                        ResourceText(*report_.min_resources);
         h.push_back(s);
       }
       return;
     }
     for (const TaskExplanation& t : report_.tasks) {
       if (t.status == "Pending" && !t.queue_allocatable) {
-        h.push_back(t.pod + ": queue " + q.name + " refuses to place it (its Allocatable vote: quota or state); see the events");
+        h.push_back(t.pod + ": queue " + q.name +
+                    " refuses to place it (its Allocatable vote: quota or state); see the events");
       }
     }
     if (!report_.session_victims.empty()) {
@@ -523,9 +547,10 @@ class Prober {
     const int32_t need = std::max(report_.min_member, 1);
     const int32_t could = report_.placed_after + report_.placeable;
     if (report_.min_member > 1 && could < need) {
-      h.push_back("gang: minAvailable " + std::to_string(need) + ", but only " + std::to_string(could) + " of " +
-                  std::to_string(report_.tasks_total) + " pods can be placed on the cluster as it is (" +
-                  std::to_string(need - could) + " short)");
+      h.push_back("gang: minAvailable " + std::to_string(need) + ", but only " +
+                  std::to_string(could) + " of " + std::to_string(report_.tasks_total) +
+                  " pods can be placed on the cluster as it is (" + std::to_string(need - could) +
+                  " short)");
     }
     std::set<std::string> said;
     for (const TaskExplanation& t : report_.tasks) {
@@ -547,7 +572,8 @@ class Prober {
   static std::string VictimList(const std::vector<ExplainVictim>& victims) {
     std::vector<std::string> names;
     for (const ExplainVictim& v : victims) {
-      names.push_back(v.pod + " (queue " + v.queue + (v.node.empty() ? "" : ", node " + v.node) + ")");
+      names.push_back(v.pod + " (queue " + v.queue + (v.node.empty() ? "" : ", node " + v.node) +
+                      ")");
     }
     return Join(names, ", ");
   }
@@ -568,8 +594,10 @@ class Prober {
 
 std::string ResourceText(const Resource& r) {
   std::vector<std::string> parts;
-  if (r.milli_cpu() != 0) parts.push_back("cpu " + FormatDimension(ResourceNames::kCpu, r.milli_cpu()));
-  if (r.memory() != 0) parts.push_back("memory " + FormatDimension(ResourceNames::kMemory, r.memory()));
+  if (r.milli_cpu() != 0)
+    parts.push_back("cpu " + FormatDimension(ResourceNames::kCpu, r.milli_cpu()));
+  if (r.memory() != 0)
+    parts.push_back("memory " + FormatDimension(ResourceNames::kMemory, r.memory()));
   std::vector<std::string> scalars;
   for (const auto& [id, v] : r.scalars()) {
     if (id == ResourceNames::kPods || v == 0) continue;

@@ -1,4 +1,4 @@
-#include "cli/vc_store.h"
+#include "live/vc_store.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -8,9 +8,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "api/file_text.h"
 #include "api/decode.h"
-#include "cli/vc_yaml.h"
+#include "api/file_text.h"
+#include "api/yaml_json.h"
 #include "kube/client.h"
 #include "kube/kubeconfig.h"
 
@@ -30,7 +30,8 @@ std::string MetaStr(const Json& obj, const char* field) {
 
 bool SameKind(const Json& obj, VcKind kind) {
   const VcKindInfo& info = KindInfo(kind);
-  return obj.is_object() && Str(obj, "kind") == info.kind && Str(obj, "apiVersion") == info.api_version;
+  return obj.is_object() && Str(obj, "kind") == info.kind &&
+         Str(obj, "apiVersion") == info.api_version;
 }
 
 void SortByKey(std::vector<Json>* objs) {
@@ -58,8 +59,8 @@ struct FolderDoc {
 
 bool IsSeparator(const std::string& text, size_t line_start, size_t line_end, const char* marker) {
   if (line_end - line_start < 3 || text.compare(line_start, 3, marker) != 0) return false;
-  return line_end - line_start == 3 || text[line_start + 3] == ' ' || text[line_start + 3] == '\t' ||
-         text[line_start + 3] == '\r';
+  return line_end - line_start == 3 || text[line_start + 3] == ' ' ||
+         text[line_start + 3] == '\t' || text[line_start + 3] == '\r';
 }
 
 // Splits a multi-document YAML text into byte ranges at "---" lines; a "..."
@@ -90,7 +91,8 @@ class FolderStore : public VcStore {
     std::vector<Json> out;
     for (FolderDoc& d : docs) {
       if (!SameKind(d.object, kind)) continue;
-      if (KindInfo(kind).namespaced && !ns.empty() && MetaStr(d.object, "namespace") != ns) continue;
+      if (KindInfo(kind).namespaced && !ns.empty() && MetaStr(d.object, "namespace") != ns)
+        continue;
       out.push_back(std::move(d.object));
     }
     SortByKey(&out);
@@ -100,7 +102,8 @@ class FolderStore : public VcStore {
   Result<Json> Get(VcKind kind, const std::string& ns, const std::string& name) override {
     BASALT_ASSIGN_OR_RETURN(std::vector<FolderDoc> docs, Load());
     const FolderDoc* doc = Find(docs, kind, ns, name);
-    if (doc == nullptr) return Status::NotFound(ObjectLabel(kind, ns, name) + " not found in " + Describe());
+    if (doc == nullptr)
+      return Status::NotFound(ObjectLabel(kind, ns, name) + " not found in " + Describe());
     return doc->object;
   }
 
@@ -128,12 +131,14 @@ class FolderStore : public VcStore {
     }
     if (name.empty()) return Status::InvalidArgument(info.kind + ": metadata.name: missing");
     if (Find(docs, kind, ns, name) != nullptr) {
-      return Status::AlreadyExists(ObjectLabel(kind, ns, name) + " already exists in " + Describe());
+      return Status::AlreadyExists(ObjectLabel(kind, ns, name) + " already exists in " +
+                                   Describe());
     }
     std::string base = info.plural.substr(0, info.plural.size() - 1);  // "jobs" -> "job"
     base += "-" + (info.namespaced ? ns + "-" : std::string()) + name;
     fs::path path = fs::path(dir_) / (base + ".yaml");
-    for (int n = 2; fs::exists(path); ++n) path = fs::path(dir_) / (base + "-" + std::to_string(n) + ".yaml");
+    for (int n = 2; fs::exists(path); ++n)
+      path = fs::path(dir_) / (base + "-" + std::to_string(n) + ".yaml");
     std::ofstream out(path, std::ios::binary);
     out << JsonToYaml(stored);
     out.close();
@@ -144,7 +149,8 @@ class FolderStore : public VcStore {
   Status Delete(VcKind kind, const std::string& ns, const std::string& name) override {
     BASALT_ASSIGN_OR_RETURN(std::vector<FolderDoc> docs, Load());
     const FolderDoc* doc = Find(docs, kind, ns, name);
-    if (doc == nullptr) return Status::NotFound(ObjectLabel(kind, ns, name) + " not found in " + Describe());
+    if (doc == nullptr)
+      return Status::NotFound(ObjectLabel(kind, ns, name) + " not found in " + Describe());
     BASALT_ASSIGN_OR_RETURN(std::string text, ReadText(doc->file));
     std::string rest = text.substr(0, doc->begin) + text.substr(doc->end);
     // A file left with nothing but separators, comments and blank lines goes.
@@ -170,8 +176,8 @@ class FolderStore : public VcStore {
   std::string Describe() const override { return "folder " + dir_; }
 
  private:
-  static const FolderDoc* Find(const std::vector<FolderDoc>& docs, VcKind kind, const std::string& ns,
-                               const std::string& name) {
+  static const FolderDoc* Find(const std::vector<FolderDoc>& docs, VcKind kind,
+                               const std::string& ns, const std::string& name) {
     for (const FolderDoc& d : docs) {
       if (!SameKind(d.object, kind) || MetaStr(d.object, "name") != name) continue;
       if (KindInfo(kind).namespaced && MetaStr(d.object, "namespace") != ns) continue;
@@ -206,7 +212,9 @@ class FolderStore : public VcStore {
       }
       for (auto [begin, end] : ranges) {
         std::string chunk = text.substr(begin, end - begin);
-        int line = static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(begin), '\n')) + 1;
+        int line = static_cast<int>(
+                       std::count(text.begin(), text.begin() + static_cast<long>(begin), '\n')) +
+                   1;
         BASALT_ASSIGN_OR_RETURN(Json obj, ParseYamlDocument(chunk, f + ":" + std::to_string(line)));
         if (!obj.is_object()) continue;
         docs.push_back(FolderDoc{f, begin, end, std::move(obj)});
@@ -228,7 +236,8 @@ class ApiStore : public VcStore {
 
   Result<std::vector<Json>> List(VcKind kind, const std::string& ns) override {
     kube::ResourcePath path = PathOf(kind);
-    auto list = client_->List(KindInfo(kind).namespaced && !ns.empty() ? path.Namespaced(ns) : path.Collection());
+    auto list = client_->List(KindInfo(kind).namespaced && !ns.empty() ? path.Namespaced(ns)
+                                                                       : path.Collection());
     if (!list.ok()) return Failure(list.error(), kind, ns, "");
     std::vector<Json> items = std::move(list->items);
     SortByKey(&items);
@@ -248,7 +257,8 @@ class ApiStore : public VcStore {
     std::string name = obj.contains("metadata") ? MetaStr(obj, "name") : "";
     if (!reply.ok()) return Failure(reply.error(), kind, ns, name);
     Json created = Json::parse(reply->body, nullptr, false);
-    if (!created.is_object()) return Status::Internal("POST " + collection + ": the reply is not a JSON object");
+    if (!created.is_object())
+      return Status::Internal("POST " + collection + ": the reply is not a JSON object");
     return created;
   }
 
@@ -265,13 +275,18 @@ class ApiStore : public VcStore {
     const VcKindInfo& info = KindInfo(kind);
     return kube::ResourcePath{"/apis/" + info.api_version, info.plural};
   }
-  static std::string Scope(VcKind kind, const std::string& ns) { return KindInfo(kind).namespaced ? ns : ""; }
+  static std::string Scope(VcKind kind, const std::string& ns) {
+    return KindInfo(kind).namespaced ? ns : "";
+  }
 
   // A 404 reads like the folder's; anything else keeps the server's words.
-  Status Failure(const kube::ApiError& e, VcKind kind, const std::string& ns, const std::string& name) const {
-    if (e.code == 404 && !name.empty()) return Status::NotFound(ObjectLabel(kind, ns, name) + " not found in " + Describe());
+  Status Failure(const kube::ApiError& e, VcKind kind, const std::string& ns,
+                 const std::string& name) const {
+    if (e.code == 404 && !name.empty())
+      return Status::NotFound(ObjectLabel(kind, ns, name) + " not found in " + Describe());
     if (e.code == 409 && e.reason == "AlreadyExists") {
-      return Status::AlreadyExists(ObjectLabel(kind, ns, name) + " already exists in " + Describe());
+      return Status::AlreadyExists(ObjectLabel(kind, ns, name) + " already exists in " +
+                                   Describe());
     }
     return e.ToStatus();
   }
@@ -287,8 +302,9 @@ Result<kube::KubeConfig> ResolveKubeconfig(const StoreOptions& o) {
   if (path.empty()) {
     auto in_cluster = kube::InClusterConfig();
     if (!in_cluster.ok()) {
-      return Status::InvalidArgument(in_cluster.status().message() +
-                                     " (no --cluster DIR or --kubeconfig given, and not running in a cluster)");
+      return Status::InvalidArgument(
+          in_cluster.status().message() +
+          " (no --cluster DIR or --kubeconfig given, and not running in a cluster)");
     }
     return in_cluster;
   }

@@ -1,4 +1,4 @@
-#include "cli/vc_yaml.h"
+#include "api/yaml_json.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -116,7 +116,8 @@ Result<Json> ParseYamlDocument(const std::string& text, const std::string& where
   try {
     node = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    return Status::InvalidArgument(where + ":" + std::to_string(e.mark.line + 1) + ": malformed YAML/JSON: " + e.msg);
+    return Status::InvalidArgument(where + ":" + std::to_string(e.mark.line + 1) +
+                                   ": malformed YAML/JSON: " + e.msg);
   }
   return YamlToJson(node, where);
 }

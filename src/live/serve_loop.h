@@ -102,13 +102,14 @@ class ServeLoop {
     bool has_node = false;
   };
   void ApplyAssumedLocked(std::chrono::steady_clock::time_point now);
-  void ApplyBinds(const std::vector<BindDecision>& binds, const std::map<std::string, PodInfo>& pods,
-                  CycleSummary* sum);
-  void ApplyEvictions(const std::vector<EvictDecision>& evictions, const std::map<std::string, PodInfo>& pods,
-                      CycleSummary* sum);
+  void ApplyBinds(const std::vector<BindDecision>& binds,
+                  const std::map<std::string, PodInfo>& pods, CycleSummary* sum);
+  void ApplyEvictions(const std::vector<EvictDecision>& evictions,
+                      const std::map<std::string, PodInfo>& pods, CycleSummary* sum);
   void Refresh(const std::string& pod_key, const std::string& uid);
   void Event(const std::string& object, const std::string& uid, const std::string& type,
-             const std::string& reason, const std::string& action, const std::string& message, CycleSummary* sum);
+             const std::string& reason, const std::string& action, const std::string& message,
+             CycleSummary* sum);
   void Fail(const kube::ApiError& e, CycleSummary* sum);
 
   kube::Client* client_;
@@ -132,7 +133,8 @@ class ServeLoop {
     std::chrono::steady_clock::time_point at;
   };
   std::map<std::string, SentEvent> sent_events_;  // "object|reason"
-  std::map<std::string, std::map<std::string, std::string>> queue_written_;  // queue -> allocated we wrote
+  std::map<std::string, std::map<std::string, std::string>>
+      queue_written_;                                    // queue -> allocated we wrote
   std::map<std::string, std::string> podgroup_written_;  // key -> status JSON we wrote
 };
 

@@ -1,4 +1,4 @@
-#include "cli/explain_live.h"
+#include "live/live_state.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -13,7 +13,8 @@
 
 namespace basalt {
 
-Status LoadLiveState(const std::string& kubeconfig, const std::string& context, ClusterState* state) {
+Status LoadLiveState(const std::string& kubeconfig, const std::string& context,
+                     ClusterState* state) {
   // vcctl's loading rules (docs/cli.md).
   const std::string path = kube::KubeconfigPathAsVcctl(kubeconfig);
   auto config = path.empty() ? kube::InClusterConfig() : kube::LoadKubeconfig(path, context);

@@ -1,12 +1,12 @@
-#include "cli/serve_loop.h"
+#include "live/serve_loop.h"
 
 #include <algorithm>
 #include <atomic>
 #include <iostream>
 #include <optional>
 #include <set>
-#include <tuple>
 #include <thread>
+#include <tuple>
 
 #include "actions/builtin.h"
 #include "api/quantity.h"
@@ -43,26 +43,31 @@ void Log(const std::string& line) { std::cerr << "basalt serve: " << line << "\n
 }  // namespace
 
 void DeclareServeMetrics(kube::Metrics& m) {
-  m.Histogram("basalt_cycle_duration_seconds", "Wall time of one scheduling cycle (session and API writes).",
+  m.Histogram("basalt_cycle_duration_seconds",
+              "Wall time of one scheduling cycle (session and API writes).",
               {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10});
   m.Histogram("basalt_action_duration_seconds", "Wall time of one action within a session.",
               {0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5}, {"action"});
   m.Counter("basalt_cycles_total", "Scheduling cycles run (as leader).");
   m.Counter("basalt_pods_bound_total", "Pods bound through pods/binding (201).");
-  m.Counter("basalt_bind_conflicts_total", "Binds answered 409 or 404 (re-read, never retried).", {"outcome"});
+  m.Counter("basalt_bind_conflicts_total", "Binds answered 409 or 404 (re-read, never retried).",
+            {"outcome"});
   m.Counter("basalt_pods_evicted_total", "Pods evicted through pods/eviction (201).", {"action"});
   m.Counter("basalt_evictions_blocked_total", "Evictions refused by a disruption budget (429).");
-  m.Counter("basalt_podgroup_status_writes_total", "PodGroup status writes (PUT with resourceVersion).");
-  m.Counter("basalt_queue_status_writes_total", "Queue status merge patches on queues/NAME/status.");
+  m.Counter("basalt_podgroup_status_writes_total",
+            "PodGroup status writes (PUT with resourceVersion).");
+  m.Counter("basalt_queue_status_writes_total",
+            "Queue status merge patches on queues/NAME/status.");
   m.Counter("basalt_events_total", "Events written.", {"reason"});
   m.Gauge("basalt_pending_pods", "Pods with our scheduler name and no node after the last cycle.");
-  m.Gauge("basalt_queue_allocated", "Resources allocated to a queue after the last cycle.", {"queue", "resource"});
+  m.Gauge("basalt_queue_allocated", "Resources allocated to a queue after the last cycle.",
+          {"queue", "resource"});
   m.Gauge("basalt_queue_deserved", "A queue's spec.deserved.", {"queue", "resource"});
   m.Gauge("basalt_queue_capability", "A queue's spec.capability.", {"queue", "resource"});
 }
 
-ServeLoop::ServeLoop(kube::Client* client, ClusterState* state, std::mutex* state_mu, kube::Metrics* metrics,
-                     kube::Clock* clock, ServeLoopOptions options)
+ServeLoop::ServeLoop(kube::Client* client, ClusterState* state, std::mutex* state_mu,
+                     kube::Metrics* metrics, kube::Clock* clock, ServeLoopOptions options)
     : client_(client),
       state_(state),
       state_mu_(state_mu),
@@ -103,10 +108,13 @@ void ServeLoop::ApplyAssumedLocked(Clock::time_point now) {
   for (auto it = assumed_.begin(); it != assumed_.end();) {
     const Pod* pod = state_->FindPod(it->first);
     const Assumed& a = it->second;
-    bool drop = pod == nullptr || (!a.uid.empty() && pod->meta.uid != a.uid) || now - a.since > options_.assume_ttl;
+    bool drop = pod == nullptr || (!a.uid.empty() && pod->meta.uid != a.uid) ||
+                now - a.since > options_.assume_ttl;
     if (!drop && a.evicted) {
-      if (pod->meta.deleting) drop = true;  // the informer shows it: nothing to assume
-      else state_->EditPod(it->first)->meta.deleting = true;
+      if (pod->meta.deleting)
+        drop = true;  // the informer shows it: nothing to assume
+      else
+        state_->EditPod(it->first)->meta.deleting = true;
     } else if (!drop) {
       if (!pod->spec.node_name.empty()) {
         drop = true;
@@ -137,7 +145,8 @@ void ServeLoop::Refresh(const std::string& pod_key, const std::string& uid) {
   std::string node;
   bool deleting = false;
   if (auto spec = pod.find("spec"); spec != pod.end() && spec->is_object()) {
-    if (auto n = spec->find("nodeName"); n != spec->end() && n->is_string()) node = n->get<std::string>();
+    if (auto n = spec->find("nodeName"); n != spec->end() && n->is_string())
+      node = n->get<std::string>();
   }
   if (auto meta = pod.find("metadata"); meta != pod.end() && meta->is_object()) {
     deleting = meta->contains("deletionTimestamp") && !(*meta)["deletionTimestamp"].is_null();
@@ -147,13 +156,14 @@ void ServeLoop::Refresh(const std::string& pod_key, const std::string& uid) {
 }
 
 void ServeLoop::Event(const std::string& object, const std::string& uid, const std::string& type,
-                      const std::string& reason, const std::string& action, const std::string& message,
-                      CycleSummary* sum) {
+                      const std::string& reason, const std::string& action,
+                      const std::string& message, CycleSummary* sum) {
   if (!options_.write_events) return;
   auto now = clock_->Now();
   std::string dedupe = object + "|" + reason;
   auto sent = sent_events_.find(dedupe);
-  if (sent != sent_events_.end() && sent->second.message == message && now - sent->second.at < options_.event_repeat) {
+  if (sent != sent_events_.end() && sent->second.message == message &&
+      now - sent->second.at < options_.event_repeat) {
     return;
   }
   // "Pod/ns/name", "PodGroup/ns/name", "Queue/name".
@@ -182,8 +192,8 @@ void ServeLoop::Event(const std::string& object, const std::string& uid, const s
   metrics_->Inc("basalt_events_total", {reason});
 }
 
-void ServeLoop::ApplyEvictions(const std::vector<EvictDecision>& evictions, const std::map<std::string, PodInfo>& pods,
-                               CycleSummary* sum) {
+void ServeLoop::ApplyEvictions(const std::vector<EvictDecision>& evictions,
+                               const std::map<std::string, PodInfo>& pods, CycleSummary* sum) {
   auto now = clock_->Now();
   std::set<std::string> done;
   for (const EvictDecision& e : evictions) {
@@ -213,7 +223,8 @@ void ServeLoop::ApplyEvictions(const std::vector<EvictDecision>& evictions, cons
       case kube::EvictOutcome::kBlockedByBudget: {
         ++sum->evictions_blocked;
         metrics_->Inc("basalt_evictions_blocked_total");
-        if (r->retry_after_seconds > 0) blocked_until_[e.pod] = now + std::chrono::seconds(r->retry_after_seconds);
+        if (r->retry_after_seconds > 0)
+          blocked_until_[e.pod] = now + std::chrono::seconds(r->retry_after_seconds);
         Event("Pod/" + e.pod, uid, "Warning", "EvictionBlocked", "Evicting",
               "Eviction by " + e.action + " refused: " + r->message, sum);
         break;
@@ -225,8 +236,8 @@ void ServeLoop::ApplyEvictions(const std::vector<EvictDecision>& evictions, cons
   }
 }
 
-void ServeLoop::ApplyBinds(const std::vector<BindDecision>& binds, const std::map<std::string, PodInfo>& pods,
-                           CycleSummary* sum) {
+void ServeLoop::ApplyBinds(const std::vector<BindDecision>& binds,
+                           const std::map<std::string, PodInfo>& pods, CycleSummary* sum) {
   struct Job {
     const BindDecision* bind;
     std::string uid;
@@ -250,9 +261,10 @@ void ServeLoop::ApplyBinds(const std::vector<BindDecision>& binds, const std::ma
       // the bind, as Volcano patches them; a failed patch skips the bind and
       // the next cycle decides again.
       if (!jobs[i].bind->annotations.empty()) {
-        auto patched = client_->Patch("/api/v1/namespaces/" + ns + "/pods/" + name,
-                                      Json{{"metadata", {{"annotations", jobs[i].bind->annotations}}}},
-                                      "application/strategic-merge-patch+json");
+        auto patched =
+            client_->Patch("/api/v1/namespaces/" + ns + "/pods/" + name,
+                           Json{{"metadata", {{"annotations", jobs[i].bind->annotations}}}},
+                           "application/strategic-merge-patch+json");
         if (!patched.ok()) {
           jobs[i].result.emplace(patched.error());
           continue;
@@ -290,7 +302,8 @@ void ServeLoop::ApplyBinds(const std::vector<BindDecision>& binds, const std::ma
         static const char* names[] = {"bound", "already_bound", "terminating", "conflict", "gone"};
         ++sum->bind_conflicts;
         metrics_->Inc("basalt_bind_conflicts_total", {names[static_cast<int>(r->outcome)]});
-        Log("bind " + key + " -> " + job.bind->node + ": " + r->message + " (not retried; re-reading the pod)");
+        Log("bind " + key + " -> " + job.bind->node + ": " + r->message +
+            " (not retried; re-reading the pod)");
         Refresh(key, job.uid);
         break;
       }
@@ -338,13 +351,14 @@ CycleSummary ServeLoop::RunCycle() {
     for (auto& action : actions_) {
       auto t0 = Clock::now();
       ssn.Run(*action);
-      metrics_->Observe("basalt_action_duration_seconds", {std::string(action->Name())}, Seconds(Clock::now() - t0));
+      metrics_->Observe("basalt_action_duration_seconds", {std::string(action->Name())},
+                        Seconds(Clock::now() - t0));
     }
     d = ssn.Close();
     for (const auto& [key, pod] : state_->pods()) {
       pods[key] = PodInfo{pod.meta.uid, pod.nominated_node_name, !pod.spec.node_name.empty()};
-      if (pod.spec.scheduler_name == options_.scheduler_name && pod.spec.node_name.empty() && !pod.meta.deleting &&
-          pod.phase == "Pending") {
+      if (pod.spec.scheduler_name == options_.scheduler_name && pod.spec.node_name.empty() &&
+          !pod.meta.deleting && pod.phase == "Pending") {
         ++pending;
       }
       auto g = pod.meta.annotations.find("scheduling.k8s.io/group-name");
@@ -380,7 +394,8 @@ CycleSummary ServeLoop::RunCycle() {
 
   for (const auto& [key, phase] : d.podgroup_phases) {
     auto [running, succeeded, failed] = pg_counts[key];
-    Json status = {{"phase", phase}, {"running", running}, {"succeeded", succeeded}, {"failed", failed}};
+    Json status = {
+        {"phase", phase}, {"running", running}, {"succeeded", succeeded}, {"failed", failed}};
     std::string text = status.dump();
     auto written = podgroup_written_.find(key);
     if (written != podgroup_written_.end() && written->second == text) continue;
@@ -414,15 +429,18 @@ CycleSummary ServeLoop::RunCycle() {
     metrics_->Set(family, {queue, "cpu"}, r.milli_cpu() / 1000.0);
     metrics_->Set(family, {queue, "memory"}, static_cast<double>(r.memory()));
     for (const auto& [id, v] : r.scalars()) {
-      if (id != ResourceNames::kPods) metrics_->Set(family, {queue, ResourceNames::Name(id)}, v / 1000.0);
+      if (id != ResourceNames::kPods)
+        metrics_->Set(family, {queue, ResourceNames::Name(id)}, v / 1000.0);
     }
   };
   for (const auto& [name, allocated] : d.queue_allocated) {
     auto list = ResourceList(allocated);
     put_gauge("basalt_queue_allocated", name, allocated);
     auto q = queues.find(name);
-    if (q != queues.end() && q->second.deserved) put_gauge("basalt_queue_deserved", name, *q->second.deserved);
-    if (q != queues.end() && q->second.capability) put_gauge("basalt_queue_capability", name, *q->second.capability);
+    if (q != queues.end() && q->second.deserved)
+      put_gauge("basalt_queue_deserved", name, *q->second.deserved);
+    if (q != queues.end() && q->second.capability)
+      put_gauge("basalt_queue_capability", name, *q->second.capability);
     if (q == queues.end()) continue;  // the session's implicit default queue: no object to write
     auto written = queue_written_.find(name);
     if (written != queue_written_.end() && written->second == list) continue;
@@ -447,7 +465,8 @@ CycleSummary ServeLoop::RunCycle() {
   for (const EventRecord& e : d.events) {
     std::string uid;
     auto slash = e.object.find('/');
-    std::string kind = e.object.substr(0, slash), key = slash == std::string::npos ? "" : e.object.substr(slash + 1);
+    std::string kind = e.object.substr(0, slash),
+                key = slash == std::string::npos ? "" : e.object.substr(slash + 1);
     if (kind == "Pod") {
       auto it = pods.find(key);
       if (it == pods.end()) continue;

@@ -17,6 +17,7 @@ namespace basalt {
 // does not serve (404, e.g. Volcano's CRDs not installed) has no objects. Errors
 // name the kubeconfig or the failing request; an object the decoder refuses
 // is an error naming it (explain must not reason on a partial cluster).
-Status LoadLiveState(const std::string& kubeconfig, const std::string& context, ClusterState* state);
+Status LoadLiveState(const std::string& kubeconfig, const std::string& context,
+                     ClusterState* state);
 
 }  // namespace basalt

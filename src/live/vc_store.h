@@ -15,9 +15,8 @@
 //     nothing else is left in it.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -58,7 +57,7 @@ struct StoreOptions {
   std::string cluster_dir;  // non-empty: the folder back end
   std::string kubeconfig;   // else $KUBECONFIG, else in-cluster
   std::string context;
-  uint64_t seed = 0;        // folder back end: generated name suffixes
+  uint64_t seed = 0;  // folder back end: generated name suffixes
 };
 
 // The folder when `cluster_dir` is set, else the API server named by the

@@ -23,7 +23,7 @@
 #include <string>
 
 #include "api/status.h"
-#include "cli/explain_report.h"
+#include "engine/explain_report.h"
 #include "framework/action.h"
 #include "framework/config.h"
 #include "framework/plugin.h"

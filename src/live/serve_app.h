@@ -1,0 +1,130 @@
+// The live process behind `basalt serve`: the scheduler on a Kubernetes API server (docs/serve.md).
+//
+//   informers (one thread each) -> ClusterState <- ServeLoop (the leader's cycles)
+//   LeaderElector (Lease)          EndpointServer (/healthz /readyz /metrics)
+//
+// `ServeApp` is the whole process minus signals and real time: `Tick` does one
+// round of the main loop (configuration reload, lease, cycle when due) on an
+// injectable clock, so tests drive it step by step against a loopback server.
+// `RunServe` (cli/serve.h) wraps it for the CLI: exit code 2 on a bad kubeconfig, flag or
+// configuration; SIGTERM/SIGINT finish the cycle, release the lease and exit 0.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kube/client.h"
+#include "kube/endpoint_server.h"
+#include "kube/informer.h"
+#include "kube/kubeconfig.h"
+#include "kube/leader.h"
+#include "kube/metrics.h"
+#include "live/serve_loop.h"
+#include "state/cluster_state.h"
+
+namespace basalt {
+
+struct ServeRequest {
+  std::string kubeconfig;  // empty: $KUBECONFIG, else in-cluster
+  std::string context;
+  std::string conf_path;  // empty: Volcano's default configuration
+  std::string period = "1s";
+  std::string listen = "127.0.0.1:8080";
+  bool leader_elect = true;
+  std::string lease_namespace;  // empty: the kubeconfig's namespace, else "default"
+  std::string lease_name = "basalt";
+  std::string scheduler_name = "volcano";
+  std::string identity;  // empty: "<hostname>_<random>"
+  double qps = 50;
+  int burst = 100;
+  int bind_parallelism = 4;
+};
+
+// "500ms", "1s", "2m", "1.5s", or a bare number of seconds.
+Result<std::chrono::milliseconds> ParseDuration(const std::string& text);
+
+struct ServeAppOptions {
+  ServeRequest request;
+  kube::KubeConfig kubeconfig;
+  std::string conf_text;         // as read from request.conf_path (reloaded when the file changes)
+  kube::Clock* clock = nullptr;  // null: real time
+  kube::InformerOptions informer;
+  // Lease timing (defaults: 15 s / 10 s / 2 s).
+  std::chrono::seconds lease_duration{15};
+  std::chrono::seconds renew_deadline{10};
+  std::chrono::seconds retry_period{2};
+  std::function<std::string()> wall_now;  // lease MicroTimes; null: system clock
+  // Client retry tuning (tests shorten the backoff).
+  int max_attempts = 5;
+  std::chrono::milliseconds initial_backoff{200};
+  std::chrono::milliseconds request_timeout{30000};
+};
+
+class ServeApp {
+ public:
+  explicit ServeApp(ServeAppOptions options);
+  ~ServeApp();
+
+  // Checks the configuration, starts the informers and (when `listen` is not
+  // empty) the endpoint server. Errors are user errors (exit 2).
+  Status Start();
+  // One round: reload the configuration if its file changed, tick the lease,
+  // run a cycle when leading, synced and a period has passed. Returns the
+  // time until the next round is due.
+  std::chrono::milliseconds Tick();
+  // Stops the informers, releases the lease, stops the endpoints.
+  void Stop();
+
+  bool Synced();
+  bool Ready();
+  bool leader() const { return elector_ ? elector_->is_leader() : true; }
+  kube::Metrics& metrics() { return metrics_; }
+  ServeLoop& loop() { return *loop_; }
+  kube::LeaderElector* elector() { return elector_.get(); }
+  int endpoint_port() const { return endpoints_.port(); }
+  const std::vector<CycleSummary>& summaries() const { return summaries_; }
+  // Runs `fn` with the store locked (tests inspect it).
+  template <typename Fn>
+  auto WithState(Fn fn) {
+    std::lock_guard<std::mutex> lock(sink_.mutex());
+    return fn(static_cast<const ClusterState&>(state_));
+  }
+  std::vector<kube::InformerStats> informer_stats();
+
+ private:
+  std::unique_ptr<kube::Client> MakeClient(bool for_watches);
+  void ReloadConfIfChanged();
+  void UpdateInformerMetrics();
+  kube::EndpointReply Readyz();
+  kube::EndpointReply Healthz();
+
+  ServeAppOptions options_;
+  kube::Clock* clock_;
+  std::chrono::milliseconds period_{1000};
+  kube::Metrics metrics_;
+  ClusterState state_;
+  kube::StateSink sink_{&state_};
+  std::atomic<bool> stop_{false};
+  std::unique_ptr<kube::Client> client_;        // binds, evictions, status, events, lease
+  std::unique_ptr<kube::Client> watch_client_;  // lists and watches (cut by stop_)
+  std::vector<std::unique_ptr<kube::Informer>> informers_;
+  std::vector<std::string> informer_kinds_;
+  std::vector<std::string> informer_logged_errors_;
+  std::vector<std::thread> threads_;
+  std::unique_ptr<ServeLoop> loop_;
+  std::unique_ptr<kube::LeaderElector> elector_;
+  kube::EndpointServer endpoints_;
+  bool started_ = false;
+  bool ever_cycled_ = false;
+  std::chrono::steady_clock::time_point last_cycle_{};
+  std::atomic<int64_t> last_tick_ns_{0};  // real time, for /healthz
+  int64_t conf_mtime_ = 0;
+  std::vector<CycleSummary> summaries_;  // the last few (tests, logs)
+};
+
+}  // namespace basalt
