@@ -156,8 +156,10 @@ namespace {
 using kube::Json;
 
 std::unique_ptr<kube::Client> ClientFor(const FakeApiServer& fake, kube::Clock* clock,
-                                        const std::string& token = "t") {
+                                        const std::string& token = "t",
+                                        std::function<bool()> may_write = nullptr) {
   kube::ClientOptions opt;
+  opt.may_write = std::move(may_write);
   opt.server = fake.url();
   opt.bearer_token = token;
   opt.clock = clock;
@@ -382,6 +384,31 @@ TEST_F(LeaderTest, ReleaseAndRenewDeadline) {
   fake_.FailNext(0, 500);
   clock_.Advance(std::chrono::seconds(2));
   EXPECT_TRUE(b->Tick());  // its own lease: re-acquired
+}
+
+// Writes are fenced by the lease: once the last successful renew is as old as
+// the renew deadline, `MayWrite` is false on its own (no Tick needed: a stuck
+// renewal cannot keep a replica writing), and a client fenced with it sends
+// no write — the request never reaches the server. Reads still go out.
+TEST_F(LeaderTest, WritesStopAtTheRenewDeadlineWithoutATick) {
+  auto ca = ClientFor(fake_, &clock_);
+  auto a = Elector("a", ca.get());
+  ASSERT_TRUE(a->Tick());
+  EXPECT_TRUE(a->MayWrite());
+  auto writes = ClientFor(fake_, &clock_, "t", [&a] { return a->MayWrite(); });
+  clock_.Advance(std::chrono::milliseconds(9900));
+  EXPECT_TRUE(a->MayWrite());
+  clock_.Advance(std::chrono::milliseconds(100));  // 10 s since the renew was sent
+  EXPECT_FALSE(a->MayWrite());
+  EXPECT_TRUE(a->is_leader()) << "no Tick yet: only the fence has closed";
+  size_t before = fake_.http().CountRequests("POST", "/api/v1/namespaces/ns/pods/p/binding");
+  auto bind = writes->Bind("ns", "p", "n1");
+  ASSERT_FALSE(bind.ok());
+  EXPECT_NE(bind.error().message.find("withheld"), std::string::npos) << bind.error().message;
+  EXPECT_EQ(fake_.http().CountRequests("POST", "/api/v1/namespaces/ns/pods/p/binding"), before);
+  // A renew restores the fence.
+  ASSERT_TRUE(a->TryAcquireOrRenew());
+  EXPECT_TRUE(a->MayWrite());
 }
 
 // ---- metrics ----

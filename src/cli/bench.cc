@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "api/log.h"
 #include "profiles.h"
 
 namespace basalt {
@@ -14,9 +15,9 @@ int RunBench(const BenchRequest& request) {
   }
   const bench::Profile* profile = bench::FindProfile(request.profile);
   if (!profile) {
-    std::cerr << "basalt: unknown profile \"" << request.profile << "\"; one of:";
-    for (const bench::Profile& p : bench::Profiles()) std::cerr << " " << p.name;
-    std::cerr << "\n";
+    std::string names;
+    for (const bench::Profile& p : bench::Profiles()) names += " " + p.name;
+    CliLog().error("unknown profile \"{}\"; one of:{}", request.profile, names);
     return 2;
   }
   bench::RunOptions options;
@@ -25,7 +26,7 @@ int RunBench(const BenchRequest& request) {
   options.full_snapshots = request.full_snapshots;
   auto result = bench::RunProfile(*profile, options);
   if (!result.ok()) {
-    std::cerr << "basalt: " << result.status().message() << "\n";
+    CliLog().error("{}", result.status().message());
     return 2;
   }
   std::cout << bench::ResultJson(*result, options).dump(2) << "\n";

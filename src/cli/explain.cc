@@ -8,11 +8,12 @@
 
 #include "actions/builtin.h"
 #include "api/decode.h"
-#include "live/live_state.h"
-#include "engine/explain_probe.h"
+#include "api/log.h"
 #include "cli/schedule.h"
-#include "plugins/builtin.h"
 #include "engine/cycle_runner.h"
+#include "engine/explain_probe.h"
+#include "live/live_state.h"
+#include "plugins/builtin.h"
 
 namespace basalt {
 namespace {
@@ -156,7 +157,9 @@ Result<ExplainReport> RunExplain(const ExplainRequest& request) {
   if (now) runner.set_now(*now);
   Status init = runner.Init();
   if (!init.ok()) return init.WithContext(conf_source);
-  runner.SyncControllers();
+  // On a live cluster the controllers run in `basalt serve`: what they have
+  // not created yet does not exist, and nothing is simulated ahead.
+  if (!live) runner.SyncControllers();
   std::string where = live ? "the cluster" : "the manifests";
   if (!request.cluster_paths.empty()) {
     where = "--cluster " + request.cluster_paths.front() +
@@ -179,8 +182,9 @@ Result<ExplainReport> RunExplain(const ExplainRequest& request) {
     probe.now = runner.now();
     auto report = ProbeExplain(state, *conf, plugins, actions, probe, *subject);
     if (!report.ok()) return report.status();
+    report->live = live;
     const bool waiting_for_pods = report->verdict == "NotCreated" && !report->podgroup.empty();
-    if (!waiting_for_pods || advances == kMaxAdvances) return report;
+    if (live || !waiting_for_pods || advances == kMaxAdvances) return report;
     BASALT_RETURN_IF_ERROR(advance());
   }
 }
@@ -190,6 +194,7 @@ Json ExplainJson(const ExplainReport& r) {
   out["target"] = {{"kind", r.kind}, {"name", r.name}};
   out["cycle"] = r.cycle;
   out["verdict"] = r.verdict;
+  if (r.live) out["simulatedNextCycle"] = true;
   if (!r.ignored_because.empty()) out["ignoredBecause"] = r.ignored_because;
   if (r.podgroup.empty()) {
     out["podgroup"] = nullptr;
@@ -283,6 +288,10 @@ Json ExplainJson(const ExplainReport& r) {
 std::string ExplainText(const ExplainReport& r) {
   std::ostringstream o;
   o << r.kind << " " << r.name << ": " << r.verdict << " (cycle " << r.cycle << ")\n";
+  if (r.live) {
+    o << "  (the cluster as listed now, and what basalt's next cycle would decide on it: "
+         "nothing here was written to the cluster)\n";
+  }
   if (!r.ignored_because.empty()) o << "  not scheduled by basalt: " << r.ignored_because << "\n";
   if (!r.podgroup.empty()) {
     o << "  PodGroup " << r.podgroup << ": " << r.phase_before << " -> " << r.phase_after
@@ -317,7 +326,8 @@ std::string ExplainText(const ExplainReport& r) {
   }
   for (const TaskExplanation& t : r.tasks) {
     o << "  Pod " << t.pod << ": " << t.status;
-    if (!t.node.empty()) o << " on " << t.node;
+    if (!t.node.empty())
+      o << (r.live && t.status == "Binding" ? " (next cycle) on " : " on ") << t.node;
     o << " (request " << ResourceText(t.request) << ")\n";
     if (!t.failed_scheduling.empty()) o << "    FailedScheduling: " << t.failed_scheduling << "\n";
     if (!t.pre_predicate.empty()) o << "    every node: " << t.pre_predicate << "\n";
@@ -388,7 +398,7 @@ CLI::App* AddExplainCommand(CLI::App& app, ExplainRequest* request) {
 int RunExplainCommand(const ExplainRequest& request) {
   auto report = RunExplain(request);
   if (!report.ok()) {
-    std::cerr << "basalt: " << report.status().message() << "\n";
+    CliLog().error("{}", report.status().message());
     // The API server out of reach is no fault of the input.
     return report.status().code() == Status::Code::kUnavailable ? kExitUnavailable : kExitBadInput;
   }

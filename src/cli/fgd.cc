@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "api/log.h"
 #include "sim/chart_asset.h"
 #include "sim/fgd/experiment.h"
 #include "sim/fgd/report.h"
@@ -72,7 +73,7 @@ Status WriteOutputs(const std::string& dir, const fgd::ExperimentResult& result,
 
 int RunFgd(const FgdRequest& request) {
   if (!fs::is_directory(request.trace_dir)) {
-    std::cerr << "basalt: " << request.trace_dir << ": --trace is not a folder\n";
+    CliLog().error("{}: --trace is not a folder", request.trace_dir);
     return kExitBadInput;
   }
   const std::string nodes =
@@ -82,14 +83,14 @@ int RunFgd(const FgdRequest& request) {
   const std::string pods = ResolvePods(request.trace_dir, request.pods);
   auto trace = fgd::LoadTrace(nodes, pods);
   if (!trace.ok()) {
-    std::cerr << "basalt: " << trace.status().message() << "\n";
+    CliLog().error("{}", trace.status().message());
     return kExitBadInput;
   }
   fgd::ExperimentConfig config;
   config.workload = fs::path(pods).stem().string();
   config.policies = SplitList(request.policies);
   if (config.policies.empty()) {
-    std::cerr << "basalt: --policies: empty list\n";
+    CliLog().error("--policies: empty list");
     return kExitBadInput;
   }
   for (int i = 0; i < request.seeds; ++i)
@@ -98,14 +99,14 @@ int RunFgd(const FgdRequest& request) {
   config.jobs = request.jobs;
   auto result = fgd::RunExperiment(*trace, config);
   if (!result.ok()) {
-    std::cerr << "basalt: " << result.status().message() << "\n";
+    CliLog().error("{}", result.status().message());
     return kExitBadInput;
   }
   const auto summary_csv =
       fs::path(request.trace_dir) / "derived" / "fgd_unallocated_gpu_summary.csv";
   auto published = fgd::LoadPublished(summary_csv.string(), config.workload);
   if (!published.ok()) {
-    std::cerr << "basalt: " << published.status().message() << "\n";
+    CliLog().error("{}", published.status().message());
     return kExitBadInput;
   }
   fgd::CompareWithPublished(result->summary, *published);
@@ -116,12 +117,12 @@ int RunFgd(const FgdRequest& request) {
     auto curves = fgd::LoadPublishedCurves(curves_csv.string(), config.workload, config.curve_from,
                                            config.curve_to);
     if (!curves.ok()) {
-      std::cerr << "basalt: " << curves.status().message() << "\n";
+      CliLog().error("{}", curves.status().message());
       return kExitBadInput;
     }
     Status st = WriteOutputs(request.out_dir, *result, *curves);
     if (!st.ok()) {
-      std::cerr << "basalt: " << st.message() << "\n";
+      CliLog().error("{}", st.message());
       return kExitOutput;
     }
   }

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "api/log.h"
 #include "cli/bench.h"
 #include "cli/completion.h"
 #include "cli/explain.h"
@@ -28,7 +29,7 @@ int RunScheduleCommand(const std::string& conf_path, const std::vector<std::stri
   if (!conf_path.empty()) {
     auto text = basalt::ReadSchedulerConfFile(conf_path);
     if (!text.ok()) {
-      std::cerr << "basalt: " << text.status().message() << "\n";
+      basalt::CliLog().error("{}", text.status().message());
       return kExitBadInput;
     }
     req.conf_text = std::move(*text);
@@ -40,7 +41,7 @@ int RunScheduleCommand(const std::string& conf_path, const std::vector<std::stri
   req.check_invariants = check_invariants;
   auto out = basalt::RunSchedule(req);
   if (!out.ok()) {
-    std::cerr << "basalt: " << out.status().message() << "\n";
+    basalt::CliLog().error("{}", out.status().message());
     return basalt::ScheduleExitCode(out.status());  // 2 bad input, 3 invariant violated
   }
   std::cout << out->dump(2) << "\n";
@@ -59,6 +60,22 @@ int main(int argc, char** argv) {
   CLI::App app{"basalt: a batch scheduler for Kubernetes that speaks Volcano's language"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("basalt 0.1.0"));
+  // Logging level, for every command; set while parsing, before the job and
+  // queue commands (which run from their parse callbacks) log anything.
+  app.fallthrough();
+  basalt::Status log_level = basalt::Status::Ok();
+  app.add_option_function<std::string>(
+         "--log-level",
+         [&log_level](const std::string& level) { log_level = basalt::SetLogLevel(level); },
+         "Log level: trace, debug, info (default), warn, error, off")
+      ->trigger_on_parse();
+  app.add_flag_function(
+         "-v,--verbose",
+         [&log_level](int64_t count) {
+           log_level = basalt::SetLogLevel(count > 1 ? "trace" : "debug");
+         },
+         "More logging: -v debug, -vv trace")
+      ->trigger_on_parse();
 
   std::string conf;
   std::vector<std::string> clusters;
@@ -146,6 +163,9 @@ int main(int argc, char** argv) {
       "Namespace of the leader-election Lease (default: the kubeconfig's, else default)");
   serve->add_option("--lease-name", serve_req.lease_name, "Name of the leader-election Lease")
       ->capture_default_str();
+  serve->add_flag("--controllers,!--no-controllers", serve_req.controllers,
+                  "Run the vcjob, PodGroup and Queue controllers (default true; "
+                  "--controllers=false when Volcano's controller manager runs)");
   serve->add_flag("--no-leader-elect", no_leader_elect,
                   "Schedule without a Lease (one replica only!)");
   serve->add_option("--identity", serve_req.identity,
@@ -220,6 +240,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
     return code == 0 ? 0 : kExitBadInput;
+  }
+  if (!log_level.ok()) {
+    basalt::CliLog().error("{}", log_level.message());
+    return kExitBadInput;
   }
   if (vc_outcome.ran) return vc_outcome.exit_code;
   if (schedule->parsed())

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "api/file_text.h"
+#include "api/log.h"
 #include "live/serve_app.h"
 
 namespace basalt {
@@ -38,28 +39,28 @@ int RunServe(const ServeRequest& request) {
   auto config = kubeconfig.empty() ? kube::InClusterConfig()
                                    : kube::LoadKubeconfig(kubeconfig, request.context);
   if (!config.ok()) {
-    std::cerr << "basalt: " << config.status().message() << "\n";
-    if (kubeconfig.empty())
-      std::cerr << "basalt: (no --kubeconfig given and not running in a cluster)\n";
+    CliLog().error("{}", config.status().message());
+    if (kubeconfig.empty()) CliLog().error("(no --kubeconfig given and not running in a cluster)");
     return kExitBadInput;
   }
   opt.kubeconfig = std::move(config).value();
   if (!request.conf_path.empty()) {
     auto text = ReadFile(request.conf_path, "scheduler configuration");
     if (!text.ok()) {
-      std::cerr << "basalt: " << text.status().message() << "\n";
+      CliLog().error("{}", text.status().message());
       return kExitBadInput;
     }
     if (text->find_first_not_of(" \t\r\n") == std::string::npos) {
-      std::cerr << "basalt: " << request.conf_path << ": empty scheduler configuration\n";
+      CliLog().error("{}: empty scheduler configuration", request.conf_path);
       return kExitBadInput;
     }
     opt.conf_text = *text;
   }
+  opt.renew_in_background = true;
   ServeApp app(std::move(opt));
   Status s = app.Start();
   if (!s.ok()) {
-    std::cerr << "basalt: " << s.message() << "\n";
+    CliLog().error("{}", s.message());
     return kExitBadInput;
   }
   struct sigaction sa {};
@@ -75,7 +76,7 @@ int RunServe(const ServeRequest& request) {
           until - std::chrono::steady_clock::now(), std::chrono::milliseconds(50)));
     }
   }
-  Log("signal received: stopping (lease released)");
+  Log("serve").info("msg=\"signal received, stopping\"");
   app.Stop();
   return 0;
 }

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "api/log.h"
 #include "sim/chart_asset.h"
 #include "sim/report.h"
 #include "sim/scenario.h"
@@ -27,7 +28,7 @@ bool WriteFile(const std::filesystem::path& path, const std::string& text) {
 int RunSimulate(const SimulateRequest& request) {
   auto scenario = LoadScenario(request.scenario_path);
   if (!scenario.ok()) {
-    std::cerr << "basalt: " << scenario.status().message() << "\n";
+    CliLog().error("{}", scenario.status().message());
     return kExitBadInput;
   }
   SimulatorOptions options;
@@ -44,12 +45,12 @@ int RunSimulate(const SimulateRequest& request) {
   }
   auto sim = Simulator::Create(std::move(scenario).value(), options);
   if (!sim.ok()) {
-    std::cerr << "basalt: " << sim.status().message() << "\n";
+    CliLog().error("{}", sim.status().message());
     return kExitBadInput;
   }
   Status run = (*sim)->Run();
   if (!run.ok()) {
-    std::cerr << "basalt: " << request.scenario_path << ": " << run.message() << "\n";
+    CliLog().error("{}", std::string(request.scenario_path) + ": " + run.message());
     return kExitBadInput;
   }
   const MetricsRecorder& m = (*sim)->metrics();
@@ -64,11 +65,11 @@ int RunSimulate(const SimulateRequest& request) {
   if (ec || !WriteFile(dir / "summary.json", summary.dump(2) + "\n") ||
       !WriteFile(dir / "metrics.json", metrics.dump(1) + "\n") ||
       !WriteFile(dir / "metrics.csv", m.MetricsCsv()) || !WriteFile(dir / "report.html", html)) {
-    std::cerr << "basalt: " << request.out_dir << ": cannot write the outputs\n";
+    CliLog().error("{}: cannot write the outputs", request.out_dir);
     return kExitIo;
   }
-  std::cerr << "simulate: wrote " << (dir / "report.html").string()
-            << ", summary.json, metrics.json, metrics.csv\n";
+  CliLog().info("simulate: wrote {}, summary.json, metrics.json, metrics.csv",
+                (dir / "report.html").string());
   return 0;
 }
 

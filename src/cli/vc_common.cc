@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "api/decode.h"
+#include "api/log.h"
 #include "api/yaml_json.h"
 
 namespace basalt {
@@ -52,7 +53,7 @@ void SetAction(CLI::App* cmd, CliOutcome* outcome, std::function<Status()> body)
       // Nothing below throws on user input; this keeps a bug from aborting.
       st = Status::Internal(std::string("internal error: ") + e.what());
     }
-    if (!st.ok()) std::cerr << "basalt: " << st.message() << "\n";
+    if (!st.ok()) CliLog().error("{}", st.message());
     outcome->exit_code = ExitCodeFor(st);
   });
 }

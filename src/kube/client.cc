@@ -206,6 +206,10 @@ ApiOr<HttpResponse> Client::Call(const std::string& verb, const std::string& pat
     err = ApiError{};
     err.verb = verb;
     err.path = path;
+    if (verb != "GET" && options_.may_write && !options_.may_write()) {
+      err.message = "write withheld: this replica no longer holds a fresh lease";
+      return err;
+    }
     Result<HttpResponse> r = transport_->Do(req);
     if (r.ok() && r->status >= 200 && r->status < 300) return std::move(r).value();
     if (!r.ok()) {

@@ -144,6 +144,10 @@ struct ClientOptions {
   // Observes every failed attempt (each retry too, and a watch refused or
   // ended by a non-410 ERROR) for metrics; called on the calling thread.
   std::function<void(const ApiError&)> on_error;
+  // Asked before every attempt of a write (any verb but GET): false withholds
+  // it and the call fails with code 0 and a "withheld" message. `basalt serve`
+  // fences its writes with the lease here (kube/leader.h).
+  std::function<bool()> may_write;
 };
 
 // One page-merged list: every item (with `kind`/`apiVersion` filled in, which

@@ -183,9 +183,38 @@ std::string Describe(CURLcode rc, const char* errbuf) {
 
 CurlTransport::CurlTransport(CurlOptions options) : options_(std::move(options)) { GlobalInit(); }
 
+CurlTransport::~CurlTransport() {
+  for (void* h : idle_) curl_easy_cleanup(static_cast<CURL*>(h));
+}
+
+void* CurlTransport::TakeHandle() {
+  {
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    if (!idle_.empty()) {
+      CURL* c = static_cast<CURL*>(idle_.back());
+      idle_.pop_back();
+      curl_easy_reset(c);  // options off, connections and TLS sessions kept
+      return c;
+    }
+  }
+  return curl_easy_init();
+}
+
+void CurlTransport::GiveBack(void* handle) {
+  std::lock_guard<std::mutex> lock(pool_mu_);
+  idle_.push_back(handle);
+}
+
 Result<HttpResponse> CurlTransport::Do(const HttpRequest& request) {
-  std::unique_ptr<CURL, EasyDeleter> c(curl_easy_init());
-  if (!c) return Status::Internal("curl_easy_init failed");
+  struct Lease {
+    CurlTransport* owner;
+    CURL* handle;
+    ~Lease() {
+      if (handle) owner->GiveBack(handle);
+    }
+    CURL* get() const { return handle; }
+  } c{this, static_cast<CURL*>(TakeHandle())};
+  if (!c.get()) return Status::Internal("curl_easy_init failed");
   Transfer t;
   t.handle = c.get();
   t.cancel = options_.cancel;

@@ -20,6 +20,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -91,19 +92,27 @@ struct CurlOptions {
   const std::atomic<bool>* cancel = nullptr;
 };
 
-// libcurl transport. One easy handle per call (calls may come from several
-// threads: one per informer plus the scheduling loop); connection reuse across
-// calls is not attempted, which costs a handshake per request but keeps the
-// transport free of shared mutable state.
+// libcurl transport. Calls may come from several threads at once (binds run
+// in parallel): each takes an idle easy handle from a small pool, or makes
+// one, and gives it back after the call. A handle keeps its connections open,
+// so requests reuse kept-alive connections and TLS sessions instead of paying
+// a TCP and TLS handshake each (HTTP/2 where the server offers it). Streams
+// (watches) hold their connection for as long as they run and use handles of
+// their own.
 class CurlTransport : public HttpTransport {
  public:
   explicit CurlTransport(CurlOptions options);
+  ~CurlTransport() override;
   Result<HttpResponse> Do(const HttpRequest& request) override;
   Result<int> Stream(const HttpRequest& request, const StreamHeadersFn& on_headers,
                      const StreamDataFn& on_data) override;
 
  private:
+  void* TakeHandle();
+  void GiveBack(void* handle);
   CurlOptions options_;
+  std::mutex pool_mu_;
+  std::vector<void*> idle_;  // CURL*, each used by one call at a time
 };
 
 }  // namespace basalt::kube

@@ -22,8 +22,6 @@ std::string KeyOf(const Json& obj) {
 }
 
 // Kinds the informer receives but `ClusterState` does not store.
-bool Unstored(const std::string& kind) { return kind == "Command"; }
-
 // Sleeps `d` on the real clock in short slices so `stop` is noticed quickly.
 void SleepUnlessStopped(std::chrono::milliseconds d, const std::atomic<bool>& stop) {
   auto end = std::chrono::steady_clock::now() + d;
@@ -62,6 +60,8 @@ void StateSink::DeleteLocked(const std::string& kind, const std::string& key) {
     state_->mutable_queues().erase(key);
   } else if (kind == "Job") {
     state_->mutable_jobs().erase(key);
+  } else if (kind == "Command") {
+    state_->DeleteCommand(key);
   }
   // TODO(kube): PriorityClass and owner objects have no delete in
   // ClusterState yet; a deleted PriorityClass keeps its last value (pods carry
@@ -70,9 +70,9 @@ void StateSink::DeleteLocked(const std::string& kind, const std::string& key) {
 }
 
 Status StateSink::ApplyLocked(const std::string& kind, bool deleted, const Json& object) {
-  if (Unstored(kind)) return Status::Ok();
   std::string key = KeyOf(object);
   if (key.empty()) return Status::InvalidArgument("watched " + kind + " without metadata.name");
+  if (observer_) observer_(kind, deleted, key, object, *state_);
   if (deleted) {
     DeleteLocked(kind, key);
     return Status::Ok();
@@ -90,6 +90,7 @@ Status StateSink::ApplyLocked(const std::string& kind, bool deleted, const Json&
   for (auto& o : objs.jobs) state_->UpsertJob(std::move(o));
   for (auto& o : objs.priority_classes) state_->UpsertPriorityClass(std::move(o));
   for (auto& o : objs.owners) state_->UpsertOwner(std::move(o));
+  for (auto& o : objs.commands) state_->UpsertCommand(std::move(o));
   return Status::Ok();
 }
 
@@ -110,7 +111,9 @@ int StateSink::Replace(const std::string& kind, const std::vector<Json>& items,
   // Objects deleted while we were not watching (the reason for the relist)
   // exist only as absences in the new list.
   for (const std::string& key : *known) {
-    if (!now.count(key)) DeleteLocked(kind, key);
+    if (now.count(key)) continue;
+    if (observer_) observer_(kind, true, key, Json(), *state_);
+    DeleteLocked(kind, key);
   }
   for (const Json& item : items) {
     if (!ApplyLocked(kind, false, item).ok()) ++errors;
@@ -130,6 +133,7 @@ InformerStats Informer::stats() {
 }
 
 void Informer::Fail(const std::string& message) {
+  failing_ = true;
   std::lock_guard<std::mutex> lock(stats_mu_);
   ++stats_.failures;
   stats_.last_error = message;
@@ -155,6 +159,7 @@ bool Informer::Step(const std::atomic<bool>& stop) {
     rv_ = list->resource_version;
     need_list_ = false;
     synced_ = true;
+    failing_ = false;
     std::lock_guard<std::mutex> lock(stats_mu_);
     ++stats_.lists;
     stats_.decode_errors += errors;
@@ -168,6 +173,7 @@ bool Informer::Step(const std::atomic<bool>& stop) {
   auto w = client_->Watch(path, rv_, options_.watch_timeout_seconds, [&](const WatchEvent& ev) {
     if (stop.load()) return false;
     ++delivered;
+    failing_ = false;
     if (ev.type != WatchEventType::kBookmark) {
       bool deleted = ev.type == WatchEventType::kDeleted;
       std::string key = KeyOf(ev.object);

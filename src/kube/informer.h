@@ -61,18 +61,32 @@ class StateSink {
   int Replace(const std::string& kind, const std::vector<Json>& items,
               std::set<std::string>* known);
 
+  // Sees every watched object just before it is applied, under the sink's
+  // lock, with the store as it still is: `deleted` with the object's last
+  // state (an empty `object` when a relist found it gone). The live
+  // controllers learn from it what the pods were before a change (a deleted
+  // pod, a phase change) and what the server holds. Set before the informers
+  // start.
+  using ApplyObserver =
+      std::function<void(const std::string& kind, bool deleted, const std::string& key,
+                         const Json& object, const ClusterState& before)>;
+  void set_apply_observer(ApplyObserver observer) { observer_ = std::move(observer); }
+
  private:
   Status ApplyLocked(const std::string& kind, bool deleted, const Json& object);
   void DeleteLocked(const std::string& kind, const std::string& key);
   ClusterState* state_;
   std::mutex mu_;
+  ApplyObserver observer_;
 };
 
 struct InformerOptions {
   int page_size = 500;
   int watch_timeout_seconds = 300;  // the server ends the stream then; we re-watch
   std::chrono::milliseconds initial_backoff{200};
-  std::chrono::milliseconds max_backoff{30000};
+  // Short: after the API server comes back, the store must catch up within
+  // seconds, not after a long backoff.
+  std::chrono::milliseconds max_backoff{5000};
 };
 
 struct InformerStats {
@@ -102,6 +116,9 @@ class Informer {
   // True once the first list has been applied (or answered 404: the
   // resource is not served, so there are none).
   bool synced() const { return synced_.load(); }
+  // False after a failed list or watch, until the next list or event: the
+  // store may be falling behind the server.
+  bool healthy() const { return !failing_.load(); }
   InformerStats stats();
 
  private:
@@ -115,6 +132,7 @@ class Informer {
   std::string rv_;
   std::set<std::string> known_;
   std::atomic<bool> synced_{false};
+  std::atomic<bool> failing_{false};
   std::mutex stats_mu_;
   InformerStats stats_;
 };

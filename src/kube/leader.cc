@@ -4,6 +4,8 @@
 #include <ctime>
 #include <iostream>
 
+#include "api/log.h"
+
 namespace basalt::kube {
 namespace {
 
@@ -48,12 +50,27 @@ Json LeaderElector::NewLease(const std::string& now) const {
                 {"leaseTransitions", 0}}}};
 }
 
-void LeaderElector::BecomeLeader(bool was) {
-  last_renew_ = clock_->Now();
+std::chrono::steady_clock::time_point LeaderElector::last_renew() const {
+  return std::chrono::steady_clock::time_point(std::chrono::nanoseconds(last_renew_ns_.load()));
+}
+
+bool LeaderElector::Reachable(std::chrono::milliseconds within) const {
+  auto last =
+      std::chrono::steady_clock::time_point(std::chrono::nanoseconds(last_contact_ns_.load()));
+  return last_contact_ns_.load() != 0 && clock_->Now() - last < within;
+}
+
+bool LeaderElector::MayWrite() const {
+  return leader_.load() && clock_->Now() - last_renew() < options_.renew_deadline;
+}
+
+void LeaderElector::BecomeLeader(bool was, std::chrono::steady_clock::time_point sent) {
+  last_renew_ns_ =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(sent.time_since_epoch()).count();
   if (!was) {
     ++transitions_;
-    std::cerr << "basalt serve: leader election: acquired lease " << options_.namespace_ << "/"
-              << options_.name << " as " << options_.identity << "\n";
+    Log("leader").info("msg=\"acquired lease\" lease={}/{} identity={}", options_.namespace_,
+                       options_.name, LogValue(options_.identity));
   }
   leader_ = true;
   std::lock_guard<std::mutex> lock(mu_);
@@ -62,8 +79,8 @@ void LeaderElector::BecomeLeader(bool was) {
 
 void LeaderElector::StepDown(const std::string& why) {
   if (leader_.exchange(false)) {
-    std::cerr << "basalt serve: leader election: lost lease " << options_.namespace_ << "/"
-              << options_.name << ": " << why << "; scheduling stops\n";
+    Log("leader").warn("msg=\"lost lease, writes stop\" lease={}/{} reason={}", options_.namespace_,
+                       options_.name, LogValue(why));
   }
 }
 
@@ -74,7 +91,14 @@ bool LeaderElector::TryAcquireOrRenew() {
     last_error_ = e.ToString();
   };
   const std::string now = options_.wall_now();
+  // Our claim counts from before the request left: the server stores it later.
+  const auto sent = clock_->Now();
   auto got = client_->GetLease(options_.namespace_, options_.name);
+  if (got.ok()) {
+    last_contact_ns_ =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(clock_->Now().time_since_epoch())
+            .count();
+  }
   if (!got.ok()) {
     note_error(got.error());
     return leader_.load();  // the renew deadline decides when errors cost the lease
@@ -87,7 +111,7 @@ bool LeaderElector::TryAcquireOrRenew() {
     }
     known_ = true;
     if (created->outcome == LeaseOutcome::kAcquired) {
-      BecomeLeader(was);
+      BecomeLeader(was, sent);
       return true;
     }
     StepDown("another candidate created the lease first");
@@ -137,7 +161,7 @@ bool LeaderElector::TryAcquireOrRenew() {
   }
   known_ = true;
   if (updated->outcome == LeaseOutcome::kAcquired) {
-    BecomeLeader(was);
+    BecomeLeader(was, sent);
     return true;
   }
   // 409: someone else wrote the lease since our GET. If we were leading, our
@@ -149,7 +173,7 @@ bool LeaderElector::TryAcquireOrRenew() {
 
 bool LeaderElector::Tick() {
   auto t = clock_->Now();
-  if (leader_.load() && t - last_renew_ > options_.renew_deadline) {
+  if (leader_.load() && t - last_renew() >= options_.renew_deadline) {
     StepDown("not renewed within " + std::to_string(options_.renew_deadline.count()) + "s");
   }
   if (!attempted_ || t >= next_attempt_) {
@@ -157,7 +181,7 @@ bool LeaderElector::Tick() {
     next_attempt_ = t + options_.retry_period;
     TryAcquireOrRenew();
     // Re-check the deadline: a failed renew must not extend leadership.
-    if (leader_.load() && clock_->Now() - last_renew_ > options_.renew_deadline) {
+    if (leader_.load() && clock_->Now() - last_renew() >= options_.renew_deadline) {
       StepDown("not renewed within " + std::to_string(options_.renew_deadline.count()) + "s");
     }
   }
@@ -176,10 +200,9 @@ void LeaderElector::Release() {
   lease["spec"]["renewTime"] = options_.wall_now();
   auto r = client_->UpdateLease(options_.namespace_, lease);
   if (!r.ok()) {
-    std::cerr << "basalt serve: leader election: release failed: " << r.error().ToString() << "\n";
+    Log("leader").warn("msg=\"release failed\" error={}", LogValue(r.error().ToString()));
   } else {
-    std::cerr << "basalt serve: leader election: released lease " << options_.namespace_ << "/"
-              << options_.name << "\n";
+    Log("leader").info("msg=\"released lease\" lease={}/{}", options_.namespace_, options_.name);
   }
 }
 

@@ -21,8 +21,17 @@
 //   - On shutdown the leader releases the lease (empty holder, duration 1 s),
 //     so a standby takes over at once instead of waiting out the duration.
 //
-// All timing is on an injectable `Clock`; `Tick` is called by the owner's loop
-// (tests drive it by hand with a manual clock).
+// Renewal must never wait for other work: `basalt serve` calls `Tick` from a
+// thread of its own, so a long scheduling cycle cannot outlast the lease.
+// Writes are fenced: `MayWrite` is true only while the last successful renew
+// (timed from *before* its request was sent) is younger than `renew_deadline`.
+// A replica that cannot renew therefore stops writing at least
+// `lease_duration - renew_deadline` before anybody else may take over; the
+// owner bounds each write's request time below that margin, so no write
+// issued under the fence can land after the lease could have expired.
+//
+// All timing is on an injectable `Clock`; tests call `Tick` by hand with a
+// manual clock.
 #pragma once
 
 #include <atomic>
@@ -60,6 +69,13 @@ class LeaderElector {
   void Release();
 
   bool is_leader() const { return leader_.load(); }
+  // Whether writes may be sent now: leading, and renewed within the renew
+  // deadline. Thread-safe; cheap (one clock read).
+  bool MayWrite() const;
+  // Whether the last attempt (leader or not) got an answer from the API
+  // server within `within`: every replica reads the lease each retry period,
+  // so this is a live probe of the server for /readyz.
+  bool Reachable(std::chrono::milliseconds within) const;
   // True once one attempt reached the server (we know whether we lead).
   bool known() const { return known_.load(); }
   std::string holder();
@@ -69,7 +85,8 @@ class LeaderElector {
 
  private:
   Json NewLease(const std::string& now) const;
-  void BecomeLeader(bool was);
+  void BecomeLeader(bool was, std::chrono::steady_clock::time_point sent);
+  std::chrono::steady_clock::time_point last_renew() const;
   void StepDown(const std::string& why);
 
   Client* client_;
@@ -80,7 +97,10 @@ class LeaderElector {
   std::atomic<int> transitions_{0};
   bool attempted_ = false;
   std::chrono::steady_clock::time_point next_attempt_{};
-  std::chrono::steady_clock::time_point last_renew_{};
+  // When the request of the last successful renew was sent (the clock's
+  // nanoseconds since its epoch), read by writer threads through `MayWrite`.
+  std::atomic<int64_t> last_renew_ns_{0};
+  std::atomic<int64_t> last_contact_ns_{0};  // the last answered GET of the lease
   // The last lease record seen from another holder and when (our clock) it changed.
   std::string observed_record_;
   std::chrono::steady_clock::time_point observed_at_{};

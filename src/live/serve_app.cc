@@ -12,11 +12,10 @@
 #include <sstream>
 
 #include "api/file_text.h"
+#include "api/log.h"
 
 namespace basalt {
 namespace {
-
-void Log(const std::string& line) { std::cerr << "basalt serve: " << line << "\n"; }
 
 int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -86,7 +85,7 @@ ServeApp::ServeApp(ServeAppOptions options)
 
 ServeApp::~ServeApp() { Stop(); }
 
-std::unique_ptr<kube::Client> ServeApp::MakeClient(bool for_watches) {
+std::unique_ptr<kube::Client> ServeApp::MakeClient(ClientRole role) {
   kube::ClientOptions opt;
   opt.server = options_.kubeconfig.server;
   opt.bearer_token = options_.kubeconfig.token;
@@ -100,9 +99,28 @@ std::unique_ptr<kube::Client> ServeApp::MakeClient(bool for_watches) {
   opt.on_error = [this](const kube::ApiError& e) {
     metrics_.Inc("basalt_api_errors_total", {std::to_string(e.code)});
   };
+  if (role == ClientRole::kWrites) {
+    // A write sent while the lease is fresh must land (or fail) before the
+    // lease can expire for the other replicas: bound its time by the margin
+    // between the renew deadline and the lease duration (kube/leader.h).
+    opt.may_write = [this] { return !elector_ || elector_->MayWrite(); };
+    auto margin = std::chrono::duration_cast<std::chrono::milliseconds>(options_.lease_duration -
+                                                                        options_.renew_deadline);
+    if (options_.request.leader_elect && margin.count() > 0)
+      opt.request_timeout = std::min(opt.request_timeout, margin);
+  }
+  if (role == ClientRole::kLease) {
+    // The lease is renewed every retry period; a renew stuck longer than that
+    // is worth giving up and trying again.
+    opt.qps = 0;  // never queued behind other calls
+    opt.max_attempts = 1;
+    opt.request_timeout =
+        std::min(opt.request_timeout,
+                 std::chrono::duration_cast<std::chrono::milliseconds>(options_.retry_period * 2));
+  }
   kube::CurlOptions curl;
   curl.tls = options_.kubeconfig.tls;
-  if (for_watches) curl.cancel = &stop_;
+  if (role == ClientRole::kWatches) curl.cancel = &stop_;
   return std::make_unique<kube::Client>(opt, std::make_unique<kube::CurlTransport>(curl));
 }
 
@@ -111,8 +129,9 @@ Status ServeApp::Start() {
   auto period = ParseDuration(req.period);
   if (!period.ok()) return period.status().WithContext("--period");
   period_ = *period;
-  client_ = MakeClient(false);
-  watch_client_ = MakeClient(true);
+  client_ = MakeClient(ClientRole::kWrites);
+  watch_client_ = MakeClient(ClientRole::kWatches);
+  lease_client_ = MakeClient(ClientRole::kLease);
   ServeLoopOptions lo;
   lo.scheduler_name = req.scheduler_name;
   lo.bind_parallelism = req.bind_parallelism;
@@ -134,7 +153,7 @@ Status ServeApp::Start() {
     lo2.renew_deadline = options_.renew_deadline;
     lo2.retry_period = options_.retry_period;
     lo2.wall_now = options_.wall_now;
-    elector_ = std::make_unique<kube::LeaderElector>(client_.get(), lo2, clock_);
+    elector_ = std::make_unique<kube::LeaderElector>(lease_client_.get(), lo2, clock_);
   }
   if (!req.listen.empty()) {
     endpoints_.Handle("/healthz", [this] { return Healthz(); });
@@ -146,6 +165,11 @@ Status ServeApp::Start() {
     });
     BASALT_RETURN_IF_ERROR(endpoints_.Start(req.listen));
   }
+  if (req.controllers) {
+    LiveControllerOptions co;
+    co.scheduler_names = {req.scheduler_name};
+    controllers_ = std::make_unique<LiveControllers>(client_.get(), &state_, &sink_, &metrics_, co);
+  }
   for (const kube::InformerSpec& spec : kube::DefaultInformerSpecs()) {
     informer_kinds_.push_back(spec.kind);
     informers_.push_back(
@@ -154,13 +178,15 @@ Status ServeApp::Start() {
   informer_logged_errors_.assign(informers_.size(), "");
   stop_ = false;
   for (auto& inf : informers_) threads_.emplace_back([this, i = inf.get()] { i->Run(stop_); });
+  if (elector_ && options_.renew_in_background) threads_.emplace_back([this] { RunLeaseThread(); });
   started_ = true;
   last_tick_ns_ = NowNs();
-  Log("started: server " + options_.kubeconfig.server + " (" + options_.kubeconfig.source +
-      "), scheduler name " + req.scheduler_name + ", period " + req.period +
-      (elector_ ? ", lease " + elector_->options().namespace_ + "/" + elector_->options().name +
-                      " as " + identity
-                : ", no leader election"));
+  Log("serve").info(
+      "msg=started server={} kubeconfig={} scheduler={} period={} lease={} identity={}",
+      LogValue(options_.kubeconfig.server), LogValue(options_.kubeconfig.source),
+      LogValue(req.scheduler_name), req.period,
+      elector_ ? LogValue(elector_->options().namespace_ + "/" + elector_->options().name) : "none",
+      LogValue(identity));
   return Status::Ok();
 }
 
@@ -203,20 +229,31 @@ kube::EndpointReply ServeApp::Healthz() {
 kube::EndpointReply ServeApp::Readyz() {
   std::string body;
   for (size_t i = 0; i < informers_.size(); ++i) {
-    if (informers_[i]->synced()) continue;
     kube::InformerStats s = informers_[i]->stats();
-    body += "informer " + informer_kinds_[i] + " not synced" +
-            (s.last_error.empty() ? "" : ": " + s.last_error) + "\n";
+    if (!informers_[i]->synced()) {
+      body += "informer " + informer_kinds_[i] + " not synced" +
+              (s.last_error.empty() ? "" : ": " + s.last_error) + "\n";
+    } else if (!informers_[i]->healthy()) {
+      body += "informer " + informer_kinds_[i] + " failing: " + s.last_error + "\n";
+    }
   }
   if (informers_.empty()) body += "not started\n";
   if (elector_ && !elector_->known()) {
     std::string err = elector_->last_error();
     body += "leader election: lease state unknown" + (err.empty() ? "" : ": " + err) + "\n";
   }
+  // Every replica reads the lease each retry period: no answer for a renew
+  // deadline means the API server is out of reach (or frozen).
+  if (elector_ && elector_->known() &&
+      !elector_->Reachable(
+          std::chrono::duration_cast<std::chrono::milliseconds>(options_.renew_deadline))) {
+    body += "API server not answering: " + elector_->last_error() + "\n";
+  }
   if (!body.empty()) return {503, "text/plain; charset=utf-8", body};
-  return {200, "text/plain; charset=utf-8",
-          std::string("ok: ") +
-              (leader() ? "leader" : "standby (leader: " + elector_->holder() + ")") + "\n"};
+  std::string role = !elector_              ? "leader (no leader election)"
+                     : elector_->MayWrite() ? "leader"
+                                            : "standby (leader: " + elector_->holder() + ")";
+  return {200, "text/plain; charset=utf-8", "ok: " + role + "\n"};
 }
 
 void ServeApp::ReloadConfIfChanged() {
@@ -228,11 +265,12 @@ void ServeApp::ReloadConfIfChanged() {
   auto text = ReadFile(path, "scheduler configuration");
   Status s = text.ok() ? loop_->Configure(*text, path) : text.status();
   if (!s.ok()) {
-    Log("configuration not reloaded, keeping the previous one: " + s.message());
+    Log("serve").warn("msg=\"configuration not reloaded, keeping the previous one\" error={}",
+                      LogValue(s.message()));
     return;
   }
   options_.conf_text = *text;
-  Log("configuration reloaded from " + path);
+  Log("serve").info("msg=\"configuration reloaded\" path={}", LogValue(path));
 }
 
 std::chrono::milliseconds ServeApp::Tick() {
@@ -243,15 +281,19 @@ std::chrono::milliseconds ServeApp::Tick() {
   for (size_t i = 0; i < informers_.size(); ++i) {
     std::string err = informers_[i]->stats().last_error;
     if (!err.empty() && err != informer_logged_errors_[i]) {
-      Log("informer " + informer_kinds_[i] + ": " + err);
+      Log("serve").warn("msg=\"informer error\" kind={} error={}", informer_kinds_[i],
+                        LogValue(err));
       informer_logged_errors_[i] = err;
     }
   }
-  bool lead = elector_ ? elector_->Tick() : true;
+  bool lead = !elector_                      ? true
+              : options_.renew_in_background ? elector_->is_leader()
+                                             : elector_->Tick();
   metrics_.Set("basalt_leader", lead ? 1 : 0);
   auto now = clock_->Now();
   std::chrono::milliseconds next = period_;
   if (elector_) next = std::min<std::chrono::milliseconds>(next, options_.retry_period);
+  if (!lead && controllers_) controllers_->Idle();
   if (!lead || !Synced())
     return std::min<std::chrono::milliseconds>(next, std::chrono::milliseconds(100));
   if (ever_cycled_ && now - last_cycle_ < period_) {
@@ -260,18 +302,41 @@ std::chrono::milliseconds ServeApp::Tick() {
   }
   ever_cycled_ = true;
   last_cycle_ = now;
+  if (controllers_) {
+    // Wall time: the controllers' timers (policy timeouts, TTLs) count real
+    // seconds against the objects' creation timestamps.
+    int64_t wall = std::chrono::duration_cast<std::chrono::seconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+    ControllerPassSummary pass = controllers_->Sync(wall);
+    if (pass.creates || pass.deletes || pass.updates || pass.failures) {
+      Log("controllers")
+          .info("msg=pass created={} deleted={} updated={} adopted={} failed={}", pass.creates,
+                pass.deletes, pass.updates, pass.adopted, pass.failures);
+    }
+  }
   CycleSummary sum = loop_->RunCycle();
   if (sum.binds || sum.evictions || sum.evictions_blocked || sum.bind_conflicts ||
       sum.api_failures) {
-    Log("cycle " + std::to_string(sum.cycle) + ": " + std::to_string(sum.binds) + " bound, " +
-        std::to_string(sum.evictions) + " evicted, " + std::to_string(sum.evictions_blocked) +
-        " evictions blocked, " + std::to_string(sum.bind_conflicts) + " bind conflicts, " +
-        std::to_string(sum.api_failures) + " API failures, " + std::to_string(sum.pending) +
-        " pending");
+    Log("serve").info(
+        "msg=cycle cycle={} bound={} evicted={} evictions_blocked={} bind_conflicts={} "
+        "api_failures={} pending={}",
+        sum.cycle, sum.binds, sum.evictions, sum.evictions_blocked, sum.bind_conflicts,
+        sum.api_failures, sum.pending);
   }
   summaries_.push_back(std::move(sum));
   if (summaries_.size() > 64) summaries_.erase(summaries_.begin());
   return next;
+}
+
+void ServeApp::RunLeaseThread() {
+  while (!stop_.load()) {
+    elector_->Tick();
+    // Tick attempts at most once per retry period; waking often keeps the
+    // step-down at the renew deadline prompt.
+    for (int i = 0; i < 10 && !stop_.load(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 }
 
 void ServeApp::Stop() {

@@ -24,6 +24,7 @@
 #include "kube/kubeconfig.h"
 #include "kube/leader.h"
 #include "kube/metrics.h"
+#include "live/live_controllers.h"
 #include "live/serve_loop.h"
 #include "state/cluster_state.h"
 
@@ -43,6 +44,9 @@ struct ServeRequest {
   double qps = 50;
   int burst = 100;
   int bind_parallelism = 4;
+  // Run the vcjob, PodGroup and Queue controllers (live/live_controllers.h);
+  // off when Volcano's controller manager runs beside basalt.
+  bool controllers = true;
 };
 
 // "500ms", "1s", "2m", "1.5s", or a bare number of seconds.
@@ -59,6 +63,9 @@ struct ServeAppOptions {
   std::chrono::seconds renew_deadline{10};
   std::chrono::seconds retry_period{2};
   std::function<std::string()> wall_now;  // lease MicroTimes; null: system clock
+  // Renew the lease from a thread of its own (`basalt serve`); off, `Tick`
+  // renews (tests drive the lease step by step on a manual clock).
+  bool renew_in_background = false;
   // Client retry tuning (tests shorten the backoff).
   int max_attempts = 5;
   std::chrono::milliseconds initial_backoff{200};
@@ -97,7 +104,9 @@ class ServeApp {
   std::vector<kube::InformerStats> informer_stats();
 
  private:
-  std::unique_ptr<kube::Client> MakeClient(bool for_watches);
+  enum class ClientRole { kWrites, kWatches, kLease };
+  std::unique_ptr<kube::Client> MakeClient(ClientRole role);
+  void RunLeaseThread();
   void ReloadConfIfChanged();
   void UpdateInformerMetrics();
   kube::EndpointReply Readyz();
@@ -110,13 +119,15 @@ class ServeApp {
   ClusterState state_;
   kube::StateSink sink_{&state_};
   std::atomic<bool> stop_{false};
-  std::unique_ptr<kube::Client> client_;        // binds, evictions, status, events, lease
+  std::unique_ptr<kube::Client> client_;        // binds, evictions, status, events (fenced)
   std::unique_ptr<kube::Client> watch_client_;  // lists and watches (cut by stop_)
+  std::unique_ptr<kube::Client> lease_client_;  // the lease alone: never waits behind writes
   std::vector<std::unique_ptr<kube::Informer>> informers_;
   std::vector<std::string> informer_kinds_;
   std::vector<std::string> informer_logged_errors_;
   std::vector<std::thread> threads_;
   std::unique_ptr<ServeLoop> loop_;
+  std::unique_ptr<LiveControllers> controllers_;  // null with --controllers=false
   std::unique_ptr<kube::LeaderElector> elector_;
   kube::EndpointServer endpoints_;
   bool started_ = false;

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "actions/builtin.h"
+#include "api/log.h"
 #include "api/quantity.h"
 #include "plugins/builtin.h"
 
@@ -38,8 +39,6 @@ std::map<std::string, std::string> ResourceList(const Resource& r) {
   return out;
 }
 
-void Log(const std::string& line) { std::cerr << "basalt serve: " << line << "\n"; }
-
 }  // namespace
 
 void DeclareServeMetrics(kube::Metrics& m) {
@@ -59,6 +58,8 @@ void DeclareServeMetrics(kube::Metrics& m) {
   m.Counter("basalt_queue_status_writes_total",
             "Queue status merge patches on queues/NAME/status.");
   m.Counter("basalt_events_total", "Events written.", {"reason"});
+  m.Counter("basalt_pod_condition_writes_total",
+            "PodScheduled=False conditions written on pods that cannot be placed.");
   m.Gauge("basalt_pending_pods", "Pods with our scheduler name and no node after the last cycle.");
   m.Gauge("basalt_queue_allocated", "Resources allocated to a queue after the last cycle.",
           {"queue", "resource"});
@@ -131,7 +132,7 @@ void ServeLoop::ApplyAssumedLocked(Clock::time_point now) {
 void ServeLoop::Fail(const kube::ApiError& e, CycleSummary* sum) {
   ++sum->api_failures;
   sum->errors.push_back(e.ToString());
-  Log(e.ToString());
+  Log("serve").warn("msg=\"API call failed\" error={}", LogValue(e.ToString()));
 }
 
 // After a 409/404 on binding: the server knows better. Read the pod and take
@@ -302,13 +303,78 @@ void ServeLoop::ApplyBinds(const std::vector<BindDecision>& binds,
         static const char* names[] = {"bound", "already_bound", "terminating", "conflict", "gone"};
         ++sum->bind_conflicts;
         metrics_->Inc("basalt_bind_conflicts_total", {names[static_cast<int>(r->outcome)]});
-        Log("bind " + key + " -> " + job.bind->node + ": " + r->message +
-            " (not retried; re-reading the pod)");
+        Log("serve").info(
+            "msg=\"bind refused, re-reading the pod (not retried)\" pod={} node={} reply={}", key,
+            job.bind->node, LogValue(r->message));
         Refresh(key, job.uid);
         break;
       }
     }
   }
+}
+
+// Every pod of ours still without a node gets the condition cluster
+// autoscalers act on (PodScheduled=False, reason Unschedulable) and, when the
+// session said nothing about the pod itself (a gang member that was tried and
+// dropped, a group the queue refused, a group not admitted yet), a
+// FailedScheduling event with its group's reason, so `kubectl describe pod`
+// always says why. Written only when the reason changes.
+void ServeLoop::ReportUnschedulable(const std::vector<PendingPod>& pending, const Decisions& d,
+                                    CycleSummary* sum) {
+  std::set<std::string> bound;
+  for (const BindDecision& b : d.binds) bound.insert(b.pod);
+  std::map<std::string, std::string> pod_reason, group_reason;
+  for (const EventRecord& e : d.events) {
+    auto slash = e.object.find('/');
+    if (slash == std::string::npos) continue;
+    std::string kind = e.object.substr(0, slash), key = e.object.substr(slash + 1);
+    if (kind == "Pod" && e.reason == "FailedScheduling") pod_reason[key] = e.message;
+    if (kind == "PodGroup" && e.reason == "Unschedulable") group_reason[key] = e.message;
+  }
+  std::set<std::string> still_pending;
+  for (const PendingPod& p : pending) {
+    if (bound.count(p.key)) continue;
+    still_pending.insert(p.key);
+    std::string message;
+    bool own_event = false;
+    if (auto it = pod_reason.find(p.key); it != pod_reason.end()) {
+      message = it->second;
+      own_event = true;
+    } else if (auto g = group_reason.find(p.group); g != group_reason.end()) {
+      message = "pod group " + p.group + ": " + g->second;
+    } else if (p.group.empty()) {
+      message = "waiting for its PodGroup to be created";
+    } else {
+      auto phase = d.podgroup_phases.find(p.group);
+      message = phase == d.podgroup_phases.end()
+                    ? "pod group " + p.group + " does not exist"
+                    : "pod group " + p.group + " is " + phase->second +
+                          ": waiting for the scheduler to admit and place the whole gang";
+    }
+    if (!own_event) {
+      Event("Pod/" + p.key, p.uid, "Warning", "FailedScheduling", "Scheduling", message, sum);
+    }
+    auto written = condition_written_.find(p.key);
+    if (written != condition_written_.end() && written->second == message) continue;
+    auto [ns, name] = SplitKey(p.key);
+    Json condition = {{"type", "PodScheduled"},
+                      {"status", "False"},
+                      {"reason", "Unschedulable"},
+                      {"message", message.size() > 1000 ? message.substr(0, 1000) : message},
+                      {"lastProbeTime", nullptr},
+                      {"lastTransitionTime", kube::WallMicroTimeNow()}};
+    auto r = client_->Patch("/api/v1/namespaces/" + ns + "/pods/" + name + "/status",
+                            Json{{"status", {{"conditions", Json::array({condition})}}}},
+                            "application/strategic-merge-patch+json");
+    if (!r.ok()) {
+      if (r.error().code != 404) Fail(r.error(), sum);
+      continue;
+    }
+    condition_written_[p.key] = message;
+    metrics_->Inc("basalt_pod_condition_writes_total");
+  }
+  for (auto it = condition_written_.begin(); it != condition_written_.end();)
+    it = still_pending.count(it->first) ? std::next(it) : condition_written_.erase(it);
 }
 
 CycleSummary ServeLoop::RunCycle() {
@@ -329,6 +395,7 @@ CycleSummary ServeLoop::RunCycle() {
   std::map<std::string, std::tuple<int, int, int>> pg_counts;  // running, succeeded, failed
   std::map<std::string, Queue> queues;
   int pending = 0;
+  std::vector<PendingPod> pending_pods;  // ours, without a node, after the session
   {
     std::lock_guard<std::mutex> lock(*state_mu_);
     ApplyAssumedLocked(start);
@@ -344,7 +411,8 @@ CycleSummary ServeLoop::RunCycle() {
     auto opened = Session::Open(*state_, *conf_, plugins_, opts);
     if (!opened.ok()) {
       sum.errors.push_back(opened.status().message());
-      Log("session: " + opened.status().message());
+      Log("serve").error("msg=\"session not opened\" error={}",
+                         LogValue(opened.status().message()));
       return sum;
     }
     Session& ssn = **opened;
@@ -360,6 +428,11 @@ CycleSummary ServeLoop::RunCycle() {
       if (pod.spec.scheduler_name == options_.scheduler_name && pod.spec.node_name.empty() &&
           !pod.meta.deleting && pod.phase == "Pending") {
         ++pending;
+        auto group = pod.meta.annotations.find("scheduling.k8s.io/group-name");
+        pending_pods.push_back(
+            {key, pod.meta.uid,
+             group == pod.meta.annotations.end() ? "" : pod.meta.namespace_ + "/" + group->second,
+             pod.meta.creation_timestamp});
       }
       auto g = pod.meta.annotations.find("scheduling.k8s.io/group-name");
       if (g == pod.meta.annotations.end()) continue;
@@ -482,6 +555,8 @@ CycleSummary ServeLoop::RunCycle() {
     }
     Event(e.object, uid, e.type, e.reason, "Scheduling", e.message, &sum);
   }
+
+  ReportUnschedulable(pending_pods, d, &sum);
 
   sum.seconds = Seconds(Clock::now() - wall_start);
   metrics_->Observe("basalt_cycle_duration_seconds", sum.seconds);

@@ -111,6 +111,12 @@ class ServeLoop {
              const std::string& reason, const std::string& action, const std::string& message,
              CycleSummary* sum);
   void Fail(const kube::ApiError& e, CycleSummary* sum);
+  struct PendingPod {
+    std::string key, uid, group;  // group: "ns/name", empty when none yet
+    int64_t created = 0;
+  };
+  void ReportUnschedulable(const std::vector<PendingPod>& pending, const Decisions& d,
+                           CycleSummary* sum);
 
   kube::Client* client_;
   ClusterState* state_;
@@ -134,8 +140,9 @@ class ServeLoop {
   };
   std::map<std::string, SentEvent> sent_events_;  // "object|reason"
   std::map<std::string, std::map<std::string, std::string>>
-      queue_written_;                                    // queue -> allocated we wrote
-  std::map<std::string, std::string> podgroup_written_;  // key -> status JSON we wrote
+      queue_written_;                                     // queue -> allocated we wrote
+  std::map<std::string, std::string> podgroup_written_;   // key -> status JSON we wrote
+  std::map<std::string, std::string> condition_written_;  // pod key -> PodScheduled message
 };
 
 }  // namespace basalt

@@ -73,6 +73,7 @@ uint64_t ClusterState::NextInstanceId() {
 
 void ClusterState::Journal(Change::Kind kind, const std::string& key) {
   Change entry{kind, key};  // copied first: `key` may live in the journal itself
+  if (observer_) observer_(*this, entry);
   // Bounded: past this many entries a reader gains nothing over a full rebuild.
   const size_t cap = std::max<size_t>(4096, pods_.size() / 2);
   if (journal_.size() >= cap) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -121,6 +122,14 @@ class ClusterState {
   // Distinguishes stores (a cache filled from one store is not reused on another).
   uint64_t instance_id() const { return instance_id_; }
 
+  // Sees every journaled change as it is made, *before* the object changes
+  // (so the observer can still read the old value), and unbounded, unlike the
+  // journal. `basalt serve` sets one while its controllers run, to learn
+  // exactly which pods and PodGroups they created, changed or deleted and
+  // write those to the API server. Null (the default): nothing is called.
+  using ChangeObserver = std::function<void(const ClusterState&, const Change&)>;
+  void set_change_observer(ChangeObserver observer) { observer_ = std::move(observer); }
+
  private:
   std::map<std::string, Pod> pods_;
   std::map<std::string, Node> nodes_;
@@ -143,6 +152,7 @@ class ClusterState {
   uint64_t job_map_version_ = 0;
   uint64_t instance_id_ = NextInstanceId();
   static uint64_t NextInstanceId();
+  ChangeObserver observer_;
 };
 
 }  // namespace basalt

@@ -1,0 +1,418 @@
+#include "live/live_controllers.h"
+
+#include <algorithm>
+
+#include "api/log.h"
+#include "live/render.h"
+
+namespace basalt {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr const char* kMergePatch = "application/merge-patch+json";
+const std::string kGroupAnnotation = "scheduling.k8s.io/group-name";
+
+std::pair<std::string, std::string> SplitKey(const std::string& key) {
+  auto slash = key.find('/');
+  if (slash == std::string::npos) return {"", key};
+  return {key.substr(0, slash), key.substr(slash + 1)};
+}
+
+std::string PodsPath(const std::string& ns) { return "/api/v1/namespaces/" + ns + "/pods"; }
+std::string PodGroupsPath(const std::string& ns) {
+  return "/apis/scheduling.volcano.sh/v1beta1/namespaces/" + ns + "/podgroups";
+}
+std::string JobsPath(const std::string& ns) {
+  return "/apis/batch.volcano.sh/v1alpha1/namespaces/" + ns + "/jobs";
+}
+
+const OwnerReference* ControllerRef(const ObjectMeta& meta) {
+  for (const OwnerReference& ref : meta.owner_references) {
+    if (ref.controller) return &ref;
+  }
+  return meta.owner_references.empty() ? nullptr : &meta.owner_references.front();
+}
+
+// The job a pod of the vcjob controller belongs to ("ns/job").
+std::string JobKeyOf(const Pod& pod) {
+  for (const OwnerReference& ref : pod.meta.owner_references) {
+    if (ref.kind == "Job" && ref.api_version.rfind("batch.volcano.sh/", 0) == 0)
+      return pod.meta.namespace_ + "/" + ref.name;
+  }
+  return "";
+}
+
+const Json& Member(const Json& object, const char* key) {
+  static const Json kNull;
+  if (!object.is_object()) return kNull;
+  auto it = object.find(key);
+  return it == object.end() ? kNull : *it;
+}
+
+// Whether the server's status already says everything `desired` says.
+bool StatusMatches(const Json& server, const Json& desired) {
+  for (const auto& [k, v] : desired.items()) {
+    const Json& have = Member(server, k.c_str());
+    if (k == "state") {
+      if (Member(have, "phase") != Member(v, "phase")) return false;
+    } else if (have != v && !(v == 0 && have.is_null())) {
+      return false;
+    }
+  }
+  return true;
+}
+
+Json AnnotationPatch(const std::map<std::string, std::string>& from,
+                     const std::map<std::string, std::string>& to) {
+  Json changes = Json::object();
+  for (const auto& [k, v] : to) {
+    auto it = from.find(k);
+    if (it == from.end() || it->second != v) changes[k] = v;
+  }
+  for (const auto& [k, v] : from) {
+    if (!to.count(k)) changes[k] = nullptr;
+  }
+  return {{"metadata", {{"annotations", std::move(changes)}}}};
+}
+
+}  // namespace
+
+LiveControllers::LiveControllers(kube::Client* client, ClusterState* state, kube::StateSink* sink,
+                                 kube::Metrics* metrics, LiveControllerOptions options)
+    : client_(client),
+      state_(state),
+      sink_(sink),
+      metrics_(metrics),
+      options_(std::move(options)),
+      job_plugins_(RandomSshKeys()),
+      podgroups_(options_.scheduler_names) {
+  metrics_->Counter("basalt_controller_writes_total",
+                    "Writes of the live controllers by object kind, verb and outcome.",
+                    {"kind", "verb", "outcome"});
+  sink_->set_apply_observer(
+      [this](const std::string& kind, bool deleted, const std::string& key, const Json& object,
+             const ClusterState& before) { OnApplied(kind, deleted, key, object, before); });
+}
+
+void LiveControllers::OnApplied(const std::string& kind, bool deleted, const std::string& key,
+                                const Json& object, const ClusterState& before) {
+  if (kind == "Pod") {
+    const Pod* old = before.FindPod(key);
+    // Only the vcjob controller reacts to pods, and only to its own — and only
+    // to the incarnation the server reports on: a pod the controller has just
+    // made again under the same name (no uid yet) is not the one that went.
+    if (old == nullptr || JobKeyOf(*old).empty() || old->meta.uid.empty()) return;
+    const Json& uid = Member(Member(object, "metadata"), "uid");
+    if (uid.is_string() && uid.get<std::string>() != old->meta.uid) return;
+    if (deleted) {
+      deleted_pods_.push_back(*old);
+      return;
+    }
+    const Json& phase = Member(Member(object, "status"), "phase");
+    std::string now = phase.is_string() ? phase.get<std::string>() : "Pending";
+    if (now != old->phase) phase_changes_.emplace_back(key, old->phase);
+  } else if (kind == "Job") {
+    if (deleted) {
+      job_objects_.erase(key);
+    } else {
+      job_objects_[key] = object;
+    }
+  } else if (kind == "Queue") {
+    const Json& st = Member(Member(object, "status"), "state");
+    if (deleted) {
+      queue_state_.erase(key);
+    } else {
+      queue_state_[key] = st.is_string() ? st.get<std::string>() : "";
+    }
+  }
+}
+
+void LiveControllers::Idle() {
+  std::lock_guard<std::mutex> lock(sink_->mutex());
+  deleted_pods_.clear();
+  phase_changes_.clear();
+}
+
+void LiveControllers::ReactToInformers(int64_t now) {
+  for (const Pod& pod : deleted_pods_) jobs_.OnPodDeleted(*state_, pod, now);
+  for (const auto& [key, old_phase] : phase_changes_) {
+    if (const Pod* pod = state_->FindPod(key))
+      jobs_.OnPodPhaseChanged(*state_, *pod, old_phase, now);
+  }
+  deleted_pods_.clear();
+  phase_changes_.clear();
+}
+
+// Commands run in creation order (then name) and are deleted once run, as
+// the offline front ends run them.
+void LiveControllers::RunCommands(int64_t now, std::vector<Write>* writes) {
+  std::vector<Command> commands;
+  for (const auto& [key, c] : state_->commands()) commands.push_back(c);
+  std::stable_sort(commands.begin(), commands.end(), [](const Command& a, const Command& b) {
+    return a.meta.creation_timestamp < b.meta.creation_timestamp;
+  });
+  for (const Command& c : commands) {
+    state_->DeleteCommand(c.meta.Key());
+    if (c.target.kind == "Queue") {
+      queues_.OnCommand(*state_, c);
+    } else if (c.target.kind == "Job") {
+      jobs_.OnCommand(*state_, c, now);
+    }
+    writes->push_back({Write::Verb::kDelete, "Command", c.meta.Key(),
+                       "/apis/bus.volcano.sh/v1alpha1/namespaces/" + c.meta.namespace_ +
+                           "/commands/" + c.meta.name,
+                       Json(), c.meta.uid});
+  }
+}
+
+void LiveControllers::CollectPodWrites(const std::map<std::string, Pod>& before,
+                                       std::vector<Write>* writes) {
+  for (const auto& [key, old] : before) {
+    const Pod* now = state_->FindPod(key);
+    const bool on_server = !old.meta.name.empty() && !old.meta.uid.empty();
+    auto [ns, name] = SplitKey(key);
+    if (now != nullptr && now->meta.uid.empty() && on_server) {
+      // Deleted and made again in one pass (a restart): the old pod goes
+      // first; the new one is created once the informers show it gone.
+      writes->push_back({Write::Verb::kDelete, "Pod", key, PodsPath(ns) + "/" + name, Json(),
+                         old.meta.uid});
+    } else if (now != nullptr && now->meta.uid.empty()) {
+      auto job = job_objects_.find(JobKeyOf(*now));
+      if (job == job_objects_.end()) continue;  // not a vcjob pod: nothing to render it from
+      auto additions = job_plugins_.pods().find(key);
+      auto body = VcJobPodJson(
+          job->second, *now, additions == job_plugins_.pods().end() ? nullptr : &additions->second);
+      if (!body.ok()) {
+        Log("controllers")
+            .warn("msg=\"pod not created\" pod={} error={}", key,
+                  LogValue(body.status().message()));
+        continue;
+      }
+      writes->push_back({Write::Verb::kCreate, "Pod", key, PodsPath(ns), std::move(*body), ""});
+    } else if (now == nullptr && on_server) {
+      writes->push_back(
+          {Write::Verb::kDelete, "Pod", key, PodsPath(ns) + "/" + name, Json(), old.meta.uid});
+    } else if (now != nullptr && on_server && now->meta.annotations != old.meta.annotations) {
+      writes->push_back({Write::Verb::kMergePatch, "Pod", key, PodsPath(ns) + "/" + name,
+                         AnnotationPatch(old.meta.annotations, now->meta.annotations), ""});
+    }
+  }
+}
+
+void LiveControllers::CollectPodGroupWrites(const std::map<std::string, PodGroup>& before,
+                                            const std::map<std::string, Pod>& pods_before,
+                                            std::vector<Write>* writes) {
+  // A bare pod's new group is owned by the pod's controller, else the pod.
+  std::map<std::string, OwnerReference> owners;
+  for (const auto& [key, unused] : pods_before) {
+    const Pod* pod = state_->FindPod(key);
+    if (pod == nullptr || pod->meta.uid.empty()) continue;
+    auto group = pod->meta.annotations.find(kGroupAnnotation);
+    if (group == pod->meta.annotations.end()) continue;
+    const OwnerReference* ref = ControllerRef(pod->meta);
+    owners.emplace(pod->meta.namespace_ + "/" + group->second,
+                   ref ? *ref : OwnerReference{"v1", "Pod", pod->meta.name, pod->meta.uid, false});
+  }
+  for (const auto& [key, old] : before) {
+    const PodGroup* now = state_->FindPodGroup(key);
+    const bool on_server = !old.meta.name.empty() && !old.meta.uid.empty();
+    auto [ns, name] = SplitKey(key);
+    if (now != nullptr && now->meta.uid.empty() && on_server) {
+      writes->push_back({Write::Verb::kDelete, "PodGroup", key, PodGroupsPath(ns) + "/" + name,
+                         Json(), old.meta.uid});  // made again: the old one goes first
+    } else if (now != nullptr && now->meta.uid.empty()) {
+      auto owner = owners.find(key);
+      writes->push_back({Write::Verb::kCreate, "PodGroup", key, PodGroupsPath(ns),
+                         PodGroupJson(*now, owner == owners.end() ? nullptr : &owner->second), ""});
+    } else if (now == nullptr && on_server) {
+      writes->push_back({Write::Verb::kDelete, "PodGroup", key, PodGroupsPath(ns) + "/" + name,
+                         Json(), old.meta.uid});
+    } else if (now != nullptr && on_server &&
+               (now->min_member != old.min_member || now->queue != old.queue ||
+                now->min_task_member != old.min_task_member)) {
+      Json spec = PodGroupJson(*now, nullptr)["spec"];
+      writes->push_back({Write::Verb::kMergePatch, "PodGroup", key, PodGroupsPath(ns) + "/" + name,
+                         Json{{"spec", std::move(spec)}}, ""});
+    }
+  }
+}
+
+void LiveControllers::CollectJobWrites(std::vector<Write>* writes) {
+  for (const auto& [key, server] : job_objects_) {
+    auto [ns, name] = SplitKey(key);
+    const VcJob* job = state_->FindJob(key);
+    if (job == nullptr) {  // deleted by the controller (ttlSecondsAfterFinished)
+      writes->push_back({Write::Verb::kDelete, "Job", key, JobsPath(ns) + "/" + name, Json(),
+                         Member(Member(server, "metadata"), "uid").get<std::string>()});
+      continue;
+    }
+    job_internal::PodCounts c = job_internal::CountPods(*state_, *job);
+    Json desired = VcJobStatusJson(
+        *job, JobPodCounts{c.pending, c.running, c.succeeded, c.failed, c.terminating});
+    if (StatusMatches(Member(server, "status"), desired)) continue;
+    writes->push_back({Write::Verb::kMergePatch, "JobStatus", key,
+                       JobsPath(ns) + "/" + name + "/status", Json{{"status", std::move(desired)}},
+                       ""});
+  }
+}
+
+void LiveControllers::CollectQueueWrites(std::vector<Write>* writes) {
+  for (const auto& [name, q] : state_->queues()) {
+    auto server = queue_state_.find(name);
+    if (server == queue_state_.end()) continue;  // implicit queues have no object
+    const std::string& have = server->second.empty() ? std::string("Open") : server->second;
+    if (q.state == have) continue;
+    writes->push_back({Write::Verb::kMergePatch, "QueueStatus", name,
+                       "/apis/scheduling.volcano.sh/v1beta1/queues/" + name + "/status",
+                       Json{{"status", {{"state", q.state}}}}, ""});
+  }
+}
+
+void LiveControllers::CollectPluginObjectWrites(std::vector<Write>* writes) {
+  std::set<std::string> present;
+  auto want = [&](const char* kind, const ObjectMeta& meta, const std::string& collection,
+                  Json body) {
+    std::string id = std::string(kind) + "/" + meta.Key();
+    present.insert(id);
+    if (plugin_objects_.count(id)) return;
+    writes->push_back({Write::Verb::kCreate, kind, meta.Key(), collection, std::move(body), ""});
+  };
+  const std::string core = "/api/v1/namespaces/";
+  for (const auto& [k, o] : job_plugins_.secrets())
+    want("Secret", o.meta, core + o.meta.namespace_ + "/secrets", SecretJson(o));
+  for (const auto& [k, o] : job_plugins_.config_maps())
+    want("ConfigMap", o.meta, core + o.meta.namespace_ + "/configmaps", ConfigMapJson(o));
+  for (const auto& [k, o] : job_plugins_.services())
+    want("Service", o.meta, core + o.meta.namespace_ + "/services", ServiceJson(o));
+  for (const auto& [k, o] : job_plugins_.network_policies())
+    want("NetworkPolicy", o.meta,
+         "/apis/networking.k8s.io/v1/namespaces/" + o.meta.namespace_ + "/networkpolicies",
+         NetworkPolicyJson(o));
+  for (auto it = plugin_objects_.begin(); it != plugin_objects_.end();) {
+    if (present.count(*it)) {
+      ++it;
+      continue;
+    }
+    // "Kind/ns/name": the job went, and so do its objects.
+    auto first = it->find('/');
+    std::string kind = it->substr(0, first), key = it->substr(first + 1);
+    auto [ns, name] = SplitKey(key);
+    std::string collection =
+        kind == "NetworkPolicy" ? "/apis/networking.k8s.io/v1/namespaces/" + ns + "/networkpolicies"
+                                : core + ns + "/" +
+                                      (kind == "Secret"      ? "secrets"
+                                       : kind == "ConfigMap" ? "configmaps"
+                                                             : "services");
+    writes->push_back({Write::Verb::kDelete, kind, key, collection + "/" + name, Json(), ""});
+    it = plugin_objects_.erase(it);
+  }
+}
+
+ControllerPassSummary LiveControllers::Sync(int64_t now) {
+  std::vector<Write> writes;
+  {
+    std::lock_guard<std::mutex> lock(sink_->mutex());
+    // The state of every pod and PodGroup the controllers touch, as it was
+    // before (an empty name: it did not exist).
+    std::map<std::string, Pod> pods_before;
+    std::map<std::string, PodGroup> groups_before;
+    state_->set_change_observer([&](const ClusterState& s, const ClusterState::Change& c) {
+      if (c.kind == ClusterState::Change::Kind::kPod && !pods_before.count(c.key)) {
+        const Pod* p = s.FindPod(c.key);
+        pods_before.emplace(c.key, p ? *p : Pod{});
+      } else if (c.kind == ClusterState::Change::Kind::kPodGroup && !groups_before.count(c.key)) {
+        const PodGroup* g = s.FindPodGroup(c.key);
+        groups_before.emplace(c.key, g ? *g : PodGroup{});
+      }
+    });
+    ReactToInformers(now);
+    RunCommands(now, &writes);
+    jobs_.Sync(*state_, now);
+    job_plugins_.Sync(*state_);
+    podgroups_.Sync(*state_);
+    queues_.Sync(*state_);
+    state_->set_change_observer(nullptr);
+    CollectPluginObjectWrites(&writes);
+    CollectPodGroupWrites(groups_before, pods_before, &writes);
+    CollectPodWrites(pods_before, &writes);
+    CollectJobWrites(&writes);
+    CollectQueueWrites(&writes);
+  }
+  ControllerPassSummary sum;
+  Apply(std::move(writes), &sum);
+  return sum;
+}
+
+bool LiveControllers::InFlight(const std::string& id, Clock::time_point now) const {
+  auto it = in_flight_.find(id);
+  return it != in_flight_.end() && now - it->second < options_.in_flight_ttl;
+}
+
+void LiveControllers::DropLocalObject(const Write& w) {
+  std::lock_guard<std::mutex> lock(sink_->mutex());
+  if (w.kind == "Pod") {
+    const Pod* p = state_->FindPod(w.key);
+    if (p && p->meta.uid.empty()) state_->DeletePod(w.key);
+  } else if (w.kind == "PodGroup") {
+    const PodGroup* g = state_->FindPodGroup(w.key);
+    if (g && g->meta.uid.empty()) state_->DeletePodGroup(w.key);
+  }
+}
+
+void LiveControllers::Apply(std::vector<Write> writes, ControllerPassSummary* sum) {
+  const auto now = Clock::now();
+  for (auto it = in_flight_.begin(); it != in_flight_.end();)
+    it = now - it->second >= options_.in_flight_ttl ? in_flight_.erase(it) : std::next(it);
+  static const char* kVerbs[] = {"create", "delete", "patch"};
+  for (Write& w : writes) {
+    const char* verb = kVerbs[static_cast<int>(w.verb)];
+    // A patch is keyed by its content: a different status is sent at once.
+    std::string id = std::string(verb) + "|" + w.kind + "|" + w.key +
+                     (w.verb == Write::Verb::kMergePatch ? "|" + w.body.dump() : "");
+    if (InFlight(id, now)) continue;
+    kube::ApiOr<kube::HttpResponse> r = kube::ApiError{};
+    switch (w.verb) {
+      case Write::Verb::kCreate:
+        r = client_->Call("POST", w.path, {}, w.body.dump(), "application/json");
+        break;
+      case Write::Verb::kDelete: {
+        Json options = {
+            {"kind", "DeleteOptions"}, {"apiVersion", "v1"}, {"propagationPolicy", "Background"}};
+        if (!w.uid.empty()) options["preconditions"] = {{"uid", w.uid}};
+        r = client_->Call("DELETE", w.path, {}, options.dump(), "application/json");
+        break;
+      }
+      case Write::Verb::kMergePatch:
+        r = client_->Call("PATCH", w.path, {}, w.body.dump(), kMergePatch);
+        break;
+    }
+    std::string outcome = "ok";
+    if (r.ok()) {
+      in_flight_[id] = now;
+      if (w.verb == Write::Verb::kCreate) ++sum->creates;
+      if (w.verb == Write::Verb::kDelete) ++sum->deletes;
+      if (w.verb == Write::Verb::kMergePatch) ++sum->updates;
+    } else if (w.verb == Write::Verb::kCreate && r.error().code == 409) {
+      outcome = "exists";  // made by us before, or by someone else: adopt it
+      in_flight_[id] = now;
+      ++sum->adopted;
+    } else if (r.error().code == 404 || (w.verb == Write::Verb::kDelete && r.error().code == 409)) {
+      outcome = "gone";  // deleted meanwhile, or replaced under the same name
+    } else {
+      outcome = "error";
+      ++sum->failures;
+      sum->errors.push_back(r.error().ToString());
+      Log("controllers")
+          .warn("msg=\"write failed\" verb={} kind={} object={} error={}", verb, w.kind, w.key,
+                LogValue(r.error().ToString()));
+      if (w.verb == Write::Verb::kCreate) DropLocalObject(w);
+    }
+    if (outcome != "error" && (w.kind == "Secret" || w.kind == "ConfigMap" || w.kind == "Service" ||
+                               w.kind == "NetworkPolicy")) {
+      if (w.verb == Write::Verb::kCreate) plugin_objects_.insert(w.kind + "/" + w.key);
+    }
+    metrics_->Inc("basalt_controller_writes_total", {w.kind, verb, outcome});
+  }
+}
+
+}  // namespace basalt

@@ -1,0 +1,131 @@
+// The controllers of `basalt serve`: the vcjob, PodGroup and Queue
+// controllers of `basalt schedule` and `simulate` (controllers/), run by the
+// leader on the informers' store, their changes written to the API server.
+//
+// One pass (`Sync`, once per scheduling period, before the session):
+//
+//   under the store's lock:
+//     react to what the informers saw since the last pass, as the world step
+//     of the offline front ends does: a pod gone (OnPodDeleted), a pod whose
+//     phase changed (OnPodPhaseChanged); run the Commands; sync the vcjob,
+//     job plugin, PodGroup and Queue controllers — with a change observer on
+//     the store recording which pods and PodGroups they create, change or
+//     delete; then collect the writes:
+//       pod / PodGroup new (no uid yet)   -> create (POST)
+//       pod / PodGroup the server has,
+//         gone from the store             -> delete (uid precondition)
+//       pod annotations changed           -> merge patch
+//       vcjob status changed              -> merge patch on jobs/NAME/status
+//       vcjob deleted (TTL)               -> delete
+//       queue state changed               -> merge patch on queues/NAME/status
+//       Command run                       -> delete
+//       job plugin object new / gone      -> create / delete
+//   without the lock: the writes, in that order.
+//
+// Idempotence: the store is the informers' picture of the server, so a write
+// that has not been seen back yet would be made again by the next pass. A
+// create answered 409 AlreadyExists adopts the object; a delete answered 404
+// is done; a write is not repeated while it is still "in flight" (sent, not
+// yet seen back, younger than `in_flight_ttl`). Writes go through the writes
+// client, fenced by the lease (kube/leader.h): a replica that lost the lease
+// writes nothing. A create that fails otherwise removes the controller's
+// local object, so the store keeps matching the server and the next pass
+// tries again.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "controllers/job_controller.h"
+#include "controllers/job_plugins.h"
+#include "controllers/podgroup_controller.h"
+#include "controllers/queue_controller.h"
+#include "kube/client.h"
+#include "kube/informer.h"
+#include "kube/metrics.h"
+#include "state/cluster_state.h"
+
+namespace basalt {
+
+using Json = nlohmann::json;
+
+struct LiveControllerOptions {
+  std::set<std::string> scheduler_names = {"volcano"};
+  // How long a write is assumed on its way before the next pass may repeat it.
+  std::chrono::seconds in_flight_ttl{30};
+};
+
+// What one pass wrote (also counted in the metrics).
+struct ControllerPassSummary {
+  int creates = 0;
+  int deletes = 0;
+  int updates = 0;
+  int adopted = 0;  // create answered 409: already there
+  int failures = 0;
+  std::vector<std::string> errors;
+};
+
+class LiveControllers {
+ public:
+  // `sink` feeds `state` (guarded by `sink->mutex()`); the controllers watch
+  // it through the sink's apply observer, which this constructor sets.
+  LiveControllers(kube::Client* client, ClusterState* state, kube::StateSink* sink,
+                  kube::Metrics* metrics, LiveControllerOptions options);
+
+  // One pass at wall time `now` (seconds since the epoch). The leader only.
+  ControllerPassSummary Sync(int64_t now);
+  // Not leading: forgets what the informers reported (a new leader starts
+  // from the store as it is).
+  void Idle();
+
+ private:
+  struct Write {
+    enum class Verb { kCreate, kDelete, kMergePatch } verb;
+    std::string kind;  // "Pod", "PodGroup", ... (metrics, logs, in-flight keys)
+    std::string key;   // "ns/name"
+    std::string path;  // collection path for a create, object path otherwise
+    Json body;
+    std::string uid;  // delete precondition
+  };
+  // Under the sink's lock, from the informers' thread.
+  void OnApplied(const std::string& kind, bool deleted, const std::string& key, const Json& object,
+                 const ClusterState& before);
+  void ReactToInformers(int64_t now);
+  void RunCommands(int64_t now, std::vector<Write>* writes);
+  void CollectPodWrites(const std::map<std::string, Pod>& before, std::vector<Write>* writes);
+  void CollectPodGroupWrites(const std::map<std::string, PodGroup>& before,
+                             const std::map<std::string, Pod>& pods_before,
+                             std::vector<Write>* writes);
+  void CollectJobWrites(std::vector<Write>* writes);
+  void CollectQueueWrites(std::vector<Write>* writes);
+  void CollectPluginObjectWrites(std::vector<Write>* writes);
+  bool InFlight(const std::string& id, std::chrono::steady_clock::time_point now) const;
+  void Apply(std::vector<Write> writes, ControllerPassSummary* sum);
+  void DropLocalObject(const Write& w);
+
+  kube::Client* client_;
+  ClusterState* state_;
+  kube::StateSink* sink_;
+  kube::Metrics* metrics_;
+  LiveControllerOptions options_;
+  JobController jobs_;
+  JobPluginController job_plugins_;
+  PodGroupController podgroups_;
+  QueueController queues_;
+
+  // Filled by the informers (under the sink's lock).
+  std::vector<Pod> deleted_pods_;
+  std::vector<std::pair<std::string, std::string>> phase_changes_;  // pod key, old phase
+  std::map<std::string, Json> job_objects_;                         // vcjobs as the server has them
+  std::map<std::string, std::string> queue_state_;  // the server's queue status.state
+
+  // Only the pass's thread.
+  std::map<std::string, std::chrono::steady_clock::time_point> in_flight_;
+  std::set<std::string> plugin_objects_;  // "Kind/ns/name" created by us
+};
+
+}  // namespace basalt

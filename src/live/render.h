@@ -1,0 +1,49 @@
+// The objects the controllers create, as the JSON the API server takes.
+//
+// The controllers (controllers/) work on the typed object model, which keeps
+// only what scheduling reads. What they create on a live cluster must be the
+// whole object: a vcjob's pod is its task's pod template exactly as the user
+// wrote it (containers, volumes, everything), with the controller's metadata
+// and the job plugins' additions (env, volumes, mounts, hostname) on top.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "api/objects.h"
+#include "controllers/job_plugins.h"
+
+namespace basalt {
+
+using Json = nlohmann::json;
+
+// A Resource as a Kubernetes resource list ({"cpu": "500m", ...}); the
+// implicit `pods` dimension and zero scalars are left out.
+std::map<std::string, std::string> ResourceListOf(const Resource& r);
+
+// A PodGroup to create. `owner` fills in an empty ownerReferences (a bare
+// pod's group is owned by the pod's controller, else by the pod).
+Json PodGroupJson(const PodGroup& pg, const OwnerReference* owner);
+
+// A vcjob pod to create: `job_object` is the vcjob as the API server returned
+// it; `pod` the controller's pod (metadata, scheduler name, priority class);
+// `additions` what the job plugins add (null: none). Fails when the job has
+// no task of the pod's task name.
+Result<Json> VcJobPodJson(const Json& job_object, const Pod& pod,
+                          const PodPluginAdditions* additions);
+
+// The vcjob plugins' objects.
+Json ServiceJson(const Service& svc);
+Json SecretJson(const Secret& secret);
+Json ConfigMapJson(const ConfigMap& cm);
+Json NetworkPolicyJson(const NetworkPolicy& np);
+
+// The status a vcjob's controller writes: state.phase, retryCount, version
+// and the pod counts.
+struct JobPodCounts {
+  int pending = 0, running = 0, succeeded = 0, failed = 0, terminating = 0;
+};
+Json VcJobStatusJson(const VcJob& job, const JobPodCounts& counts);
+
+}  // namespace basalt
