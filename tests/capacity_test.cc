@@ -1,4 +1,4 @@
-// capacity plugin (VOLCANO_SEMANTICS §5.6), flat and hierarchical, plus the
+// capacity plugin (docs/plugins/capacity.md), flat and hierarchical, plus the
 // fairness expectations capacity shares with proportion (a TEST_P over both).
 // One behaviour per test; the arithmetic behind every expected value is written
 // next to it.
@@ -803,7 +803,7 @@ TEST(CapacityHierarchyTest, VictimQueueOrderSiblingsBeforeCousins) {
 }
 
 // =====================================================================
-// proportion and capacity: shared fairness expectations (STYLE.md habit 12)
+// proportion and capacity: shared fairness expectations
 // =====================================================================
 
 // Each test writes queues with both a weight and a deserved chosen so that the

@@ -1,4 +1,4 @@
-// Fast node selection vs the reference path (issue 8): every scenario of
+// Fast node selection vs the reference path: every scenario of
 // tests/scenarios and many randomized clusters run through both
 // (SessionOptions::reference_node_selection) and must give the same decisions,
 // byte for byte: binds, pipelined pods, evictions, events (with their fit-error
