@@ -15,11 +15,11 @@
 #include "actions/builtin.h"
 #include "actions/starving_jobs.h"
 #include "cluster_generator.h"
+#include "engine/cycle_runner.h"
 #include "framework/config.h"
 #include "plugins/builtin.h"
 #include "profiles.h"
 #include "random_cluster.h"
-#include "engine/cycle_runner.h"
 #include "testing.h"
 
 namespace basalt {

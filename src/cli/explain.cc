@@ -8,11 +8,11 @@
 
 #include "actions/builtin.h"
 #include "api/decode.h"
-#include "live/live_state.h"
-#include "engine/explain_probe.h"
 #include "cli/schedule.h"
-#include "plugins/builtin.h"
 #include "engine/cycle_runner.h"
+#include "engine/explain_probe.h"
+#include "live/live_state.h"
+#include "plugins/builtin.h"
 
 namespace basalt {
 namespace {

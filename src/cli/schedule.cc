@@ -8,8 +8,8 @@
 #include "api/decode.h"
 #include "api/file_text.h"
 #include "api/quantity.h"
-#include "plugins/builtin.h"
 #include "engine/cycle_runner.h"
+#include "plugins/builtin.h"
 
 namespace basalt {
 namespace {
