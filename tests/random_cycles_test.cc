@@ -1,6 +1,6 @@
 // Randomized cycles with every invariant of framework/invariants.h checked
-// after every action (issue #9), and the property test of issue #3 over small
-// clusters. Seeds are fixed, so a failure reproduces with
+// after every action, and the property test over small clusters
+// (docs/reliability.md). Seeds are fixed, so a failure reproduces with
 // `./scripts/random-cycles CYCLES SEED` and shrinks to a scenario file.
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
