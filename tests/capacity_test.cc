@@ -898,9 +898,9 @@ TEST_P(QueueFairnessTest, ClosedQueueRefuses) {
   EXPECT_FALSE(fx.ssn().Allocatable(fx.QueueNamed("q1"), fx.Task("default/i-0")));
 }
 
-// Seed 004 at step 4: default (deserved 1 cpu / weight 1) runs job1 (1 cpu)
-// and job2 (3 cpu); test (3 cpu / weight 3) waits with job3 (3 cpu). Reclaim
-// evicts job2 only and pipelines job3.
+// examples/reclaim-4-steps at step 4: default (deserved 1 cpu / weight 1) runs
+// job1 (1 cpu) and job2 (3 cpu); test (3 cpu / weight 3) waits with job3
+// (3 cpu). Reclaim evicts job2 only and pipelines job3.
 TEST_P(QueueFairnessTest, Seed004ReclaimEvictsTheLargerJob) {
   SessionFixture fx(
       NodeYaml("n1", "4") + QueueYaml("default", {"weight: 1", "deserved: {cpu: 1}"}) +
