@@ -27,7 +27,7 @@ TEST(RandomCyclesTest, TwoThousandCyclesKeepEveryInvariant) {
   }
 }
 
-// Issue #3: over 1,000 random small clusters and workloads, after every cycle
+// The property test: over 1,000 random small clusters and workloads, after every cycle
 // (indeed every action) no node is over-committed, no queue exceeds its
 // capability, reclaim pushes no queue below its guarantee, and the scheduler's
 // own evictions leave no gang below minAvailable (checks 2, 6, 7, 8).
