@@ -1,4 +1,4 @@
-// Named benchmark profiles (issue 8) and the driver that runs them: generate
+// Named benchmark profiles (bench/README.md) and the driver that runs them: generate
 // the cluster in memory, open a session, run the configured actions one by one
 // (each timed), close, apply the decisions to the store as a cluster would
 // (binds start running at once, evicted pods disappear, PodGroup phases are

@@ -1,7 +1,7 @@
 // Fuzz target: the manifest decoder (YAML and JSON, multi-document) and the
 // store that receives its objects. Every input is user-supplied in
 // `basalt schedule`, so any crash, hang or sanitizer report is a bug
-// (DESIGN.md: "nothing user-supplied can crash the process").
+// (docs/design.md, failure policy: nothing user-supplied may crash the process).
 #include <cstddef>
 #include <cstdint>
 #include <string>

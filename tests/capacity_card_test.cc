@@ -214,7 +214,7 @@ std::string ReadFile(const std::string& path) {
   return ss.str();
 }
 
-// The scheduler configuration of seed 000, as the seed prints it (comment dropped).
+// The scheduler configuration of examples/tidal (scheduler.conf), verbatim.
 constexpr char kSeed000Conf[] = R"(actions: "enqueue, allocate, backfill, reclaim"
 tiers:
 - plugins:

@@ -1,4 +1,4 @@
-// capacity plugin (VOLCANO_SEMANTICS §5.6), flat and hierarchical, plus the
+// capacity plugin (docs/plugins/capacity.md), flat and hierarchical, plus the
 // fairness expectations capacity shares with proportion (a TEST_P over both).
 // One behaviour per test; the arithmetic behind every expected value is written
 // next to it.
@@ -803,7 +803,7 @@ TEST(CapacityHierarchyTest, VictimQueueOrderSiblingsBeforeCousins) {
 }
 
 // =====================================================================
-// proportion and capacity: shared fairness expectations (STYLE.md habit 12)
+// proportion and capacity: shared fairness expectations
 // =====================================================================
 
 // Each test writes queues with both a weight and a deserved chosen so that the
@@ -898,9 +898,9 @@ TEST_P(QueueFairnessTest, ClosedQueueRefuses) {
   EXPECT_FALSE(fx.ssn().Allocatable(fx.QueueNamed("q1"), fx.Task("default/i-0")));
 }
 
-// Seed 004 at step 4: default (deserved 1 cpu / weight 1) runs job1 (1 cpu)
-// and job2 (3 cpu); test (3 cpu / weight 3) waits with job3 (3 cpu). Reclaim
-// evicts job2 only and pipelines job3.
+// examples/reclaim-4-steps at step 4: default (deserved 1 cpu / weight 1) runs
+// job1 (1 cpu) and job2 (3 cpu); test (3 cpu / weight 3) waits with job3
+// (3 cpu). Reclaim evicts job2 only and pipelines job3.
 TEST_P(QueueFairnessTest, Seed004ReclaimEvictsTheLargerJob) {
   SessionFixture fx(
       NodeYaml("n1", "4") + QueueYaml("default", {"weight: 1", "deserved: {cpu: 1}"}) +

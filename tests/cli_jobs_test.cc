@@ -11,9 +11,9 @@
 #include <sstream>
 
 #include "api/decode.h"
-#include "live/vc_store.h"
 #include "api/yaml_json.h"
 #include "kube_fake_apiserver.h"
+#include "live/vc_store.h"
 #include "testing.h"
 
 namespace basalt {

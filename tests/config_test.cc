@@ -1,5 +1,5 @@
 // Volcano's scheduler configuration (framework/config.h) and plugin/action
-// arguments (framework/arguments.h), VOLCANO_SEMANTICS §11.
+// arguments (framework/arguments.h), docs/configuration.md.
 #include "framework/config.h"
 
 #include <gtest/gtest.h>
@@ -39,14 +39,14 @@ std::string OnePlugin(const std::string& name, const std::string& fields = "") {
   return "actions: \"allocate\"\ntiers:\n- plugins:\n  - name: " + name + "\n" + fields;
 }
 
-// The example of VOLCANO_SEMANTICS §11, verbatim.
+// A full example in Volcano's format, every switch spelled out.
 const char* kVolcanoExample =
     R"(actions: "enqueue, allocate, backfill"      # comma-separated, order matters, spaces trimmed
 tiers:
 - plugins:
   - name: priority
   - name: gang
-    enablePreemptable: false               # switches: see table in §2.2
+    enablePreemptable: false               # switches: docs/configuration.md
   - name: conformance
 - plugins:
   - name: overcommit

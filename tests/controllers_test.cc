@@ -12,8 +12,8 @@
 #include "api/decode.h"
 #include "controllers/job_controller.h"
 #include "controllers/queue_controller.h"
-#include "plugins/builtin.h"
 #include "engine/cycle_runner.h"
+#include "plugins/builtin.h"
 #include "testing.h"
 
 namespace basalt {

@@ -1,6 +1,6 @@
 // Decoding bad manifests (api/decode.h): a message naming the file and line, the
-// object and the field (DESIGN.md: "Bad input: exit code 2 and a message naming
-// the file, the object and the field"). Nothing user-supplied may crash or throw.
+// object and the field, exit code 2 at the command line (docs/design.md, failure
+// policy). Nothing user-supplied may crash or throw.
 #include <gtest/gtest.h>
 
 #include <chrono>

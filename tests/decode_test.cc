@@ -1,7 +1,7 @@
 // Decoding manifests (api/decode.h): the object model built from good input, and
 // for bad input a message naming the file and line, the object and the field
-// (DESIGN.md: "Bad input: exit code 2 and a message naming the file, the object
-// and the field"). Nothing user-supplied may crash or throw.
+// (exit code 2 at the command line; docs/design.md, failure policy). Nothing
+// user-supplied may crash or throw.
 #include "api/decode.h"
 
 #include <gtest/gtest.h>

@@ -11,9 +11,9 @@
 #include <sstream>
 
 #include "cli/validate.h"
+#include "engine/cycle_runner.h"
 #include "framework/arguments.h"
 #include "plugins/builtin.h"
-#include "engine/cycle_runner.h"
 #include "testing.h"
 
 namespace basalt {

@@ -14,8 +14,8 @@
 #include "actions/builtin.h"
 #include "api/decode.h"
 #include "api/job_plugin_args.h"
-#include "plugins/builtin.h"
 #include "engine/cycle_runner.h"
+#include "plugins/builtin.h"
 #include "testing.h"
 
 namespace basalt {

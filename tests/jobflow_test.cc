@@ -7,8 +7,8 @@
 
 #include "actions/builtin.h"
 #include "api/decode.h"
-#include "plugins/builtin.h"
 #include "engine/cycle_runner.h"
+#include "plugins/builtin.h"
 #include "sim/scenario.h"
 #include "sim/simulator.h"
 #include "testing.h"

@@ -1,4 +1,4 @@
-// Fast node selection vs the reference path (issue 8): every scenario of
+// Fast node selection vs the reference path: every scenario of
 // tests/scenarios and many randomized clusters run through both
 // (SessionOptions::reference_node_selection) and must give the same decisions,
 // byte for byte: binds, pipelined pods, evictions, events (with their fit-error
@@ -15,11 +15,11 @@
 #include "actions/builtin.h"
 #include "actions/starving_jobs.h"
 #include "cluster_generator.h"
+#include "engine/cycle_runner.h"
 #include "framework/config.h"
 #include "plugins/builtin.h"
 #include "profiles.h"
 #include "random_cluster.h"
-#include "engine/cycle_runner.h"
 #include "testing.h"
 
 namespace basalt {

@@ -6,9 +6,9 @@
 
 #include "actions/builtin.h"
 #include "api/decode.h"
+#include "engine/cycle_runner.h"
 #include "framework/config.h"
 #include "plugins/builtin.h"
-#include "engine/cycle_runner.h"
 #include "state/cluster_state.h"
 
 namespace basalt::testing {

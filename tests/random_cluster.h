@@ -1,4 +1,5 @@
-// Randomized cycle testing (issue #9, and the property test of issue #3).
+// Randomized cycle testing and the property test over small worlds
+// (docs/reliability.md).
 //
 // `GenerateWorld(seed)` draws a small random cluster (nodes with cpu, memory,
 // GPUs, labels and taints; flat or hierarchical queues with capability,

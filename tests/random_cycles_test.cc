@@ -1,6 +1,6 @@
 // Randomized cycles with every invariant of framework/invariants.h checked
-// after every action (issue #9), and the property test of issue #3 over small
-// clusters. Seeds are fixed, so a failure reproduces with
+// after every action, and the property test over small clusters
+// (docs/reliability.md). Seeds are fixed, so a failure reproduces with
 // `./scripts/random-cycles CYCLES SEED` and shrinks to a scenario file.
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
@@ -27,7 +27,7 @@ TEST(RandomCyclesTest, TwoThousandCyclesKeepEveryInvariant) {
   }
 }
 
-// Issue #3: over 1,000 random small clusters and workloads, after every cycle
+// The property test: over 1,000 random small clusters and workloads, after every cycle
 // (indeed every action) no node is over-committed, no queue exceeds its
 // capability, reclaim pushes no queue below its guarantee, and the scheduler's
 // own evictions leave no gang below minAvailable (checks 2, 6, 7, 8).

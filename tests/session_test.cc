@@ -1,4 +1,4 @@
-// The session's dispatch rules (VOLCANO_SEMANTICS §2.2-2.5), tested with
+// The session's dispatch rules (docs/semantics/session.md), tested with
 // scripted plugins: victim voting with tier fall-through, Permit/Abstain/Reject
 // voting, JobStarving's "first tier with a function", order fallbacks, and
 // Statement commit/discard.

@@ -1,6 +1,6 @@
 // allocate: places pending tasks of admitted jobs, gang by gang.
 //
-// Per VOLCANO_SEMANTICS §4.2:
+// Per docs/semantics/actions.md:
 //  * queues take turns (QueueOrder, re-evaluated after every placement), an
 //    Overused queue leaves the loop;
 //  * a job places tasks in TaskOrder inside one Statement; the statement is

@@ -1,5 +1,5 @@
 // preempt: inside one queue, starving jobs take resources from lower-priority
-// work (VOLCANO_SEMANTICS §4.4).
+// work (docs/semantics/preempt-reclaim.md).
 //
 // For each queue in QueueOrder:
 //  1. job level: each starving job, in JobOrder, pops its pending tasks while it

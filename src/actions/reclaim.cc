@@ -1,5 +1,5 @@
 // reclaim: queues below their share take resources back from queues above
-// theirs (VOLCANO_SEMANTICS §4.5).
+// theirs (docs/semantics/preempt-reclaim.md).
 //
 // Queues take turns in QueueOrder. A queue reclaims for its best starving job,
 // one task per turn, if it is not Overused and the task passes Preemptive (the
@@ -10,7 +10,7 @@
 // evicted amount alone covers the request, then the task is pipelined there.
 //
 // Pods of a queue with a higher spec.priority than the reclaimer's are never
-// candidates (queue priority beats job priority, seed 001).
+// candidates (queue priority beats job priority; docs/semantics/preempt-reclaim.md).
 //
 // Unlike preempt, reclaim acts at once (no statement, no rollback), counts only
 // evicted resources, and drops a queue as soon as its best job is not starving:
@@ -122,9 +122,10 @@ class ReclaimAction : public Action {
       if (c.status != TaskStatus::kRunning || !c.preemptable || c.job == kNone) continue;
       const QueueInfo& cq = ssn.queue(ssn.job(c.job).queue);
       if (cq.id == queue.id || !cq.reclaimable) continue;
-      // The preemption hierarchy (seed 001): queue priority beats job priority,
-      // so a queue never takes from a queue of higher spec.priority, however
-      // important the reclaiming job. Volcano only orders by queue priority.
+      // The preemption hierarchy (docs/semantics/preempt-reclaim.md): queue
+      // priority beats job priority, so a queue never takes from a queue of
+      // higher spec.priority, however important the reclaiming job. Volcano
+      // only orders by queue priority.
       if (cq.priority > queue.priority) continue;
       out.push_back(&c);
     }

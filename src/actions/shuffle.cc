@@ -1,5 +1,5 @@
 // shuffle: evicts the running pods that plugins name as victims (Volcano
-// pkg/scheduler/actions/shuffle; VOLCANO_SEMANTICS §4.6).
+// pkg/scheduler/actions/shuffle; docs/semantics/actions.md).
 //
 // Every Running task of a job in the session is a candidate; the VictimTasks
 // extension point chooses (the first tier whose plugins answer; the union of

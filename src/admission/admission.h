@@ -1,5 +1,5 @@
 // Admission: validation of Queue, Job (vcjob), PodGroup and Pod objects, as
-// Volcano's admission webhooks do (VOLCANO_SEMANTICS §10), plus the checks
+// Volcano's admission webhooks do (docs/validate.md), plus the checks
 // Volcano only makes at runtime (hierarchical queue resources, capacity-card
 // annotations) so that `basalt validate` catches them before a cluster does.
 //

@@ -1,4 +1,4 @@
-// Parsing of the capacity-card annotations (docs CAPACITY_CARD.md):
+// Parsing of the capacity-card annotations (docs/plugins/capacity-card.md):
 //
 //   Queue            volcano.sh/card.quota    {"NVIDIA-H200": 3, "NVIDIA-H200/mig-1g.18gb-mixed":
 //   3} vcjob, PodGroup  volcano.sh/card.request  {"NVIDIA-H200": 2, "NVIDIA-A|NVIDIA-B": 2} Pod

@@ -1,4 +1,4 @@
-// Failure policy (see docs/STYLE.md):
+// Failure policy (see docs/design.md):
 //  * user input         -> Status (never a crash);
 //  * provable invariants -> BASALT_DCHECK (debug and test builds);
 //  * invariants whose violation would corrupt cluster state (negative idle,

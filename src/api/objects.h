@@ -27,7 +27,7 @@ struct ObjectMeta {
   std::map<std::string, std::string> labels;
   std::map<std::string, std::string> annotations;
   // Seconds since the epoch; 0 when the manifest has none (all such objects tie
-  // and fall to their names, see DESIGN.md).
+  // and fall to their names, see docs/semantics/ordering.md).
   int64_t creation_timestamp = 0;
   bool deleting = false;  // metadata.deletionTimestamp is set
   std::vector<OwnerReference> owner_references;

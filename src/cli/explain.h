@@ -3,7 +3,7 @@
 //
 // The folder is loaded and the controllers synced as `basalt schedule` does;
 // `--cycles N` first runs N-1 cycles with the world moving between them. Then
-// the next session is explained (cli/explain_probe.h): the queue and its
+// the next session is explained (engine/explain_probe.h): the queue and its
 // state, enqueue's answer and the plugin that refused, the gang's shortfall,
 // each pending pod's node refusals grouped with counts, and what would let it
 // run (the victims preempt or reclaim would take, or the capacity missing on

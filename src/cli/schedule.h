@@ -1,5 +1,5 @@
 // `basalt schedule`: one-shot scheduling of a folder of manifests, decisions as
-// JSON (the contract in DESIGN.md; tests outside this repository depend on the
+// JSON (the contract in docs/schedule.md; tests outside this repository depend on the
 // exact shape).
 #pragma once
 

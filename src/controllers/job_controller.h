@@ -1,4 +1,4 @@
-// The vcjob (batch.volcano.sh/v1alpha1 Job) controller (VOLCANO_SEMANTICS §9.1).
+// The vcjob (batch.volcano.sh/v1alpha1 Job) controller (docs/controllers.md).
 //
 // What it owns:
 //   * a PodGroup per job (legacy name: the job's own name) carrying minMember,
@@ -9,7 +9,7 @@
 //   * the job's lifecycle: events (PodEvicted, PodFailed, PodPending with a
 //     timeout, TaskCompleted, Unknown, CommandIssued, internal OutOfSync) are
 //     turned into actions by the task's, then the job's `policies`, and every
-//     action runs through the phase machine of §9.1 (job_policies.cc);
+//     action runs through the phase machine (docs/controllers.md; job_policies.cc);
 //   * `ttlSecondsAfterFinished`: a finished job is deleted with its pods.
 //
 // Time is injected: every entry point takes `now`, the simulated clock in
@@ -78,7 +78,7 @@ class JobController {
   // Resolves and executes one request (delayed when the policy has a timeout).
   void Handle(ClusterState& state, const JobRequest& request, int64_t now);
 
-  // Policy resolution (§9.1): explicit action; internal events and stale
+  // Policy resolution (docs/controllers.md): explicit action; internal events and stale
   // versions => SyncJob; task policies, then job policies (first match of the
   // event or `*`; PodPending only with a timeout; `exitCode` matches PodFailed
   // with that code); otherwise SyncJob.

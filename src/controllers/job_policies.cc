@@ -1,4 +1,4 @@
-// Policy resolution and the vcjob phase machine (VOLCANO_SEMANTICS §9.1,
+// Policy resolution and the vcjob phase machine (docs/controllers.md,
 // Volcano's pkg/controllers/job/state). One function per concern:
 //   Resolve  — request -> action (and delay);
 //   Execute  — (phase, action) -> kills, counters, next phase.

@@ -1,4 +1,4 @@
-// The PodGroup controller for bare pods (VOLCANO_SEMANTICS §9.2): every pod of
+// The PodGroup controller for bare pods (docs/controllers.md): every pod of
 // ours without a `scheduling.k8s.io/group-name` annotation gets a PodGroup of
 // one (`podgroup-<controlling owner UID, else pod UID>`), and the annotation.
 #pragma once

@@ -1,4 +1,4 @@
-// The queue controller (VOLCANO_SEMANTICS §9.3): Queue `status.state` and the
+// The queue controller (docs/controllers.md): Queue `status.state` and the
 // queue Commands.
 //
 //   OpenQueue  => Open

@@ -1,5 +1,5 @@
 // CycleRunner: scheduling cycles over a ClusterState, with the world moving
-// between them as a cluster would (DESIGN.md, "the contract of basalt schedule"):
+// between them as a cluster would (the contract of basalt schedule, docs/schedule.md):
 //
 //   sync controllers -> session (snapshot, plugins) -> actions -> close
 //   -> apply decisions to the store -> world step

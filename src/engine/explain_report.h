@@ -1,5 +1,5 @@
 // What `basalt explain` found out about one pod, vcjob or PodGroup: plain data,
-// filled by the session probe (cli/explain_probe.h) and printed as text or JSON
+// filled by the session probe (engine/explain_probe.h) and printed as text or JSON
 // by cli/explain.cc. Every list is in a deterministic order (documented per
 // field) so the same input always prints the same report.
 #pragma once

@@ -21,7 +21,7 @@ const std::set<std::string, std::less<>> kNoReclaimableFn = {"binpack", "nodeord
 
 // True when `plugin` alone decides the victim vote of `sw`: it is on, and every
 // other enabled voter sits in its tier before it. Then the tier rules of
-// VOLCANO_SEMANTICS §2.3 give victims that are a subset of its own answer (an
+// docs/semantics/session.md give victims that are a subset of its own answer (an
 // empty intersection or an empty answer from it ends its tier, and no later
 // tier can answer); a voter in an earlier tier, or after it in its tier, could
 // choose victims it refused.

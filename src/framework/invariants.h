@@ -1,5 +1,5 @@
 // Invariants of a scheduling session, checked after every action
-// (STYLE.md habit 9) when `SessionOptions::check_invariants` is on.
+// when `SessionOptions::check_invariants` is on.
 //
 // A bug is then caught at the action that introduced it, with the action's
 // name, the cycle and the object in the message. The checks (docs/reliability.md
@@ -24,7 +24,7 @@
 //  6. After allocate, no queue is above `spec.capability` in a dimension that
 //     grew during the action, when proportion or capacity enforce Allocatable.
 //  7. After reclaim, a queue that lost pods is not below `spec.guarantee`, when
-//     capacity alone decides the Reclaimable vote (VOLCANO_SEMANTICS §2.3: with
+//     capacity alone decides the Reclaimable vote (docs/semantics/session.md: with
 //     other voters, a tier without capacity may choose victims on its own).
 //  8. After preempt or reclaim, a job whose pods the action evicted still has
 //     minMember ready pods, when gang alone decides the corresponding vote.

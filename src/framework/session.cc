@@ -619,7 +619,7 @@ void Session::Run(Action& action) {
 void Session::ComputeClose(Decisions& d) {
   const int total_nodes = static_cast<int>(nodes_.size());
   for (JobInfo& job : jobs_) {
-    // PodGroup phase (VOLCANO_SEMANTICS §7).
+    // PodGroup phase (docs/semantics/podgroup-status.md).
     if (job.unschedulable && job.Count(TaskStatus::kRunning) > 0) {
       job.phase = "Unknown";
     } else {

@@ -243,7 +243,7 @@ class Session {
   // Not gated by a switch: every registered function is asked for every bind.
   void AddBindAnnotationsFn(BindAnnotationsFn fn);
 
-  // ---- dispatch (tier rules of VOLCANO_SEMANTICS §2.2) ----
+  // ---- dispatch (tier rules of docs/semantics/session.md) ----
   // Orders: first plugin with a non-zero answer decides; then the fallback.
   bool JobOrderLess(const JobInfo& a, const JobInfo& b) const;        // fallback: creation, key
   bool QueueOrderLess(const QueueInfo& a, const QueueInfo& b) const;  // fallback: creation, name
@@ -269,7 +269,7 @@ class Session {
   // give `constants` (from UniformBatchScores).
   double NodeScoreWith(const TaskInfo& task, const NodeInfo& node,
                        const std::vector<double>& constants) const;
-  // Victim voting with tier fall-through (§2.3).
+  // Victim voting with tier fall-through (docs/semantics/session.md).
   std::vector<const TaskInfo*> Preemptable(const TaskInfo& preemptor,
                                            const std::vector<const TaskInfo*>& cands) const;
   std::vector<const TaskInfo*> Reclaimable(const TaskInfo& reclaimer,

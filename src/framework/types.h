@@ -114,7 +114,7 @@ struct JobInfo {
 
   int32_t Count(TaskStatus s) const { return status_count[static_cast<size_t>(s)]; }
   bool IsPending() const { return phase.empty() || phase == "Pending"; }
-  // Volcano's counters (see VOLCANO_SEMANTICS §1.3).
+  // Volcano's counters (see docs/semantics/session.md).
   int32_t ReadyTaskNum() const;    // Bound+Binding+Running+Allocated+Succeeded
   int32_t WaitingTaskNum() const;  // Pipelined
   int32_t ValidTaskNum() const;    // allocated statuses + Succeeded + Pipelined + Pending

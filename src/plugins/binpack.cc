@@ -1,4 +1,4 @@
-// binpack: prefer nodes that the task fills up (VOLCANO_SEMANTICS §6; Volcano
+// binpack: prefer nodes that the task fills up (docs/plugins/binpack.md; Volcano
 // pkg/scheduler/plugins/binpack).
 //
 // Arguments (integers; a wrong type is an error):

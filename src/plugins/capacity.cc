@@ -1,4 +1,4 @@
-// capacity: queues get what their spec says (VOLCANO_SEMANTICS §5.6), in a
+// capacity: queues get what their spec says (docs/plugins/capacity.md), in a
 // flat list or in a tree of queues (`enableHierarchy: true` on this plugin).
 //
 // Per queue (exact integers; `total` = Σ node allocatable):

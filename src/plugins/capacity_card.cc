@@ -1,5 +1,5 @@
 // capacity-card: per-card-model queue quotas and tidal reclaim between
-// inference and training (docs/plugins/capacity-card.md, CAPACITY_CARD.md).
+// inference and training (docs/plugins/capacity-card.md).
 //
 // Quotas. A queue's card quota is its `volcano.sh/card.quota` annotation
 // (model -> count; a model it does not name has quota 0); its cpu and memory

@@ -1,5 +1,5 @@
 // conformance: never evict system-critical pods or anything in kube-system
-// (VOLCANO_SEMANTICS §5.3).
+// (docs/plugins/conformance.md).
 #include "framework/session.h"
 #include "plugins/builtin.h"
 

@@ -1,4 +1,4 @@
-// drf: dominant resource fairness between jobs (VOLCANO_SEMANTICS §5.4).
+// drf: dominant resource fairness between jobs (docs/plugins/drf.md).
 //
 //  * share(job) = max over the cluster's resources r with total[r] > 0 of
 //    allocated[r] / total[r], where allocated is the sum of the requests of the

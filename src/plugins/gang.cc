@@ -1,4 +1,4 @@
-// gang: all-or-nothing scheduling of a PodGroup's minMember (VOLCANO_SEMANTICS §5.2).
+// gang: all-or-nothing scheduling of a PodGroup's minMember (docs/plugins/gang.md).
 //
 //  * JobValid: a job that cannot reach minMember (or a role its minTaskMember)
 //    with the tasks it has is skipped by every action;

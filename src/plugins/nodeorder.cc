@@ -1,5 +1,5 @@
 // nodeorder: Kubernetes score plugins Volcano sums per (task, node)
-// (VOLCANO_SEMANTICS §5.8; Volcano pkg/scheduler/plugins/nodeorder).
+// (docs/plugins/nodeorder.md; Volcano pkg/scheduler/plugins/nodeorder).
 //
 // Map score (per node) = Σ weight × plugin score, each plugin score in 0..100
 // computed with Kubernetes' integer arithmetic:

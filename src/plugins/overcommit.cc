@@ -1,4 +1,4 @@
-// overcommit: cluster-wide admission gate for the enqueue action (VOLCANO_SEMANTICS §6).
+// overcommit: cluster-wide admission gate for the enqueue action (docs/plugins/overcommit.md).
 //
 // Lets jobs into the Inqueue phase while the cluster, inflated by
 // `overcommit-factor`, still has room for their minResources:
@@ -16,7 +16,7 @@
 //
 // The gate is queue-agnostic: once the cluster is full, no new job is admitted
 // anywhere, which also keeps new vcjobs from creating the pods that reclaim
-// would need (VOLCANO_SEMANTICS §12.15).
+// would need (docs/semantics/preempt-reclaim.md).
 //
 // Arguments: `overcommit-factor` (number, default 1.2; a value below 1 falls
 // back to 1.2). A value that is not a number is an error (Volcano ignores it).

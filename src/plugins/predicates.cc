@@ -1,5 +1,5 @@
 // predicates: the Kubernetes filters Volcano runs per (task, node)
-// (VOLCANO_SEMANTICS §5.7; Volcano pkg/scheduler/plugins/predicates).
+// (docs/plugins/predicates.md; Volcano pkg/scheduler/plugins/predicates).
 //
 // Checks, in Volcano's order, each adding a status with a Kubernetes reason:
 //   1. pod count: pods on the node >= allocatable `pods`

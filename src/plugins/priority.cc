@@ -1,5 +1,5 @@
 // priority: orders jobs and tasks by priority and protects higher-priority work
-// from preemption (VOLCANO_SEMANTICS §5.1).
+// from preemption (docs/plugins/priority.md).
 //
 // Across jobs only job priority (the PodGroup's priorityClassName) counts;
 // task priority (pod priority or volcano.sh/task-priority) only orders and

@@ -1,4 +1,4 @@
-// proportion: queues share the cluster by weight (VOLCANO_SEMANTICS §5.5).
+// proportion: queues share the cluster by weight (docs/plugins/proportion.md).
 //
 // At session open, for every queue that has at least one job in the snapshot
 // (other queues take no part at all):
@@ -189,7 +189,7 @@ class ProportionPlugin : public Plugin {
     }
   }
 
-  // Water-filling (VOLCANO_SEMANTICS §5.5): every round hands each unmet queue
+  // Water-filling (docs/plugins/proportion.md): every round hands each unmet queue
   // its weight's part of what is left, capped by realCapability and by its
   // request and raised to its guarantee. A queue is met once its request fits
   // its deserved or its deserved stops moving (it hit a cap). Rounds stop when

@@ -1,5 +1,5 @@
 // sla: waiting-time guarantees (Volcano pkg/scheduler/plugins/sla;
-// VOLCANO_SEMANTICS §6; docs/plugins/sla.md).
+// docs/plugins/sla.md).
 //
 // A job's waiting time comes from its PodGroup's annotation
 // `volcano.sh/sla-waiting-time`, else `sla-waiting-time` (a vcjob's annotations
@@ -13,10 +13,10 @@
 //   JobEnqueueable,
 //   JobPipelined:    Permit once now - creation >= waiting time, else Abstain.
 //
-// A Permit cannot overturn a Reject (§2.4), but it ends the voting of its tier:
-// with sla in the first tier, a job past its waiting time is admitted without
-// asking overcommit or proportion in a later tier, which is how Volcano
-// reserves room for a starving big job.
+// A Permit cannot overturn a Reject (docs/semantics/session.md), but it ends
+// the voting of its tier: with sla in the first tier, a job past its waiting
+// time is admitted without asking overcommit or proportion in a later tier,
+// which is how Volcano reserves room for a starving big job.
 //
 // `now` is the session clock (SessionOptions::now), never the wall clock, so
 // `basalt schedule` gives the same answer on every run.

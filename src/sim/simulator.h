@@ -50,9 +50,9 @@
 #include <vector>
 
 #include "api/status.h"
+#include "engine/cycle_runner.h"
 #include "framework/config.h"
 #include "framework/plugin.h"
-#include "engine/cycle_runner.h"
 #include "sim/metrics.h"
 #include "sim/scenario.h"
 #include "sim/traces.h"

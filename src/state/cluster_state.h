@@ -2,9 +2,10 @@
 // the simulator; serve: watches). Objects are kept in ordered maps keyed by
 // "namespace/name" (or name) so every iteration is deterministic.
 //
-// A session never reads the store directly: it takes a `Snapshot` (see
-// framework/session.h), which borrows the store's objects by const pointer for
-// the length of one cycle instead of deep-copying them.
+// A session never reads the store directly: it derives a snapshot (built in
+// framework/snapshot.cc, kept between cycles by framework/snapshot_cache.h),
+// which borrows the store's objects by const pointer for the length of one
+// cycle instead of deep-copying them.
 #pragma once
 
 #include <cstdint>
