@@ -174,8 +174,8 @@ void LiveControllers::CollectPodWrites(const std::map<std::string, Pod>& before,
     if (now != nullptr && now->meta.uid.empty() && on_server) {
       // Deleted and made again in one pass (a restart): the old pod goes
       // first; the new one is created once the informers show it gone.
-      writes->push_back({Write::Verb::kDelete, "Pod", key, PodsPath(ns) + "/" + name, Json(),
-                         old.meta.uid});
+      writes->push_back(
+          {Write::Verb::kDelete, "Pod", key, PodsPath(ns) + "/" + name, Json(), old.meta.uid});
     } else if (now != nullptr && now->meta.uid.empty()) {
       auto job = job_objects_.find(JobKeyOf(*now));
       if (job == job_objects_.end()) continue;  // not a vcjob pod: nothing to render it from
