@@ -1,5 +1,7 @@
 #include "cli/serve.h"
 
+#include <spdlog/spdlog.h>
+
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
@@ -75,7 +77,7 @@ int RunServe(const ServeRequest& request) {
           until - std::chrono::steady_clock::now(), std::chrono::milliseconds(50)));
     }
   }
-  Log("signal received: stopping (lease released)");
+  spdlog::info("basalt serve: signal received: stopping (lease released)");
   app.Stop();
   return 0;
 }

@@ -152,6 +152,7 @@ Status ServeApp::Start() {
         std::make_unique<kube::Informer>(watch_client_.get(), spec, &sink_, options_.informer));
   }
   informer_logged_errors_.assign(informers_.size(), "");
+  if (req.webhook.port != 0) BASALT_RETURN_IF_ERROR(StartWebhook());
   stop_ = false;
   for (auto& inf : informers_) threads_.emplace_back([this, i = inf.get()] { i->Run(stop_); });
   started_ = true;
@@ -162,6 +163,24 @@ Status ServeApp::Start() {
                       " as " + identity
                 : ", no leader election"));
   return Status::Ok();
+}
+
+// Admission answers on every replica: the queues come from the store once the
+// informers have synced, from the API server before.
+Status ServeApp::StartWebhook() {
+  WebhookOptions options = options_.request.webhook;
+  options.admission.scheduler_name = options_.request.scheduler_name;
+  webhook_ = std::make_unique<LiveWebhook>(options, MakeClient(false),
+                                           [this]() -> std::optional<std::vector<Queue>> {
+                                             if (!Synced()) return std::nullopt;
+                                             return WithState([](const ClusterState& state) {
+                                               std::vector<Queue> queues;
+                                               for (const auto& [name, q] : state.queues())
+                                                 queues.push_back(q);
+                                               return queues;
+                                             });
+                                           });
+  return webhook_->Start();
 }
 
 bool ServeApp::Synced() {
@@ -281,6 +300,7 @@ void ServeApp::Stop() {
   for (auto& t : threads_) t.join();
   threads_.clear();
   if (elector_) elector_->Release();
+  if (webhook_) webhook_->Stop();
   endpoints_.Stop();
 }
 

@@ -25,6 +25,7 @@
 #include "kube/leader.h"
 #include "kube/metrics.h"
 #include "live/serve_loop.h"
+#include "live/webhook_lookup.h"
 #include "state/cluster_state.h"
 
 namespace basalt {
@@ -43,6 +44,7 @@ struct ServeRequest {
   double qps = 50;
   int burst = 100;
   int bind_parallelism = 4;
+  WebhookOptions webhook;  // port 0: no admission webhooks (docs/webhooks.md)
 };
 
 // "500ms", "1s", "2m", "1.5s", or a bare number of seconds.
@@ -87,6 +89,7 @@ class ServeApp {
   ServeLoop& loop() { return *loop_; }
   kube::LeaderElector* elector() { return elector_.get(); }
   int endpoint_port() const { return endpoints_.port(); }
+  int webhook_port() const { return webhook_ ? webhook_->port() : 0; }
   const std::vector<CycleSummary>& summaries() const { return summaries_; }
   // Runs `fn` with the store locked (tests inspect it).
   template <typename Fn>
@@ -98,6 +101,7 @@ class ServeApp {
 
  private:
   std::unique_ptr<kube::Client> MakeClient(bool for_watches);
+  Status StartWebhook();
   void ReloadConfIfChanged();
   void UpdateInformerMetrics();
   kube::EndpointReply Readyz();
@@ -124,7 +128,8 @@ class ServeApp {
   std::chrono::steady_clock::time_point last_cycle_{};
   std::atomic<int64_t> last_tick_ns_{0};  // real time, for /healthz
   int64_t conf_mtime_ = 0;
-  std::vector<CycleSummary> summaries_;  // the last few (tests, logs)
+  std::vector<CycleSummary> summaries_;   // the last few (tests, logs)
+  std::unique_ptr<LiveWebhook> webhook_;  // on every replica, leader or not
 };
 
 }  // namespace basalt
