@@ -526,6 +526,16 @@ TEST(ServeWebhookTest, AnswersFromTheStoreWithoutTheLease) {
       {"apiVersion", "admission.k8s.io/v1"},
       {"kind", "AdmissionReview"},
       {"request", {{"uid", "u1"}, {"operation", "CREATE"}, {"object", JobJson("closed")}}}};
+  // Queue lists (not watches) the API server has answered.
+  auto queue_lists = [&fake] {
+    size_t n = 0;
+    for (const auto& r : fake.http().requests()) {
+      n += r.method == "GET" && r.path == "/apis/scheduling.volcano.sh/v1beta1/queues" &&
+           !r.query.count("watch");
+    }
+    return n;
+  };
+  const size_t lists_before = queue_lists();
   httplib::SSLClient cli("127.0.0.1", app.webhook_port());
   cli.set_ca_cert_path((dir / "tls.crt").string().c_str());
   cli.enable_server_certificate_verification(true);
@@ -540,6 +550,11 @@ TEST(ServeWebhookTest, AnswersFromTheStoreWithoutTheLease) {
   res = cli.Post("/jobs/validate", review.dump(), "application/json");
   ASSERT_TRUE(res);
   EXPECT_TRUE(Json::parse(res->body)["response"].value("allowed", false)) << res->body;
+  EXPECT_EQ(queue_lists(), lists_before);  // answered from the store
+  // Oversized bodies are refused before they are read.
+  res = cli.Post("/jobs/validate", std::string(size_t{9} << 20, ' '), "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 413);
   testing::StopApp(app, fake);
   std::error_code ec;
   fs::remove_all(dir, ec);
