@@ -317,9 +317,60 @@ void ValidatePodGroup(const PodGroup& pg, const QueueIndex& queues,
   }
 }
 
+constexpr char kJdbMinAvailable[] = "volcano.sh/jdb-min-available";
+constexpr char kJdbMaxUnavailable[] = "volcano.sh/jdb-max-unavailable";
+
+// Go's strconv.Atoi on the common forms: an optional sign, then digits.
+std::optional<int64_t> ParseGoInt(std::string_view v) {
+  if (!v.empty() && v.front() == '+') v.remove_prefix(1);
+  if (v.empty() || v.front() == '+') return std::nullopt;
+  int64_t n = 0;
+  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (ec != std::errc() || end != v.data() + v.size()) return std::nullopt;
+  return n;
+}
+
+// A disruption-budget annotation, read as Volcano's pod webhook reads it
+// (intstr): an integer must be positive; anything else has its '%' signs
+// removed and must then be a percentage from 1 to 99.
+void CheckBudgetValue(const std::string& key, const std::string& value, Report& r) {
+  const std::string field = AnnotationField("metadata.", key);
+  if (std::optional<int64_t> n = ParseGoInt(value)) {
+    if (*n <= 0)
+      r.Add(field,
+            "invalid value " + Quote(value) + " for " + key + ", it must be a positive integer");
+    return;
+  }
+  std::string digits = value;
+  digits.erase(std::remove(digits.begin(), digits.end(), '%'), digits.end());
+  std::optional<int64_t> pct = ParseGoInt(digits);
+  if (!pct) {
+    r.Add(field, "invalid value " + Quote(value) + " for " + key +
+                     ": neither an integer nor a percentage");
+  } else if (*pct <= 0 || *pct >= 100) {
+    r.Add(field, "invalid value " + Quote(value) + " for " + key +
+                     ", it must be a valid percentage which between 1% ~ 99%");
+  }
+}
+
+void CheckBudgetAnnotations(const std::map<std::string, std::string>& annotations, Report& r) {
+  auto min_available = annotations.find(kJdbMinAvailable);
+  auto max_unavailable = annotations.find(kJdbMaxUnavailable);
+  if (min_available != annotations.end())
+    CheckBudgetValue(min_available->first, min_available->second, r);
+  if (max_unavailable != annotations.end())
+    CheckBudgetValue(max_unavailable->first, max_unavailable->second, r);
+  if (min_available != annotations.end() && max_unavailable != annotations.end()) {
+    r.Add("metadata.annotations", std::string("not allow configure multiple annotations <[") +
+                                      kJdbMinAvailable + " " + kJdbMaxUnavailable +
+                                      "]> at same time");
+  }
+}
+
 void ValidatePod(const Pod& pod, std::vector<AdmissionProblem>* out) {
   Report r(out, "Pod " + pod.meta.Key(), pod.meta.source);
   CheckCardAnnotation(pod.meta.annotations, kCardNameAnnotation, "metadata.", r);
+  CheckBudgetAnnotations(pod.meta.annotations, r);
 }
 
 // ---- Queue ----

@@ -17,6 +17,7 @@
 #include "cli/serve.h"
 #include "cli/simulate.h"
 #include "cli/validate.h"
+#include "cli/webhook.h"
 
 namespace {
 
@@ -178,10 +179,14 @@ int main(int argc, char** argv) {
                    "Concurrent bind calls per cycle")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
+  basalt::AddWebhookFlags(serve, &serve_req.webhook);
   serve->footer(
       "Exit code 2 on a bad kubeconfig, flag or configuration; 0 after SIGTERM (lease "
       "released).\n\n"
       "Example:\n  basalt serve --kubeconfig ~/.kube/config --conf scheduler.conf --period 1s");
+
+  basalt::WebhookRequest webhook_req;
+  CLI::App* webhook = basalt::AddWebhookCommand(app, &webhook_req);
 
   basalt::BenchRequest bench_req;
   CLI::App* bench =
@@ -252,6 +257,7 @@ int main(int argc, char** argv) {
     serve_req.leader_elect = !no_leader_elect;
     return basalt::RunServe(serve_req);
   }
+  if (webhook->parsed()) return basalt::RunWebhook(webhook_req);
   if (validate->parsed()) return basalt::RunValidate(validate_paths, validate_conf);
   if (bench->parsed()) return basalt::RunBench(bench_req);
   if (fgd->parsed()) return basalt::RunFgd(fgd_req);

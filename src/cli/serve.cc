@@ -1,5 +1,7 @@
 #include "cli/serve.h"
 
+#include <spdlog/spdlog.h>
+
 #include <csignal>
 #include <cstdlib>
 #include <iostream>

@@ -176,6 +176,7 @@ Status ServeApp::Start() {
         std::make_unique<kube::Informer>(watch_client_.get(), spec, &sink_, options_.informer));
   }
   informer_logged_errors_.assign(informers_.size(), "");
+  if (req.webhook.port != 0) BASALT_RETURN_IF_ERROR(StartWebhook());
   stop_ = false;
   for (auto& inf : informers_) threads_.emplace_back([this, i = inf.get()] { i->Run(stop_); });
   if (elector_ && options_.renew_in_background) threads_.emplace_back([this] { RunLeaseThread(); });
@@ -188,6 +189,24 @@ Status ServeApp::Start() {
       elector_ ? LogValue(elector_->options().namespace_ + "/" + elector_->options().name) : "none",
       LogValue(identity));
   return Status::Ok();
+}
+
+// Admission answers on every replica: the queues come from the store once the
+// informers have synced, from the API server before.
+Status ServeApp::StartWebhook() {
+  WebhookOptions options = options_.request.webhook;
+  options.admission.scheduler_name = options_.request.scheduler_name;
+  webhook_ = std::make_unique<LiveWebhook>(options, MakeClient(ClientRole::kLease),
+                                           [this]() -> std::optional<std::vector<Queue>> {
+                                             if (!Synced()) return std::nullopt;
+                                             return WithState([](const ClusterState& state) {
+                                               std::vector<Queue> queues;
+                                               for (const auto& [name, q] : state.queues())
+                                                 queues.push_back(q);
+                                               return queues;
+                                             });
+                                           });
+  return webhook_->Start();
 }
 
 bool ServeApp::Synced() {
@@ -346,6 +365,7 @@ void ServeApp::Stop() {
   for (auto& t : threads_) t.join();
   threads_.clear();
   if (elector_) elector_->Release();
+  if (webhook_) webhook_->Stop();
   endpoints_.Stop();
 }
 

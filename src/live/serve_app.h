@@ -26,6 +26,7 @@
 #include "kube/metrics.h"
 #include "live/live_controllers.h"
 #include "live/serve_loop.h"
+#include "live/webhook_lookup.h"
 #include "state/cluster_state.h"
 
 namespace basalt {
@@ -47,6 +48,7 @@ struct ServeRequest {
   // Run the vcjob, PodGroup and Queue controllers (live/live_controllers.h);
   // off when Volcano's controller manager runs beside basalt.
   bool controllers = true;
+  WebhookOptions webhook;  // port 0: no admission webhooks (docs/webhooks.md)
 };
 
 // "500ms", "1s", "2m", "1.5s", or a bare number of seconds.
@@ -94,6 +96,7 @@ class ServeApp {
   ServeLoop& loop() { return *loop_; }
   kube::LeaderElector* elector() { return elector_.get(); }
   int endpoint_port() const { return endpoints_.port(); }
+  int webhook_port() const { return webhook_ ? webhook_->port() : 0; }
   const std::vector<CycleSummary>& summaries() const { return summaries_; }
   // Runs `fn` with the store locked (tests inspect it).
   template <typename Fn>
@@ -107,6 +110,7 @@ class ServeApp {
   enum class ClientRole { kWrites, kWatches, kLease };
   std::unique_ptr<kube::Client> MakeClient(ClientRole role);
   void RunLeaseThread();
+  Status StartWebhook();
   void ReloadConfIfChanged();
   void UpdateInformerMetrics();
   kube::EndpointReply Readyz();
@@ -135,7 +139,8 @@ class ServeApp {
   std::chrono::steady_clock::time_point last_cycle_{};
   std::atomic<int64_t> last_tick_ns_{0};  // real time, for /healthz
   int64_t conf_mtime_ = 0;
-  std::vector<CycleSummary> summaries_;  // the last few (tests, logs)
+  std::vector<CycleSummary> summaries_;   // the last few (tests, logs)
+  std::unique_ptr<LiveWebhook> webhook_;  // on every replica, leader or not
 };
 
 }  // namespace basalt

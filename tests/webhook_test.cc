@@ -1,0 +1,576 @@
+// The admission webhooks over real HTTPS on 127.0.0.1 (live/webhook_server.h,
+// live/admission_review.h): AdmissionReview round trips (uid echo, refusals
+// with `basalt validate`'s messages, JSON patches), malformed bodies, and a
+// certificate replaced on disk being served to the next connection.
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <openssl/evp.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "admission/admission.h"
+#include "api/decode.h"
+#include "kube_serve_helpers.h"
+#include "live/webhook_server.h"
+
+namespace basalt {
+namespace {
+
+using Json = nlohmann::json;
+namespace fs = std::filesystem;
+
+// Queues and namespaces the tests set; thread-safe as the server needs.
+class FakeLookup : public AdmissionLookup {
+ public:
+  void SetQueues(const std::string& yaml) {
+    ClusterObjects objs;
+    Status s = DecodeText(yaml, "cluster.yaml", &objs);
+    ASSERT_TRUE(s.ok()) << s.message();
+    std::lock_guard<std::mutex> lock(mu_);
+    queues_ = objs.queues;
+  }
+  void SetNamespace(const std::string& ns, std::map<std::string, std::string> annotations) {
+    std::lock_guard<std::mutex> lock(mu_);
+    namespaces_[ns] = std::move(annotations);
+  }
+  void Fail(bool fail) {
+    std::lock_guard<std::mutex> lock(mu_);
+    fail_ = fail;
+  }
+  Result<std::vector<Queue>> Queues() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (fail_) return Status::Unavailable("GET queues: 503 Service Unavailable");
+    return queues_;
+  }
+  std::optional<std::map<std::string, std::string>> NamespaceAnnotations(
+      const std::string& ns) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = namespaces_.find(ns);
+    if (it == namespaces_.end()) return std::nullopt;
+    return it->second;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<Queue> queues_;
+  std::map<std::string, std::map<std::string, std::string>> namespaces_;
+  bool fail_ = false;
+};
+
+// A self-signed certificate for 127.0.0.1 with common name `cn`.
+void MakeCert(const fs::path& dir, const std::string& cn, const std::string& crt,
+              const std::string& key) {
+  const std::string cmd =
+      "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 "
+      "-nodes -days 2 -subj /CN=" +
+      cn + " -addext subjectAltName=IP:127.0.0.1 -keyout '" + (dir / key).string() + "' -out '" +
+      (dir / crt).string() + "' >/dev/null 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+}
+
+std::string Base64Decode(const std::string& in) {
+  std::string out(in.size(), '\0');
+  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(in.data()),
+                          static_cast<int>(in.size()));
+  if (n < 0) return "";
+  // EVP_DecodeBlock counts the padding's zero bytes.
+  size_t pad = in.size() >= 2 && in.substr(in.size() - 2) == "==" ? 2 : in.ends_with("=") ? 1 : 0;
+  out.resize(static_cast<size_t>(n) - pad);
+  return out;
+}
+
+class WebhookTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("basalt-webhook-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+    MakeCert(dir_, "first", "tls.crt", "tls.key");
+    WebhookOptions opt;
+    opt.bind = "127.0.0.1";
+    opt.port = 0;
+    opt.cert_file = (dir_ / "tls.crt").string();
+    opt.key_file = (dir_ / "tls.key").string();
+    opt.cert_check_interval = std::chrono::milliseconds(0);
+    server_ = std::make_unique<WebhookServer>(opt, &lookup_);
+    Status s = server_->Start();
+    ASSERT_TRUE(s.ok()) << s.message();
+    lookup_.SetQueues(R"(
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata: {name: default}
+spec: {weight: 1}
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata: {name: closed}
+spec: {weight: 1}
+status: {state: Closed}
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata: {name: parent}
+spec: {weight: 1}
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata: {name: child}
+spec: {weight: 1, parent: parent}
+)");
+  }
+  void TearDown() override {
+    server_.reset();
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  // A client that trusts only `ca` (a certificate file in dir_).
+  httplib::Result Post(const std::string& path, const std::string& body,
+                       const std::string& ca = "tls.crt") {
+    httplib::SSLClient cli("127.0.0.1", server_->port());
+    cli.set_ca_cert_path((dir_ / ca).string().c_str());
+    cli.enable_server_certificate_verification(true);
+    cli.set_connection_timeout(5, 0);
+    return cli.Post(path.c_str(), body, "application/json");
+  }
+
+  // Posts an AdmissionReview and returns its `response`.
+  Json Review(const std::string& path, const std::string& operation, const Json& object,
+              const Json& old_object = nullptr, const std::string& name = "") {
+    Json request = {{"uid", "uid-" + operation},
+                    {"operation", operation},
+                    {"object", object},
+                    {"oldObject", old_object}};
+    if (!name.empty()) request["name"] = name;
+    if (object.is_object() && object.contains("metadata") &&
+        object["metadata"].contains("namespace"))
+      request["namespace"] = object["metadata"]["namespace"];
+    Json review = {
+        {"apiVersion", "admission.k8s.io/v1"}, {"kind", "AdmissionReview"}, {"request", request}};
+    auto res = Post(path, review.dump());
+    if (!res) {
+      ADD_FAILURE() << "no reply: " << httplib::to_string(res.error());
+      return Json();
+    }
+    EXPECT_EQ(res->status, 200) << res->body;
+    Json reply = Json::parse(res->body, nullptr, false);
+    EXPECT_EQ(reply.value("apiVersion", ""), "admission.k8s.io/v1");
+    EXPECT_EQ(reply.value("kind", ""), "AdmissionReview");
+    EXPECT_EQ(reply["response"].value("uid", ""), "uid-" + operation);
+    return reply["response"];
+  }
+
+  static Json Patch(const Json& response) {
+    if (!response.contains("patch")) return Json::array();
+    EXPECT_EQ(response.value("patchType", ""), "JSONPatch");
+    return Json::parse(Base64Decode(response["patch"].get<std::string>()));
+  }
+
+  fs::path dir_;
+  FakeLookup lookup_;
+  std::unique_ptr<WebhookServer> server_;
+};
+
+Json QueueJson(const std::string& name, const Json& spec) {
+  return {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+          {"kind", "Queue"},
+          {"metadata", {{"name", name}}},
+          {"spec", spec}};
+}
+
+Json JobJson(const std::string& queue, int replicas = 2) {
+  Json task = {{"replicas", replicas},
+               {"template",
+                {{"spec",
+                  {{"containers",
+                    {{{"name", "c"},
+                      {"image", "busybox"},
+                      {"resources", {{"requests", {{"cpu", "1"}}}}}}}}}}}}};
+  Json spec = {{"tasks", {task}}};
+  if (!queue.empty()) spec["queue"] = queue;
+  return {{"apiVersion", "batch.volcano.sh/v1alpha1"},
+          {"kind", "Job"},
+          {"metadata", {{"name", "train"}, {"namespace", "ns"}}},
+          {"spec", spec}};
+}
+
+// The lines `basalt validate` prints for `yaml` (with the cluster's queues
+// given first), minus their `file:line: ` prefix.
+std::string ValidateLines(const std::string& cluster, const std::string& yaml) {
+  ClusterObjects objs;
+  EXPECT_TRUE(DecodeText(cluster, "cluster.yaml", &objs).ok());
+  EXPECT_TRUE(DecodeText(yaml, "new.yaml", &objs).ok());
+  std::string out;
+  for (const AdmissionProblem& p : ValidateObjects(objs)) {
+    if (p.source.rfind("new.yaml:", 0) != 0) continue;
+    out += (out.empty() ? "" : "\n") + p.object + ": " + p.field + ": " + p.message;
+  }
+  return out;
+}
+
+TEST_F(WebhookTest, ValidQueueIsAllowedAndUidEchoed) {
+  Json r = Review("/queues/validate", "CREATE", QueueJson("q1", {{"weight", 2}}));
+  EXPECT_TRUE(r.value("allowed", false)) << r.dump();
+  EXPECT_FALSE(r.contains("status"));
+}
+
+TEST_F(WebhookTest, BadQueueIsRefusedWithValidatesMessage) {
+  Json q = QueueJson("q1", {{"weight", 1},
+                            {"capability", {{"cpu", "4"}}},
+                            {"deserved", {{"cpu", "6"}}},
+                            {"parent", "nope"}});
+  Json r = Review("/queues/validate", "CREATE", q);
+  EXPECT_FALSE(r.value("allowed", true));
+  const std::string expected =
+      "Queue q1: spec.deserved.cpu: deserved should less equal than capability (cpu: deserved 6 "
+      "> capability 4)\n"
+      "Queue q1: spec.parent: failed to get parent queue of queue q1: "
+      "queues.scheduling.volcano.sh \"nope\" not found";
+  EXPECT_EQ(r["status"].value("message", ""), expected);
+  EXPECT_EQ(r["status"].value("code", 0), 400);
+  // The same words as `basalt validate` on the same object.
+  EXPECT_EQ(expected, ValidateLines("", q.dump()));
+}
+
+TEST_F(WebhookTest, QueueDecoderErrorIsRefusedWithoutSourcePrefix) {
+  Json r = Review("/queues/validate", "CREATE", QueueJson("q1", {{"weight", -1}}));
+  EXPECT_FALSE(r.value("allowed", true));
+  EXPECT_EQ(r["status"].value("message", ""),
+            "Queue q1: spec.weight: value -1 out of range [0, 2147483647]");
+}
+
+TEST_F(WebhookTest, QueueUpdateReplacesTheStoredQueue) {
+  // `child` exists; an update of it is not a duplicate, and its parent exists.
+  Json r = Review("/queues/validate", "UPDATE",
+                  QueueJson("child", {{"weight", 3}, {"parent", "parent"}}));
+  EXPECT_TRUE(r.value("allowed", false)) << r.dump();
+  // A parent change that closes a cycle is refused.
+  r = Review("/queues/validate", "UPDATE", QueueJson("parent", {{"parent", "child"}}));
+  EXPECT_FALSE(r.value("allowed", true));
+  EXPECT_NE(r["status"].value("message", "").find("queue hierarchy has a cycle"), std::string::npos)
+      << r.dump();
+}
+
+TEST_F(WebhookTest, QueueDeleteRules) {
+  Json r = Review("/queues/validate", "DELETE", nullptr, QueueJson("default", {}), "default");
+  EXPECT_FALSE(r.value("allowed", true));
+  EXPECT_EQ(r["status"].value("message", ""), "Queue default: `default` queue can not be deleted");
+  r = Review("/queues/validate", "DELETE", nullptr, QueueJson("root", {}), "root");
+  EXPECT_EQ(r["status"].value("message", ""), "Queue root: `root` queue can not be deleted");
+  r = Review("/queues/validate", "DELETE", nullptr, QueueJson("parent", {}), "parent");
+  EXPECT_EQ(r["status"].value("message", ""),
+            "Queue parent: queue parent can not be deleted because it has 1 child queues: child");
+  r = Review("/queues/validate", "DELETE", nullptr, QueueJson("child", {}), "child");
+  EXPECT_TRUE(r.value("allowed", false)) << r.dump();
+}
+
+TEST_F(WebhookTest, JobQueueRules) {
+  Json r = Review("/jobs/validate", "CREATE", JobJson("default"));
+  EXPECT_TRUE(r.value("allowed", false)) << r.dump();
+  r = Review("/jobs/validate", "CREATE", JobJson("missing"));
+  EXPECT_EQ(r["status"].value("message", ""),
+            "Job ns/train: spec.queue: unable to find job queue: queues.scheduling.volcano.sh "
+            "\"missing\" not found");
+  r = Review("/jobs/validate", "CREATE", JobJson("closed"));
+  EXPECT_EQ(r["status"].value("message", ""),
+            "Job ns/train: spec.queue: can only submit job to queue with state `Open`, queue "
+            "`closed` status is `Closed`");
+  r = Review("/jobs/validate", "CREATE", JobJson("parent"));
+  EXPECT_EQ(r["status"].value("message", ""),
+            "Job ns/train: spec.queue: can only submit job to leaf queue, queue `parent` has 1 "
+            "child queues (child)");
+}
+
+TEST_F(WebhookTest, JobProblemsMatchValidate) {
+  Json job = JobJson("default");
+  job["spec"]["minAvailable"] = 5;
+  job["spec"]["tasks"][0]["minAvailable"] = 3;
+  job["spec"]["policies"] = {{{"event", "PodFialed"}, {"action", "RestartJob"}}};
+  Json r = Review("/jobs/validate", "CREATE", job);
+  EXPECT_FALSE(r.value("allowed", true));
+  const std::string cluster =
+      "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\n"
+      "metadata: {name: default}\n";
+  EXPECT_EQ(r["status"].value("message", ""), ValidateLines(cluster, job.dump()));
+  EXPECT_NE(r["status"].value("message", "").find("spec.tasks[0].minAvailable"), std::string::npos);
+}
+
+TEST_F(WebhookTest, JobUpdateMayOnlyResize) {
+  Json old_job = JobJson("closed");
+  Json resized = old_job;
+  resized["spec"]["tasks"][0]["replicas"] = 4;
+  resized["spec"]["minAvailable"] = 3;
+  // The queue was closed since: a resize is still allowed.
+  Json r = Review("/jobs/validate", "UPDATE", resized, old_job);
+  EXPECT_TRUE(r.value("allowed", false)) << r.dump();
+  Json moved = old_job;
+  moved["spec"]["queue"] = "default";
+  r = Review("/jobs/validate", "UPDATE", moved, old_job);
+  EXPECT_EQ(r["status"].value("message", ""),
+            "Job ns/train: spec: job updates may not change fields other than `minAvailable`, "
+            "`tasks[*].replicas` and `priorityClassName`");
+}
+
+TEST_F(WebhookTest, JobMutationPatch) {
+  Json job = JobJson("");
+  job["spec"]["plugins"] = {{"mpi", Json::array()}};
+  Json r = Review("/jobs/mutate", "CREATE", job);
+  EXPECT_TRUE(r.value("allowed", false));
+  Json tasks = job["spec"]["tasks"];
+  tasks[0]["name"] = "default0";
+  tasks[0]["minAvailable"] = 2;
+  tasks[0]["maxRetry"] = 3;
+  Json expected = Json::array({
+      {{"op", "add"}, {"path", "/spec/queue"}, {"value", "default"}},
+      {{"op", "add"}, {"path", "/spec/schedulerName"}, {"value", "volcano"}},
+      {{"op", "add"}, {"path", "/spec/maxRetry"}, {"value", 3}},
+      {{"op", "replace"}, {"path", "/spec/tasks"}, {"value", tasks}},
+      {{"op", "add"}, {"path", "/spec/minAvailable"}, {"value", 2}},
+      {{"op", "replace"},
+       {"path", "/spec/plugins"},
+       {"value", {{"mpi", Json::array()}, {"ssh", Json::array()}, {"svc", Json::array()}}}},
+  });
+  EXPECT_EQ(Patch(r), expected) << Patch(r).dump(1);
+  // Nothing to default: no patch at all.
+  Json full = job;
+  full["spec"] = {
+      {"queue", "q"},
+      {"schedulerName", "volcano"},
+      {"maxRetry", 1},
+      {"tasks", tasks},
+      {"minAvailable", 1},
+      {"plugins", {{"mpi", Json::array()}, {"ssh", Json::array()}, {"svc", Json::array()}}}};
+  r = Review("/jobs/mutate", "CREATE", full);
+  EXPECT_TRUE(r.value("allowed", false));
+  EXPECT_FALSE(r.contains("patch")) << r.dump();
+}
+
+TEST_F(WebhookTest, QueueMutationPatch) {
+  Json q = QueueJson("q1", Json::object());
+  q["metadata"]["annotations"] = {{"volcano.sh/hierarchy", "sci/dev"},
+                                  {"volcano.sh/hierarchy-weights", "2/3"}};
+  Json r = Review("/queues/mutate", "CREATE", q);
+  Json expected = Json::array({
+      {{"op", "add"},
+       {"path", "/metadata/annotations/volcano.sh~1hierarchy"},
+       {"value", "root/sci/dev"}},
+      {{"op", "add"},
+       {"path", "/metadata/annotations/volcano.sh~1hierarchy-weights"},
+       {"value", "1/2/3"}},
+      {{"op", "add"}, {"path", "/spec/reclaimable"}, {"value", true}},
+      {{"op", "add"}, {"path", "/spec/weight"}, {"value", 1}},
+  });
+  EXPECT_EQ(Patch(r), expected) << Patch(r).dump(1);
+  Json bare = {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+               {"kind", "Queue"},
+               {"metadata", {{"name", "q2"}}}};
+  r = Review("/queues/mutate", "CREATE", bare);
+  EXPECT_EQ(Patch(r)[0], Json({{"op", "add"}, {"path", "/spec"}, {"value", Json::object()}}));
+}
+
+TEST_F(WebhookTest, PodGroupMutationUsesTheNamespaceQueue) {
+  lookup_.SetNamespace("team", {{"scheduling.volcano.sh/queue-name", "child"}});
+  Json pg = {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+             {"kind", "PodGroup"},
+             {"metadata", {{"name", "pg"}, {"namespace", "team"}}},
+             {"spec", {{"minMember", 1}}}};
+  Json r = Review("/podgroups/mutate", "CREATE", pg);
+  EXPECT_EQ(Patch(r), Json::array({{{"op", "add"}, {"path", "/spec/queue"}, {"value", "child"}}}));
+  pg["metadata"]["namespace"] = "elsewhere";
+  r = Review("/podgroups/mutate", "CREATE", pg);
+  EXPECT_EQ(Patch(r),
+            Json::array({{{"op", "add"}, {"path", "/spec/queue"}, {"value", "default"}}}));
+}
+
+TEST_F(WebhookTest, PodGroupValidation) {
+  Json pg = {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+             {"kind", "PodGroup"},
+             {"metadata", {{"name", "pg"}, {"namespace", "ns"}}},
+             {"spec", {{"minMember", 1}, {"queue", "closed"}}}};
+  Json r = Review("/podgroups/validate", "CREATE", pg);
+  EXPECT_EQ(r["status"].value("message", ""),
+            "PodGroup ns/pg: spec.queue: can only submit PodGroup to queue with state `Open`, "
+            "queue `closed` status is `Closed`");
+}
+
+TEST_F(WebhookTest, PodBudgetAnnotations) {
+  Json container = {{"name", "c"}, {"image", "busybox"}};
+  Json pod = {{"apiVersion", "v1"}, {"kind", "Pod"}};
+  pod["metadata"] = {{"name", "p"},
+                     {"namespace", "ns"},
+                     {"annotations", {{"volcano.sh/jdb-min-available", "150%"}}}};
+  pod["spec"] = {{"schedulerName", "volcano"}, {"containers", Json::array({container})}};
+  Json r = Review("/pods/validate", "CREATE", pod);
+  EXPECT_EQ(r["status"].value("message", ""),
+            "Pod ns/p: metadata.annotations[volcano.sh/jdb-min-available]: invalid value \"150%\" "
+            "for volcano.sh/jdb-min-available, it must be a valid percentage which between 1% ~ "
+            "99%");
+  pod["spec"]["schedulerName"] = "default-scheduler";
+  r = Review("/pods/validate", "CREATE", pod);
+  EXPECT_TRUE(r.value("allowed", false));
+  // A pod the decoder cannot read is admitted with a warning.
+  pod["spec"]["schedulerName"] = "volcano";
+  pod["metadata"]["annotations"] = Json::object();
+  pod["spec"]["containers"][0]["resources"] = {{"requests", {{"cpu", "lots"}}}};
+  r = Review("/pods/validate", "CREATE", pod);
+  EXPECT_TRUE(r.value("allowed", false));
+  ASSERT_TRUE(r.contains("warnings")) << r.dump();
+}
+
+TEST_F(WebhookTest, QueuesUnavailableRefusesWithReason) {
+  lookup_.Fail(true);
+  Json r = Review("/jobs/validate", "CREATE", JobJson("default"));
+  EXPECT_FALSE(r.value("allowed", true));
+  EXPECT_EQ(r["status"].value("message", ""),
+            "cannot read the cluster's queues: GET queues: 503 Service Unavailable");
+}
+
+TEST_F(WebhookTest, MalformedBodiesGet400WithAMessage) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"{not json", "malformed AdmissionReview: not JSON"},
+      {"[]", "malformed AdmissionReview: not an object"},
+      {R"({"apiVersion":"v1","kind":"AdmissionReview"})",
+       "malformed AdmissionReview: apiVersion must be admission.k8s.io/v1, got \"v1\""},
+      {R"({"apiVersion":"admission.k8s.io/v1","kind":"Pod"})",
+       "malformed AdmissionReview: kind must be AdmissionReview"},
+      {R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"})",
+       "malformed AdmissionReview: request: missing"},
+      {R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{}})",
+       "malformed AdmissionReview: request.uid: missing"},
+      {R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u","object":3}})",
+       "malformed AdmissionReview: request.object: not an object"},
+      {std::string(100000, '[') + std::string(100000, ']'),
+       "malformed AdmissionReview: JSON nested deeper than 200 levels"},
+  };
+  for (const auto& [body, message] : cases) {
+    auto res = Post("/queues/validate", body);
+    ASSERT_TRUE(res) << body.substr(0, 80);
+    EXPECT_EQ(res->status, 400) << body.substr(0, 80);
+    EXPECT_EQ(res->body, message + "\n") << body.substr(0, 80);
+  }
+  // An object of the wrong kind is a refusal, not a crash.
+  Json r = Review("/queues/validate", "CREATE", JobJson("default"));
+  EXPECT_EQ(r["status"].value("message", ""),
+            "request.object: expected a Queue, got batch.volcano.sh/v1alpha1 Job");
+  auto res = Post("/nothing/here", "{}");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 404);
+}
+
+TEST_F(WebhookTest, ReplacedCertificateIsServedToTheNextConnection) {
+  auto res = Post("/queues/validate", "{}");
+  ASSERT_TRUE(res) << httplib::to_string(res.error());
+  // Renewal: a new pair written next to the old one, then moved over it.
+  MakeCert(dir_, "second", "new.crt", "new.key");
+  fs::copy_file(dir_ / "new.crt", dir_ / "second.crt");
+  fs::rename(dir_ / "new.key", dir_ / "tls.key");
+  fs::rename(dir_ / "new.crt", dir_ / "tls.crt");
+  res = Post("/queues/validate", "{}", "second.crt");
+  ASSERT_TRUE(res) << "the new certificate is not served: " << httplib::to_string(res.error());
+  EXPECT_EQ(res->status, 400);
+  EXPECT_EQ(server_->cert_reloads(), 1);
+  // A client that trusts only the old certificate is refused now.
+  MakeCert(dir_, "unused", "unused.crt", "unused.key");
+  EXPECT_FALSE(Post("/queues/validate", "{}", "unused.crt"));
+}
+
+TEST_F(WebhookTest, HalfWrittenRenewalKeepsTheOldPair) {
+  // A certificate whose key has not arrived yet: the old pair stays.
+  MakeCert(dir_, "second", "new.crt", "new.key");
+  fs::copy_file(dir_ / "tls.crt", dir_ / "first.crt");
+  fs::rename(dir_ / "new.crt", dir_ / "tls.crt");
+  auto res = Post("/queues/validate", "{}", "first.crt");
+  ASSERT_TRUE(res) << httplib::to_string(res.error());
+  EXPECT_EQ(server_->cert_reloads(), 0);
+  fs::rename(dir_ / "new.key", dir_ / "tls.key");
+  fs::copy_file(dir_ / "tls.crt", dir_ / "second.crt");
+  res = Post("/queues/validate", "{}", "second.crt");
+  ASSERT_TRUE(res) << httplib::to_string(res.error());
+  EXPECT_EQ(server_->cert_reloads(), 1);
+}
+
+// `basalt serve --webhook-port`: the webhooks answer from the informers' store,
+// on a replica that does not lead.
+TEST(ServeWebhookTest, AnswersFromTheStoreWithoutTheLease) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("basalt-serve-webhook-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  MakeCert(dir, "serve", "tls.crt", "tls.key");
+  testing::FakeApiServer fake;
+  ASSERT_TRUE(fake.Start());
+  fake.Put(testing::QueueObject("default", 1));
+  Json closed = testing::QueueObject("closed", 1);
+  closed["status"] = {{"state", "Closed"}};
+  fake.Put(closed);
+  testing::ManualKubeClock clock;
+  ServeAppOptions opt = testing::LoopbackServeOptions(fake, &clock);
+  opt.request.webhook.port = -1;
+  opt.request.webhook.bind = "127.0.0.1";
+  opt.request.webhook.cert_file = (dir / "tls.crt").string();
+  opt.request.webhook.key_file = (dir / "tls.key").string();
+  ServeApp app(opt);
+  ASSERT_TRUE(app.Start().ok());
+  ASSERT_GT(app.webhook_port(), 0);
+  for (int i = 0; i < 2000 && !app.Synced(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_TRUE(app.Synced());
+  EXPECT_FALSE(app.leader());  // no Tick: the lease was never taken
+
+  Json review = {
+      {"apiVersion", "admission.k8s.io/v1"},
+      {"kind", "AdmissionReview"},
+      {"request", {{"uid", "u1"}, {"operation", "CREATE"}, {"object", JobJson("closed")}}}};
+  // Queue lists (not watches) the API server has answered.
+  auto queue_lists = [&fake] {
+    size_t n = 0;
+    for (const auto& r : fake.http().requests()) {
+      n += r.method == "GET" && r.path == "/apis/scheduling.volcano.sh/v1beta1/queues" &&
+           !r.query.count("watch");
+    }
+    return n;
+  };
+  const size_t lists_before = queue_lists();
+  httplib::SSLClient cli("127.0.0.1", app.webhook_port());
+  cli.set_ca_cert_path((dir / "tls.crt").string().c_str());
+  cli.enable_server_certificate_verification(true);
+  auto res = cli.Post("/jobs/validate", review.dump(), "application/json");
+  ASSERT_TRUE(res) << httplib::to_string(res.error());
+  Json reply = Json::parse(res->body);
+  EXPECT_EQ(reply["response"]["uid"], "u1");
+  EXPECT_EQ(reply["response"]["status"].value("message", ""),
+            "Job ns/train: spec.queue: can only submit job to queue with state `Open`, queue "
+            "`closed` status is `Closed`");
+  review["request"]["object"] = JobJson("default");
+  res = cli.Post("/jobs/validate", review.dump(), "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_TRUE(Json::parse(res->body)["response"].value("allowed", false)) << res->body;
+  EXPECT_EQ(queue_lists(), lists_before);  // answered from the store
+  // Oversized bodies are refused before they are read.
+  res = cli.Post("/jobs/validate", std::string(size_t{9} << 20, ' '), "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 413);
+  testing::StopApp(app, fake);
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+}
+
+TEST(WebhookServerTest, MissingOrMismatchedFilesAreUserErrors) {
+  FakeLookup lookup;
+  WebhookOptions opt;
+  opt.bind = "127.0.0.1";
+  opt.cert_file = "/nonexistent/tls.crt";
+  opt.key_file = "/nonexistent/tls.key";
+  WebhookServer server(opt, &lookup);
+  Status s = server.Start();
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(s.message(), "/nonexistent/tls.crt: cannot read the TLS certificate");
+}
+
+}  // namespace
+}  // namespace basalt
