@@ -412,6 +412,8 @@ void LiveControllers::Apply(std::vector<Write> writes, ControllerPassSummary* su
       if (w.verb == Write::Verb::kCreate) plugin_objects_.insert(w.kind + "/" + w.key);
     }
     metrics_->Inc("basalt_controller_writes_total", {w.kind, verb, outcome});
+    Log("controllers")
+        .debug("msg=write verb={} kind={} object={} outcome={}", verb, w.kind, w.key, outcome);
   }
 }
 
