@@ -7,8 +7,8 @@ import time
 import pytest
 import yaml
 
-from lib import (WaitTimeout, audit_binds, bound_node, metric, phase, pod, podgroup,
-                 wait_until)
+from lib import (WaitTimeout, audit_binds, audit_evictions, bound_node, metric, phase, pod,
+                 podgroup, queue, wait_until)
 
 BIND_TIMEOUT = 30
 
@@ -214,3 +214,30 @@ def test_kill9_mid_bind_binds_each_pod_once(kubectl, ns, make_nodes, run_basalt,
     assert all(v == 10 for v in per_gang.values()), f"partly bound gangs: {per_gang}"
     print(f"killed after {done_at_kill} accepted binds (saw {at_kill}); "
           f"refused bindings: {dict(refused) or 'none'}")
+
+
+def test_reclaim_between_queues(kubectl, ns, make_nodes, run_basalt, controlplane):
+    """Queue qa (weight 1) holds the whole 4-cpu node; a gang of 2 arrives in
+    qb (weight 1, deserving half): reclaim evicts 2 of qa's pods through the
+    eviction API (201 in the audit log, by basalt's ServiceAccount) and qb's
+    gang binds whole."""
+    qa, qb = f"qa-{ns}", f"qb-{ns}"
+    kubectl.create([queue(qa), queue(qb)])
+    make_nodes(1, cpu="4")
+    conf = {"actions": "enqueue, allocate, reclaim, backfill",
+            "tiers": [{"plugins": [{"name": "priority"}, {"name": "gang"},
+                                   {"name": "conformance"}]},
+                      {"plugins": [{"name": "drf"}, {"name": "predicates"},
+                                   {"name": "proportion"}, {"name": "nodeorder"}]}]}
+    run_basalt("j", conf=yaml.safe_dump(conf)).wait_ready()
+    kubectl.create(gang(ns, "a", 4, min_member=1, queue=qa))
+    wait_bound(kubectl, ns, [f"a-{i}" for i in range(4)])
+    kubectl.create(gang(ns, "b", 2, queue=qb))
+    wait_bound(kubectl, ns, ["b-0", "b-1"], timeout=60)
+    evicted = [(n, c, u) for n, c, u in audit_evictions(controlplane.audit_log, ns) if c == 201]
+    assert len(evicted) >= 2, f"evictions: {audit_evictions(controlplane.audit_log, ns)}"
+    assert all(u == "system:serviceaccount:basalt-system:basalt" for _, _, u in evicted), evicted
+    left = [p["metadata"]["name"] for p in kubectl.pods(ns) if p["metadata"]["name"][0] == "a"]
+    assert len(left) == 2, f"qa keeps its deserved half: {left}"
+    for q in (qa, qb):
+        kubectl.run("delete", "queue", q, "--wait=false", check=False)
