@@ -25,9 +25,9 @@ PERIOD = "200ms"
 class ControlPlane:
     def __init__(self, directory):
         self.dir = directory
-        env = dict(line.split("=", 1) for line in subprocess.run(
-            [CONTROLPLANE, "env", directory], capture_output=True, text=True,
-            check=True).stdout.split())
+        out = subprocess.run([CONTROLPLANE, "env", directory], capture_output=True, text=True,
+                             check=True).stdout
+        env = dict(word.split("=", 1) for word in out.split() if "=" in word)
         self.kubeconfig = env["KUBECONFIG"]
         self.bin = env["BASALT_CONTROLPLANE_BIN"]
         self.audit_log = os.path.join(directory, "audit.log")
