@@ -19,6 +19,8 @@ constexpr int kExitBadInput = 2;
 std::atomic<bool> g_signalled{false};
 extern "C" void OnSignal(int) { g_signalled = true; }
 
+// The line serve_app.cc's log lines share (the move of the serve process to
+// src/live/ left this file without it).
 Result<std::string> ReadFile(const std::string& path, const char* what) {
   std::optional<std::string> text = ReadFileText(path);
   if (!text) return Status::InvalidArgument(path + ": cannot read " + what);
