@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "api/quantity.h"
+#include "api/well_known.h"
 
 namespace basalt::bench {
 namespace {
@@ -43,7 +44,7 @@ void AddGang(const ClusterProfile& cluster, const WorkloadProfile& w, const std:
     pod.meta.name = name + "-w-" + std::to_string(t);
     pod.meta.namespace_ = "default";
     pod.meta.creation_timestamp = creation;
-    pod.meta.annotations["scheduling.k8s.io/group-name"] = name;
+    pod.meta.annotations[kGroupNameAnnotation] = name;
     pod.meta.annotations["volcano.sh/task-spec"] = "w";
     pod.spec.request = request;
     pod.spec.scheduler_name = "volcano";

@@ -12,8 +12,8 @@
 #include "api/decode.h"
 #include "controllers/job_controller.h"
 #include "controllers/queue_controller.h"
-#include "plugins/builtin.h"
 #include "engine/cycle_runner.h"
+#include "plugins/builtin.h"
 #include "testing.h"
 
 namespace basalt {
@@ -271,6 +271,13 @@ TEST_F(JobControllerTest, DurationParsing) {
   EXPECT_EQ(job_internal::ParseDurationSeconds("abc"), std::nullopt);
   EXPECT_EQ(job_internal::ParseDurationSeconds("5"), std::nullopt);
   EXPECT_EQ(job_internal::ParseDurationSeconds("99999999999999s"), std::nullopt);
+  // Go's grammar in full (fractions, every unit, "0"), rounded up to whole seconds.
+  EXPECT_EQ(job_internal::ParseDurationSeconds("1.5h"), 5400);
+  EXPECT_EQ(job_internal::ParseDurationSeconds("1.5s"), 2);
+  EXPECT_EQ(job_internal::ParseDurationSeconds("2s500us"), 3);
+  EXPECT_EQ(job_internal::ParseDurationSeconds("0"), 0);
+  EXPECT_EQ(job_internal::ParseDurationSeconds("-5s"), std::nullopt);
+  EXPECT_EQ(job_internal::ParseDurationSeconds(""), std::nullopt);
 }
 
 TEST(QueueControllerTest, CloseOpenAndClosingToClosed) {

@@ -15,14 +15,13 @@
 #include "api/decode_objects.h"
 #include "api/job_plugin_args.h"
 #include "api/quantity.h"
+#include "api/text.h"
 
 namespace basalt {
 
 using namespace decode_fields;  // NOLINT: the shared field readers
 
 namespace {
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 using decode_internal::DecodeCommand;
 using decode_internal::DecodeMeta;

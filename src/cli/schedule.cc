@@ -8,8 +8,10 @@
 #include "api/decode.h"
 #include "api/file_text.h"
 #include "api/quantity.h"
-#include "plugins/builtin.h"
+#include "api/text.h"
+#include "api/well_known.h"
 #include "engine/cycle_runner.h"
+#include "plugins/builtin.h"
 
 namespace basalt {
 namespace {
@@ -83,7 +85,7 @@ Json FinalJson(const ClusterState& state) {
     if (pod.spec.node_name.empty() || pod.meta.deleting ||
         (pod.phase != "Running" && pod.phase != "Pending"))
       continue;
-    auto g = pod.meta.annotations.find("scheduling.k8s.io/group-name");
+    auto g = pod.meta.annotations.find(kGroupNameAnnotation);
     if (g == pod.meta.annotations.end()) continue;
     auto pg = state.podgroups().find(pod.meta.namespace_ + "/" + g->second);
     if (pg == state.podgroups().end()) continue;
@@ -187,12 +189,9 @@ Result<std::optional<int64_t>> ParseNowFlag(const std::string& text) {
 }
 
 Result<std::string> ReadSchedulerConfFile(const std::string& path) {
-  std::optional<std::string> text = ReadFileText(path);
-  if (!text) return Status::InvalidArgument(path + ": cannot read scheduler configuration");
-  if (text->find_first_not_of(" \t\r\n") == std::string::npos) {
-    return Status::InvalidArgument(path + ": empty scheduler configuration");
-  }
-  return std::move(*text);
+  BASALT_ASSIGN_OR_RETURN(std::string text, ReadFileOrError(path, "scheduler configuration"));
+  if (Trim(text).empty()) return Status::InvalidArgument(path + ": empty scheduler configuration");
+  return text;
 }
 
 int ScheduleExitCode(const Status& status) {

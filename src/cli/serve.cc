@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "api/file_text.h"
+#include "api/text.h"
 #include "live/serve_app.h"
 
 namespace basalt {
@@ -15,12 +16,6 @@ constexpr int kExitBadInput = 2;
 
 std::atomic<bool> g_signalled{false};
 extern "C" void OnSignal(int) { g_signalled = true; }
-
-Result<std::string> ReadFile(const std::string& path, const char* what) {
-  std::optional<std::string> text = ReadFileText(path);
-  if (!text) return Status::InvalidArgument(path + ": cannot read " + what);
-  return std::move(*text);
-}
 
 }  // namespace
 
@@ -45,12 +40,12 @@ int RunServe(const ServeRequest& request) {
   }
   opt.kubeconfig = std::move(config).value();
   if (!request.conf_path.empty()) {
-    auto text = ReadFile(request.conf_path, "scheduler configuration");
+    auto text = ReadFileOrError(request.conf_path, "scheduler configuration");
     if (!text.ok()) {
       std::cerr << "basalt: " << text.status().message() << "\n";
       return kExitBadInput;
     }
-    if (text->find_first_not_of(" \t\r\n") == std::string::npos) {
+    if (Trim(*text).empty()) {
       std::cerr << "basalt: " << request.conf_path << ": empty scheduler configuration\n";
       return kExitBadInput;
     }
@@ -75,7 +70,7 @@ int RunServe(const ServeRequest& request) {
           until - std::chrono::steady_clock::now(), std::chrono::milliseconds(50)));
     }
   }
-  Log("signal received: stopping (lease released)");
+  std::cerr << "basalt serve: signal received: stopping (lease released)\n";
   app.Stop();
   return 0;
 }

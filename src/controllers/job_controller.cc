@@ -65,7 +65,7 @@ Pod MakePod(const VcJob& job, const JobTask& task, int index, const std::string&
   pod.meta.owner_references = {
       {"batch.volcano.sh/v1alpha1", "Job", job.meta.name, job.meta.uid, true}};
   auto& ann = pod.meta.annotations;
-  ann[kGroupName] = JobController::PodGroupName(job);
+  ann[kGroupNameAnnotation] = JobController::PodGroupName(job);
   ann[kTaskSpec] = task.name;
   ann[kTaskIndex] = std::to_string(index);
   ann[kJobName] = job.meta.name;
@@ -254,9 +254,10 @@ std::vector<std::string> SyncJobObjects(ClusterState& state, VcJob& job) {
       if (const Pod* existing = find_named(key)) {
         // Adopt (only a pod missing one of the annotations is edited).
         const auto& ann = existing->meta.annotations;
-        if (!ann.count(kGroupName) || !ann.count(kJobName) || !ann.count(kTaskSpec)) {
+        if (!ann.count(kGroupNameAnnotation) || !ann.count(kJobName) || !ann.count(kTaskSpec)) {
           auto& edit = state.EditPod(key)->meta.annotations;
-          if (!edit.count(kGroupName)) edit.emplace(kGroupName, JobController::PodGroupName(job));
+          if (!edit.count(kGroupNameAnnotation))
+            edit.emplace(kGroupNameAnnotation, JobController::PodGroupName(job));
           edit.try_emplace(kJobName, job.meta.name);
           edit.try_emplace(kTaskSpec, task.name);
         }

@@ -9,12 +9,11 @@
 #include <unordered_map>
 
 #include "actions/node_selection.h"
+#include "api/well_known.h"
 #include "framework/statement.h"
 
 namespace basalt {
 namespace {
-
-constexpr const char* kGroupAnnotation = "scheduling.k8s.io/group-name";
 
 std::vector<std::unique_ptr<Action>> BuildActions(const std::vector<std::string>& names,
                                                   const SchedulerConfig& conf,
@@ -276,11 +275,11 @@ class Prober {
                                   "\", not one this scheduler serves";
         return false;
       }
-      auto g = pod.meta.annotations.find(kGroupAnnotation);
+      auto g = pod.meta.annotations.find(kGroupNameAnnotation);
       if (g == pod.meta.annotations.end()) {
         report_.verdict = "Ignored";
         report_.ignored_because =
-            "the pod has no PodGroup (annotation " + std::string(kGroupAnnotation) + ")";
+            "the pod has no PodGroup (annotation " + kGroupNameAnnotation + ")";
         return false;
       }
       group_ = ns + "/" + g->second;

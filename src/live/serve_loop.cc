@@ -10,6 +10,7 @@
 
 #include "actions/builtin.h"
 #include "api/quantity.h"
+#include "api/well_known.h"
 #include "plugins/builtin.h"
 
 namespace basalt {
@@ -361,7 +362,7 @@ CycleSummary ServeLoop::RunCycle() {
           !pod.meta.deleting && pod.phase == "Pending") {
         ++pending;
       }
-      auto g = pod.meta.annotations.find("scheduling.k8s.io/group-name");
+      auto g = pod.meta.annotations.find(kGroupNameAnnotation);
       if (g == pod.meta.annotations.end()) continue;
       auto& c = pg_counts[pod.meta.namespace_ + "/" + g->second];
       if (pod.phase == "Running") ++std::get<0>(c);
