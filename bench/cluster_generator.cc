@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "api/quantity.h"
+#include "api/well_known.h"
 
 namespace basalt::bench {
 namespace {
@@ -33,7 +34,7 @@ void AddGang(const ClusterProfile& cluster, const WorkloadProfile& w, const std:
   pg.min_member = running && w.running_min_member > 0 ? w.running_min_member : w.tasks_per_gang;
   pg.queue = queue;
   if (!running) pg.priority_class_name = w.pending_priority_class;
-  pg.phase = running ? "Running" : "Inqueue";
+  pg.phase = running ? PodGroupPhase::kRunning : PodGroupPhase::kInqueue;
   Resource total;
   for (int t = 0; t < w.tasks_per_gang; ++t) total += per_pod;
   pg.min_resources = total;
@@ -43,7 +44,7 @@ void AddGang(const ClusterProfile& cluster, const WorkloadProfile& w, const std:
     pod.meta.name = name + "-w-" + std::to_string(t);
     pod.meta.namespace_ = "default";
     pod.meta.creation_timestamp = creation;
-    pod.meta.annotations["scheduling.k8s.io/group-name"] = name;
+    pod.meta.annotations[kGroupNameAnnotation] = name;
     pod.meta.annotations["volcano.sh/task-spec"] = "w";
     pod.spec.request = request;
     pod.spec.scheduler_name = "volcano";
@@ -110,7 +111,7 @@ void Churn(const WorkloadProfile& workload, int gangs, int64_t now, std::mt19937
            int* serial, ClusterState* state) {
   std::vector<std::string> running;
   for (const auto& [key, pg] : state->podgroups()) {
-    if (pg.phase == "Running") running.push_back(key);
+    if (pg.phase == PodGroupPhase::kRunning) running.push_back(key);
   }
   for (int i = 0; i < gangs && !running.empty(); ++i) {
     size_t pick = rng() % running.size();

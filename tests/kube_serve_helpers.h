@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "api/yaml_json.h"
 #include "cli/serve.h"
 #include "kube/client.h"
 #include "kube/http.h"
@@ -50,37 +51,13 @@ bool Eventually(Pred pred, std::chrono::milliseconds limit = std::chrono::millis
   return pred();
 }
 
-inline Json YamlToJson(const YAML::Node& n) {
-  switch (n.Type()) {
-    case YAML::NodeType::Map: {
-      Json j = Json::object();
-      for (const auto& kv : n) j[kv.first.as<std::string>()] = YamlToJson(kv.second);
-      return j;
-    }
-    case YAML::NodeType::Sequence: {
-      Json j = Json::array();
-      for (const auto& v : n) j.push_back(YamlToJson(v));
-      return j;
-    }
-    case YAML::NodeType::Scalar: {
-      const std::string s = n.Scalar();
-      if (n.Tag() == "!") return s;  // quoted: a string
-      if (s == "true" || s == "false") return s == "true";
-      char* end = nullptr;
-      long long v = std::strtoll(s.c_str(), &end, 10);
-      if (!s.empty() && end == s.c_str() + s.size()) return v;
-      return s;
-    }
-    default:
-      return nullptr;
-  }
-}
-
 // Every document of a manifest file, as the API server would hold it.
 inline std::vector<Json> ManifestObjects(const std::string& path) {
   std::vector<Json> out;
   for (const YAML::Node& doc : YAML::LoadAllFromFile(path)) {
-    if (doc.IsMap()) out.push_back(YamlToJson(doc));
+    if (!doc.IsMap()) continue;
+    auto obj = YamlToJson(doc, path);
+    if (obj.ok()) out.push_back(std::move(*obj));
   }
   return out;
 }

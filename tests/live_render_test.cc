@@ -47,7 +47,7 @@ class RenderTest : public ::testing::Test {
     ASSERT_OK(runner_->Init());
     runner_->SyncControllers();
     // The PodGroup is admitted (enqueue), then the controller creates the pods.
-    state_.EditPodGroup("team/mpi")->phase = "Inqueue";
+    state_.EditPodGroup("team/mpi")->phase = PodGroupPhase::kInqueue;
     runner_->SyncControllers();
   }
   PluginRegistry plugins_;

@@ -36,7 +36,8 @@ std::string Serialize(const Decisions& d) {
     os << "evict " << e.pod << " " << e.action << " " << e.reason << "\n";
   for (const auto& e : d.events)
     os << "event " << e.object << " " << e.type << " " << e.reason << " " << e.message << "\n";
-  for (const auto& [pg, phase] : d.podgroup_phases) os << "podgroup " << pg << " " << phase << "\n";
+  for (const auto& [pg, phase] : d.podgroup_phases)
+    os << "podgroup " << pg << " " << PodGroupPhaseName(phase) << "\n";
   for (const auto& [q, r] : d.queue_allocated) os << "queue " << q << " " << r.ToString() << "\n";
   return os.str();
 }

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "api/yaml_json.h"
 #include "cli/schedule.h"
 #include "testing.h"
 
@@ -31,38 +32,6 @@ std::vector<std::string> ScenarioFiles() {
   }
   std::sort(files.begin(), files.end());
   return files;
-}
-
-// YAML -> JSON: quoted scalars stay strings; plain ones become numbers/bools/null when they read as
-// such.
-Json ToJson(const YAML::Node& n) {
-  switch (n.Type()) {
-    case YAML::NodeType::Map: {
-      Json j = Json::object();
-      for (const auto& kv : n) j[kv.first.Scalar()] = ToJson(kv.second);
-      return j;
-    }
-    case YAML::NodeType::Sequence: {
-      Json j = Json::array();
-      for (const auto& v : n) j.push_back(ToJson(v));
-      return j;
-    }
-    case YAML::NodeType::Scalar: {
-      const std::string& s = n.Scalar();
-      if (n.Tag() == "!") return s;  // quoted
-      if (s == "true") return true;
-      if (s == "false") return false;
-      if (s == "null" || s == "~") return nullptr;
-      char* end = nullptr;
-      long long i = std::strtoll(s.c_str(), &end, 10);
-      if (!s.empty() && *end == '\0') return i;
-      double d = std::strtod(s.c_str(), &end);
-      if (!s.empty() && *end == '\0') return d;
-      return s;
-    }
-    default:
-      return nullptr;
-  }
 }
 
 bool Equal(const Json& want, const Json& got) {
@@ -122,7 +91,10 @@ TEST_P(ScenarioTest, Matches) {
   }
   ASSERT_TRUE(out.ok()) << out.status().message();
   const Json& got = *out;
-  Json expect = ToJson(doc["expect"]);
+  // Scalars read as the manifests' YAML does (api/yaml_json.h): quoted ones stay strings.
+  auto expect_yaml = YamlToJson(doc["expect"], GetParam() + ":expect");
+  ASSERT_TRUE(expect_yaml.ok()) << expect_yaml.status().message();
+  const Json expect(*expect_yaml);
   ASSERT_TRUE(expect.is_object()) << "`expect` must be a mapping";
   for (auto it = expect.begin(); it != expect.end(); ++it) {
     if (it.key() == "cycles") {

@@ -3,8 +3,8 @@
 // are covered by tests/scenarios/sla and tests/scenarios/shuffle.
 #include <gtest/gtest.h>
 
+#include "api/go_duration.h"
 #include "cli/schedule.h"
-#include "plugins/go_duration.h"
 #include "testing.h"
 
 namespace basalt {

@@ -12,6 +12,7 @@
 
 #include "admission/queue_index.h"
 #include "api/card_annotations.h"
+#include "api/text.h"
 
 namespace basalt {
 namespace {
@@ -380,18 +381,6 @@ constexpr char kHierarchyWeightsAnnotation[] = "volcano.sh/hierarchy-weights";
 constexpr char kRuntimeNote[] =
     " (checked at runtime by Volcano's capacity plugin, not by its webhook)";
 
-std::vector<std::string> SplitSlash(const std::string& s) {
-  // As Go's strings.Split: "" is one empty element, empty elements are kept.
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (true) {
-    size_t slash = s.find('/', start);
-    out.push_back(s.substr(start, slash == std::string::npos ? std::string::npos : slash - start));
-    if (slash == std::string::npos) return out;
-    start = slash + 1;
-  }
-}
-
 // A finite decimal number, as Go's strconv.ParseFloat reads the common forms.
 std::optional<double> ParseWeight(const std::string& s) {
   std::string_view v = s;
@@ -414,7 +403,7 @@ void CheckHierarchyAnnotations(const Queue& q, Report& r) {
   const std::string hs = h == q.meta.annotations.end() ? "" : h->second;
   const std::string ws = w == q.meta.annotations.end() ? "" : w->second;
   if (hs.empty() && ws.empty()) return;
-  std::vector<std::string> paths = SplitSlash(hs), weights = SplitSlash(ws);
+  std::vector<std::string> paths = Split(hs, '/'), weights = Split(ws, '/');
   if (paths.size() != weights.size()) {
     r.Add(AnnotationField("metadata.", kHierarchyAnnotation),
           std::string(kHierarchyAnnotation) + " must have the same length with " +

@@ -15,14 +15,13 @@
 #include "api/decode_objects.h"
 #include "api/job_plugin_args.h"
 #include "api/quantity.h"
+#include "api/text.h"
 
 namespace basalt {
 
 using namespace decode_fields;  // NOLINT: the shared field readers
 
 namespace {
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 using decode_internal::DecodeCommand;
 using decode_internal::DecodeMeta;
@@ -776,14 +775,15 @@ Status DecodePodGroup(const YAML::Node& doc, PodGroup* pg) {
   }
   YAML::Node st = doc["status"];
   BASALT_RETURN_IF_ERROR(ExpectMap(st, "status"));
-  if (Present(st)) BASALT_RETURN_IF_ERROR(ReadString(st, "phase", "status", &pg->phase));
-  static const std::set<std::string> kPhases = {"",        "Pending", "Inqueue",
-                                                "Running", "Unknown", "Completed"};
-  if (!kPhases.count(pg->phase)) {
-    return FieldError("status.phase",
-                      "unknown phase \"" + pg->phase +
-                          "\" (want Pending, Inqueue, Running, Unknown or Completed)");
+  std::string phase;
+  if (Present(st)) BASALT_RETURN_IF_ERROR(ReadString(st, "phase", "status", &phase));
+  std::optional<PodGroupPhase> known = ParsePodGroupPhase(phase);
+  if (!known) {
+    return FieldError(
+        "status.phase",
+        "unknown phase \"" + phase + "\" (want Pending, Inqueue, Running, Unknown or Completed)");
   }
+  pg->phase = *known;
   return Status::Ok();
 }
 

@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <string>
 
+#include "api/text.h"
+
 namespace basalt {
 namespace {
 
@@ -20,7 +22,6 @@ struct Decimal {
   int exp2 = 0;  // 0, 10, 20, ... 60 (binary suffixes)
 };
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsSpace(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }

@@ -11,6 +11,7 @@
 
 #include "api/quantity.h"
 #include "api/saturating.h"
+#include "api/text.h"
 
 namespace basalt {
 namespace {
@@ -24,13 +25,6 @@ struct NameTable {
 NameTable& Table() {
   static NameTable* table = new NameTable();
   return *table;
-}
-
-std::string_view Trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t");
-  if (b == std::string_view::npos) return {};
-  size_t e = s.find_last_not_of(" \t");
-  return s.substr(b, e - b + 1);
 }
 
 }  // namespace

@@ -1,6 +1,12 @@
-// YAML <-> JSON for the manifests the job and queue commands read and write.
-// Scalars keep their YAML type: a quoted "1" stays a string, a plain 1 becomes
-// a number, true/false/null as in YAML 1.2's core schema.
+// YAML <-> JSON: the one converter, for the manifests the job and queue
+// commands read and write and for the test suites' expectations and fixtures.
+// Scalars follow YAML 1.2's core schema:
+//   - a quoted scalar is a string ("1", "true");
+//   - plain null, Null, NULL, ~ and the empty scalar are null;
+//   - plain true/True/TRUE and false/False/FALSE are booleans;
+//   - a plain integer ([-+]?[0-9]+) is an int64 (text kept when out of range);
+//   - a plain decimal or exponent number (1.5, .5, 1e3) is a double;
+//   - anything else (0x1A, inf, yes, 1_000) is a string.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -4,9 +4,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "api/log.h"
+#include "api/text.h"
 #include "sim/chart_asset.h"
 #include "sim/fgd/experiment.h"
 #include "sim/fgd/report.h"
@@ -29,14 +29,12 @@ std::string ResolvePods(const std::string& dir, const std::string& pods) {
   return pods;
 }
 
+// "a, b,,c" -> {"a", "b", "c"}: pieces trimmed, empty ones dropped.
 std::vector<std::string> SplitList(const std::string& list) {
   std::vector<std::string> out;
-  std::istringstream in(list);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    item.erase(0, item.find_first_not_of(" \t"));
-    item.erase(item.find_last_not_of(" \t") + 1);
-    if (!item.empty()) out.push_back(item);
+  for (const std::string& piece : Split(list, ',')) {
+    std::string_view item = Trim(piece);
+    if (!item.empty()) out.emplace_back(item);
   }
   return out;
 }

@@ -8,6 +8,8 @@
 #include "api/decode.h"
 #include "api/file_text.h"
 #include "api/quantity.h"
+#include "api/text.h"
+#include "api/well_known.h"
 #include "engine/cycle_runner.h"
 #include "plugins/builtin.h"
 
@@ -41,7 +43,7 @@ Json CycleJson(const CycleResult& c, bool scores) {
   }
   out["podgroups"] = Json::array();
   for (const auto& [name, phase] : c.podgroup_phases)
-    out["podgroups"].push_back({{"name", name}, {"phase", phase}});
+    out["podgroups"].push_back({{"name", name}, {"phase", PodGroupPhaseName(phase)}});
   auto events = d.events;
   std::sort(events.begin(), events.end(), [](const auto& a, const auto& b) {
     return std::tie(a.object, a.reason, a.type, a.message) <
@@ -83,7 +85,7 @@ Json FinalJson(const ClusterState& state) {
     if (pod.spec.node_name.empty() || pod.meta.deleting ||
         (pod.phase != "Running" && pod.phase != "Pending"))
       continue;
-    auto g = pod.meta.annotations.find("scheduling.k8s.io/group-name");
+    auto g = pod.meta.annotations.find(kGroupNameAnnotation);
     if (g == pod.meta.annotations.end()) continue;
     auto pg = state.podgroups().find(pod.meta.namespace_ + "/" + g->second);
     if (pg == state.podgroups().end()) continue;
@@ -93,7 +95,7 @@ Json FinalJson(const ClusterState& state) {
   }
   out["podgroups"] = Json::array();
   for (const auto& [key, pg] : state.podgroups()) {
-    out["podgroups"].push_back({{"name", key}, {"phase", pg.phase.empty() ? "Pending" : pg.phase}});
+    out["podgroups"].push_back({{"name", key}, {"phase", PodGroupPhaseName(pg.phase)}});
   }
   out["jobs"] = Json::array();
   for (const auto& [key, job] : state.jobs()) {
@@ -187,12 +189,9 @@ Result<std::optional<int64_t>> ParseNowFlag(const std::string& text) {
 }
 
 Result<std::string> ReadSchedulerConfFile(const std::string& path) {
-  std::optional<std::string> text = ReadFileText(path);
-  if (!text) return Status::InvalidArgument(path + ": cannot read scheduler configuration");
-  if (text->find_first_not_of(" \t\r\n") == std::string::npos) {
-    return Status::InvalidArgument(path + ": empty scheduler configuration");
-  }
-  return std::move(*text);
+  BASALT_ASSIGN_OR_RETURN(std::string text, ReadFileOrError(path, "scheduler configuration"));
+  if (Trim(text).empty()) return Status::InvalidArgument(path + ": empty scheduler configuration");
+  return text;
 }
 
 int ScheduleExitCode(const Status& status) {

@@ -9,6 +9,7 @@
 
 #include "api/file_text.h"
 #include "api/log.h"
+#include "api/text.h"
 #include "live/serve_app.h"
 
 namespace basalt {
@@ -18,14 +19,6 @@ constexpr int kExitBadInput = 2;
 
 std::atomic<bool> g_signalled{false};
 extern "C" void OnSignal(int) { g_signalled = true; }
-
-// The line serve_app.cc's log lines share (the move of the serve process to
-// src/live/ left this file without it).
-Result<std::string> ReadFile(const std::string& path, const char* what) {
-  std::optional<std::string> text = ReadFileText(path);
-  if (!text) return Status::InvalidArgument(path + ": cannot read " + what);
-  return std::move(*text);
-}
 
 }  // namespace
 
@@ -49,12 +42,12 @@ int RunServe(const ServeRequest& request) {
   }
   opt.kubeconfig = std::move(config).value();
   if (!request.conf_path.empty()) {
-    auto text = ReadFile(request.conf_path, "scheduler configuration");
+    auto text = ReadFileOrError(request.conf_path, "scheduler configuration");
     if (!text.ok()) {
       CliLog().error("{}", text.status().message());
       return kExitBadInput;
     }
-    if (text->find_first_not_of(" \t\r\n") == std::string::npos) {
+    if (Trim(*text).empty()) {
       CliLog().error("{}: empty scheduler configuration", request.conf_path);
       return kExitBadInput;
     }

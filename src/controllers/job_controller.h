@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "api/well_known.h"
 #include "state/cluster_state.h"
 #include "state/journal_cursor.h"
 
@@ -113,7 +114,7 @@ class JobController {
 
   std::vector<Delayed> delayed_;
   // The last PodGroup phase seen per job, to raise `Unknown` on the change.
-  std::map<std::string, std::string> pg_phase_seen_;
+  std::map<std::string, PodGroupPhase> pg_phase_seen_;
   // Pods whose PodPending was raised: pod key -> "<job version>".
   std::map<std::string, std::string> pending_raised_;
 
@@ -137,7 +138,6 @@ namespace job_internal {
 
 // std::string, not const char*: the annotation maps look them up by
 // std::string, and a literal would build a temporary key on every lookup.
-inline const std::string kGroupName = "scheduling.k8s.io/group-name";
 inline const std::string kTaskSpec = "volcano.sh/task-spec";
 inline const std::string kTaskIndex = "volcano.sh/task-index";
 inline const std::string kJobName = "volcano.sh/job-name";
@@ -172,7 +172,8 @@ void KillTarget(ClusterState& state, VcJob& job, const std::string& action,
 // keys of pods it created.
 std::vector<std::string> SyncJobObjects(ClusterState& state, VcJob& job);
 void SetPhase(VcJob& job, const std::string& phase, int64_t now);
-// Go duration ("30s", "5m", "1h30m") in whole seconds; nullopt when malformed.
+// A Go duration (api/go_duration.h: "30s", "1h30m", "1.5h") in whole seconds,
+// rounded up; nullopt when malformed or negative.
 std::optional<int64_t> ParseDurationSeconds(const std::string& text);
 
 }  // namespace job_internal

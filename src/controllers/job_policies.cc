@@ -2,8 +2,7 @@
 // Volcano's pkg/controllers/job/state). One function per concern:
 //   Resolve  — request -> action (and delay);
 //   Execute  — (phase, action) -> kills, counters, next phase.
-#include <cctype>
-
+#include "api/go_duration.h"
 #include "controllers/job_controller.h"
 
 namespace basalt {
@@ -16,35 +15,11 @@ void SetPhase(VcJob& job, const std::string& phase, int64_t now) {
 }
 
 std::optional<int64_t> ParseDurationSeconds(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  // Go's time.ParseDuration, integer parts only: "90s", "5m", "1h30m", "500ms".
-  int64_t total_ms = 0;
-  size_t i = 0;
-  while (i < text.size()) {
-    if (!std::isdigit(static_cast<unsigned char>(text[i]))) return std::nullopt;
-    int64_t n = 0;
-    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
-      n = n * 10 + (text[i] - '0');
-      if (n > 1'000'000'000) return std::nullopt;
-      ++i;
-    }
-    size_t j = i;
-    while (j < text.size() && std::isalpha(static_cast<unsigned char>(text[j]))) ++j;
-    const std::string unit = text.substr(i, j - i);
-    i = j;
-    if (unit == "h") {
-      total_ms += n * 3'600'000;
-    } else if (unit == "m") {
-      total_ms += n * 60'000;
-    } else if (unit == "s") {
-      total_ms += n * 1000;
-    } else if (unit == "ms") {
-      total_ms += n;
-    } else {
-      return std::nullopt;
-    }
-  }
-  return (total_ms + 999) / 1000;  // a partial second still waits a world step
+  Result<int64_t> nanos = ParseGoDuration(text, "timeout");
+  // Negative timeouts were never accepted: like an invalid one, no delay.
+  if (!nanos.ok() || *nanos < 0) return std::nullopt;
+  // A partial second still waits a world step.
+  return *nanos / kNanosPerSecond + (*nanos % kNanosPerSecond != 0 ? 1 : 0);
 }
 
 }  // namespace job_internal

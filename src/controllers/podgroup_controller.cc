@@ -3,11 +3,10 @@
 #include <algorithm>
 #include <vector>
 
+#include "api/well_known.h"
+
 namespace basalt {
 namespace {
-
-const std::string kGroupName =
-    "scheduling.k8s.io/group-name";  // a std::string: no temporary per lookup
 
 Resource WithoutPods(Resource r) {
   r.Erase(ResourceNames::kPods);
@@ -49,14 +48,14 @@ void PodGroupController::Sync(ClusterState& state) {
 
 void PodGroupController::SyncPod(ClusterState& state, const std::string& key, const Pod& pod) {
   if (!scheduler_names_.count(pod.spec.scheduler_name)) return;
-  if (pod.meta.annotations.count(kGroupName)) return;
+  if (pod.meta.annotations.count(kGroupNameAnnotation)) return;
   const OwnerReference* owner = ControllerRef(pod.meta);
   // Named after the controlling owner's UID (pods of one ReplicaSet share it),
   // else the pod's UID; manifests without UIDs fall back to names.
   std::string id = owner ? (owner->uid.empty() ? owner->name : owner->uid)
                          : (pod.meta.uid.empty() ? pod.meta.name : pod.meta.uid);
   std::string name = "podgroup-" + id;
-  state.EditPod(key)->meta.annotations[kGroupName] = name;
+  state.EditPod(key)->meta.annotations[kGroupNameAnnotation] = name;
   if (state.FindPodGroup(pod.meta.namespace_ + "/" + name)) return;
   PodGroup pg;
   pg.meta.name = name;
@@ -91,7 +90,7 @@ void PodGroupController::SyncPod(ClusterState& state, const std::string& key, co
     auto it = pod.meta.annotations.find(k);
     if (it != pod.meta.annotations.end()) pg.meta.annotations[k] = it->second;
   }
-  pg.phase = "Pending";
+  pg.phase = PodGroupPhase::kPending;
   state.UpsertPodGroup(std::move(pg));
 }
 

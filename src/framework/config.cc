@@ -6,6 +6,7 @@
 #include <exception>
 
 #include "api/decode.h"
+#include "api/text.h"
 
 namespace basalt {
 namespace {
@@ -122,23 +123,14 @@ Result<SchedulerConfig> Parse(const YAML::Node& root, const std::string& source,
     return Error(Where(source, actions), "actions",
                  "expected a comma-separated string (e.g. \"enqueue, allocate, backfill\")");
   }
-  const std::string& list = actions.Scalar();
-  size_t pos = 0;
-  while (pos <= list.size()) {
-    size_t comma = list.find(',', pos);
-    std::string item =
-        list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    item.erase(0, item.find_first_not_of(" \t\r\n"));
-    item.erase(item.find_last_not_of(" \t\r\n") + 1);
-    if (!item.empty()) {
-      if (!Known(known_actions, item)) {
-        return Error(Where(source, actions), "actions",
-                     "unknown action \"" + item + "\" (known: " + JoinNames(known_actions) + ")");
-      }
-      conf.actions.push_back(item);
+  for (const std::string& piece : Split(actions.Scalar(), ',')) {
+    const std::string item(Trim(piece));
+    if (item.empty()) continue;
+    if (!Known(known_actions, item)) {
+      return Error(Where(source, actions), "actions",
+                   "unknown action \"" + item + "\" (known: " + JoinNames(known_actions) + ")");
     }
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
+    conf.actions.push_back(item);
   }
 
   // ---- tiers ----

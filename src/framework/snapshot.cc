@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "api/check.h"
+#include "api/well_known.h"
 #include "framework/session.h"
 #include "framework/snapshot_cache.h"
 
@@ -36,10 +37,7 @@ const std::string* FindKey(const std::map<std::string, std::string>& m, const st
 
 // The metadata keys the snapshot reads, built once: looking a literal up in a
 // std::map<std::string, ...> would build a temporary string per pod.
-const std::string& GroupNameKey() {
-  static const std::string k = "scheduling.k8s.io/group-name";
-  return k;
-}
+const std::string& GroupNameKey() { return kGroupNameAnnotation; }
 const std::string& PreemptableKey() {
   static const std::string k = "volcano.sh/preemptable";
   return k;

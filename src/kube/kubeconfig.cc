@@ -9,24 +9,10 @@
 
 #include "api/decode.h"
 #include "api/file_text.h"
+#include "api/text.h"
 
 namespace basalt::kube {
 namespace {
-
-Result<std::string> ReadFile(const std::string& path, const std::string& what) {
-  std::optional<std::string> text = ReadFileText(path);
-  if (!text) return Status::InvalidArgument(what + ": cannot read \"" + path + "\"");
-  return std::move(*text);
-}
-
-std::string Trim(std::string s) {
-  while (!s.empty() &&
-         (s.back() == '\n' || s.back() == '\r' || s.back() == ' ' || s.back() == '\t'))
-    s.pop_back();
-  size_t i = 0;
-  while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n')) ++i;
-  return s.substr(i);
-}
 
 std::string Resolve(const std::string& base_dir, const std::string& file) {
   if (file.empty() || file[0] == '/' || base_dir.empty()) return file;
@@ -161,9 +147,9 @@ Result<KubeConfig> ParseTree(const YAML::Node& root, const std::string& path,
     auto token_file = Field(*user, "tokenFile", where);
     if (!token_file.ok()) return token_file.status();
     if (cfg.token.empty() && !token_file->empty()) {
-      auto t = ReadFile(Resolve(base_dir, *token_file), where + ".tokenFile");
-      if (!t.ok()) return t.status();
-      cfg.token = Trim(*t);
+      auto t = ReadFileOrError(Resolve(base_dir, *token_file), "file");
+      if (!t.ok()) return t.status().WithContext(where + ".tokenFile");
+      cfg.token = std::string(Trim(*t));
     }
   }
   return cfg;
@@ -225,7 +211,7 @@ Result<KubeConfig> ParseKubeconfig(const std::string& text, const std::string& p
 }
 
 Result<KubeConfig> LoadKubeconfig(const std::string& path, const std::string& context) {
-  auto text = ReadFile(path, "kubeconfig");
+  auto text = ReadFileOrError(path, "kubeconfig");
   if (!text.ok()) return text.status();
   return ParseKubeconfig(*text, path, context);
 }
@@ -247,17 +233,17 @@ Result<KubeConfig> InClusterConfig(const InClusterEnv& env) {
   // An IPv6 service address needs brackets in a URL.
   bool v6 = host.find(':') != std::string::npos;
   cfg.server = "https://" + (v6 ? "[" + host + "]" : host) + ":" + port;
-  auto token = ReadFile(env.token_path, "in-cluster: service account token");
-  if (!token.ok()) return token.status();
-  cfg.token = Trim(*token);
+  auto token = ReadFileOrError(env.token_path, "file");
+  if (!token.ok()) return token.status().WithContext("in-cluster: service account token");
+  cfg.token = std::string(Trim(*token));
   if (cfg.token.empty())
     return Status::FailedPrecondition("in-cluster: service account token " + env.token_path +
                                       " is empty");
   std::ifstream ca(env.ca_path);
   if (!ca) return Status::FailedPrecondition("in-cluster: cannot read CA \"" + env.ca_path + "\"");
   cfg.tls.ca_file = env.ca_path;
-  auto ns = ReadFile(env.namespace_path, "in-cluster: namespace");
-  if (ns.ok()) cfg.namespace_ = Trim(*ns);
+  auto ns = ReadFileOrError(env.namespace_path, "in-cluster namespace file");
+  if (ns.ok()) cfg.namespace_ = std::string(Trim(*ns));
   return cfg;
 }
 

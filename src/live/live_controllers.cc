@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "api/log.h"
+#include "api/well_known.h"
 #include "live/render.h"
 
 namespace basalt {
@@ -10,7 +11,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr const char* kMergePatch = "application/merge-patch+json";
-const std::string kGroupAnnotation = "scheduling.k8s.io/group-name";
 
 std::pair<std::string, std::string> SplitKey(const std::string& key) {
   auto slash = key.find('/');
@@ -207,7 +207,7 @@ void LiveControllers::CollectPodGroupWrites(const std::map<std::string, PodGroup
   for (const auto& [key, unused] : pods_before) {
     const Pod* pod = state_->FindPod(key);
     if (pod == nullptr || pod->meta.uid.empty()) continue;
-    auto group = pod->meta.annotations.find(kGroupAnnotation);
+    auto group = pod->meta.annotations.find(kGroupNameAnnotation);
     if (group == pod->meta.annotations.end()) continue;
     const OwnerReference* ref = ControllerRef(pod->meta);
     owners.emplace(pod->meta.namespace_ + "/" + group->second,

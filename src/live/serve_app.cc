@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "api/file_text.h"
+#include "api/go_duration.h"
 #include "api/log.h"
 
 namespace basalt {
@@ -30,12 +31,6 @@ int64_t FileMtime(const std::string& path) {
   return static_cast<int64_t>(t.time_since_epoch().count());
 }
 
-Result<std::string> ReadFile(const std::string& path, const char* what) {
-  std::optional<std::string> text = ReadFileText(path);
-  if (!text) return Status::InvalidArgument(path + ": cannot read " + what);
-  return std::move(*text);
-}
-
 std::string DefaultIdentity() {
   char host[256] = {0};
   if (gethostname(host, sizeof(host) - 1) != 0 || host[0] == 0)
@@ -48,25 +43,18 @@ std::string DefaultIdentity() {
 
 }  // namespace
 
-Result<std::chrono::milliseconds> ParseDuration(const std::string& text) {
-  std::string num = text, unit;
-  while (!num.empty() && std::isalpha(static_cast<unsigned char>(num.back()))) {
-    unit.insert(unit.begin(), num.back());
-    num.pop_back();
-  }
-  double mult = unit.empty() || unit == "s" ? 1000
-                : unit == "ms"              ? 1
-                : unit == "m"               ? 60000
-                : unit == "h"               ? 3600000
-                                            : -1;
-  char* end = nullptr;
-  double v = num.empty() ? -1 : std::strtod(num.c_str(), &end);
-  if (mult < 0 || num.empty() || end != num.c_str() + num.size() || !(v > 0) ||
-      v * mult > 86400000.0) {
+Result<std::chrono::milliseconds> ParsePeriod(const std::string& text) {
+  // A bare number is seconds: the caller's rule on top of Go's grammar.
+  const bool bare_number =
+      !text.empty() && text.find_first_not_of("0123456789.") == std::string::npos;
+  Result<int64_t> nanos = ParseGoDuration(bare_number ? text + "s" : text, "--period");
+  constexpr int64_t kNanosPerMilli = 1'000'000;
+  constexpr int64_t kMaxNanos = int64_t{86400} * kNanosPerSecond;
+  if (!nanos.ok() || *nanos <= 0 || *nanos > kMaxNanos) {
     return Status::InvalidArgument("invalid duration \"" + text +
                                    "\": expected e.g. 500ms, 1s, 2m");
   }
-  return std::chrono::milliseconds(static_cast<int64_t>(v * mult + 0.5));
+  return std::chrono::milliseconds((*nanos + kNanosPerMilli / 2) / kNanosPerMilli);
 }
 
 ServeApp::ServeApp(ServeAppOptions options)
@@ -126,7 +114,7 @@ std::unique_ptr<kube::Client> ServeApp::MakeClient(ClientRole role) {
 
 Status ServeApp::Start() {
   const ServeRequest& req = options_.request;
-  auto period = ParseDuration(req.period);
+  auto period = ParsePeriod(req.period);
   if (!period.ok()) return period.status().WithContext("--period");
   period_ = *period;
   client_ = MakeClient(ClientRole::kWrites);
@@ -281,7 +269,7 @@ void ServeApp::ReloadConfIfChanged() {
   int64_t m = FileMtime(path);
   if (m == 0 || m == conf_mtime_) return;
   conf_mtime_ = m;
-  auto text = ReadFile(path, "scheduler configuration");
+  auto text = ReadFileOrError(path, "scheduler configuration");
   Status s = text.ok() ? loop_->Configure(*text, path) : text.status();
   if (!s.ok()) {
     Log("serve").warn("msg=\"configuration not reloaded, keeping the previous one\" error={}",

@@ -51,8 +51,10 @@ struct ServeRequest {
   WebhookOptions webhook;  // port 0: no admission webhooks (docs/webhooks.md)
 };
 
-// "500ms", "1s", "2m", "1.5s", or a bare number of seconds.
-Result<std::chrono::milliseconds> ParseDuration(const std::string& text);
+// The cycle period: a Go duration ("500ms", "1s", "1.5s", "2m", "1h30m") or,
+// as the flag has always taken, a bare decimal number of seconds ("2", "0.5");
+// more than zero and at most a day, rounded to the nearest millisecond.
+Result<std::chrono::milliseconds> ParsePeriod(const std::string& text);
 
 struct ServeAppOptions {
   ServeRequest request;

@@ -11,6 +11,7 @@
 #include "actions/builtin.h"
 #include "api/log.h"
 #include "api/quantity.h"
+#include "api/well_known.h"
 #include "plugins/builtin.h"
 
 namespace basalt {
@@ -348,7 +349,7 @@ void ServeLoop::ReportUnschedulable(const std::vector<PendingPod>& pending, cons
       auto phase = d.podgroup_phases.find(p.group);
       message = phase == d.podgroup_phases.end()
                     ? "pod group " + p.group + " does not exist"
-                    : "pod group " + p.group + " is " + phase->second +
+                    : "pod group " + p.group + " is " + PodGroupPhaseName(phase->second) +
                           ": waiting for the scheduler to admit and place the whole gang";
     }
     if (!own_event) {
@@ -428,13 +429,13 @@ CycleSummary ServeLoop::RunCycle() {
       if (pod.spec.scheduler_name == options_.scheduler_name && pod.spec.node_name.empty() &&
           !pod.meta.deleting && pod.phase == "Pending") {
         ++pending;
-        auto group = pod.meta.annotations.find("scheduling.k8s.io/group-name");
+        auto group = pod.meta.annotations.find(kGroupNameAnnotation);
         pending_pods.push_back(
             {key, pod.meta.uid,
              group == pod.meta.annotations.end() ? "" : pod.meta.namespace_ + "/" + group->second,
              pod.meta.creation_timestamp});
       }
-      auto g = pod.meta.annotations.find("scheduling.k8s.io/group-name");
+      auto g = pod.meta.annotations.find(kGroupNameAnnotation);
       if (g == pod.meta.annotations.end()) continue;
       auto& c = pg_counts[pod.meta.namespace_ + "/" + g->second];
       if (pod.phase == "Running") ++std::get<0>(c);
@@ -467,8 +468,10 @@ CycleSummary ServeLoop::RunCycle() {
 
   for (const auto& [key, phase] : d.podgroup_phases) {
     auto [running, succeeded, failed] = pg_counts[key];
-    Json status = {
-        {"phase", phase}, {"running", running}, {"succeeded", succeeded}, {"failed", failed}};
+    Json status = {{"phase", PodGroupPhaseName(phase)},
+                   {"running", running},
+                   {"succeeded", succeeded},
+                   {"failed", failed}};
     std::string text = status.dump();
     auto written = podgroup_written_.find(key);
     if (written != podgroup_written_.end() && written->second == text) continue;

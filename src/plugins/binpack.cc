@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "api/text.h"
 #include "framework/session.h"
 #include "plugins/builtin.h"
 
@@ -38,14 +39,6 @@ struct BinpackWeights {
   int64_t weight = 1;
   std::map<ResourceId, int64_t> resources;  // cpu and memory always present
 };
-
-std::string_view Trim(std::string_view s) {
-  const char* kSpace = " \t\r\n";
-  size_t b = s.find_first_not_of(kSpace);
-  if (b == std::string_view::npos) return {};
-  size_t e = s.find_last_not_of(kSpace);
-  return s.substr(b, e - b + 1);
-}
 
 class BinpackPlugin : public Plugin {
  public:

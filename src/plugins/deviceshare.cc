@@ -22,10 +22,8 @@
 // the pod would take, rounded, times deviceshare.ScheduleWeight.
 #include <algorithm>
 #include <cmath>
-#include <iostream>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -37,6 +35,7 @@
 #include "framework/session.h"
 #include "plugins/builtin.h"
 #include "plugins/gpu_devices.h"
+#include "plugins/unknown_arguments.h"
 
 namespace basalt {
 namespace {
@@ -102,23 +101,18 @@ const std::string* Annotation(const TaskInfo& task, const char* key) {
 
 // Unknown arguments are ignored, as Volcano does, with one warning per key and
 // process (sessions are built every cycle).
-void WarnUnknownArguments(const Arguments& args) {
+void WarnUnknownDeviceShareArguments(const Arguments& args) {
   static const std::set<std::string> kKnown = {kArgGpuSharing, kArgNodeLock, kArgGpuNumber,
                                                kArgVgpu,       kArgPolicy,   kArgWeight};
-  static std::mutex mu;
-  static std::set<std::string> warned;
-  std::lock_guard<std::mutex> lock(mu);
-  for (const auto& [key, value] : args.values()) {
-    // Nested values are flattened to "key.a" / "key[0]": report the key as given.
-    std::string top = key.substr(0, std::min(key.find('['), key.size()));
-    if (kKnown.count(top) || kKnown.count(key)) continue;
-    if (!warned.insert(top).second) continue;
-    std::cerr << "basalt: warning: " << args.owner() << ": arguments." << top
-              << ": unknown argument, ignored (known: deviceshare.GPUSharingEnable, "
-                 "deviceshare.NodeLockEnable, "
-                 "deviceshare.GPUNumberEnable, deviceshare.VGPUEnable, deviceshare.SchedulePolicy, "
-                 "deviceshare.ScheduleWeight)\n";
-  }
+  WarnUnknownArguments(
+      args,
+      [](const std::string& key) {
+        // Nested values are flattened to "key.a" / "key[0]": report the key as given.
+        std::string top = KeyPrefix(key, "[");
+        return kKnown.count(top) || kKnown.count(key) ? std::string() : top;
+      },
+      "deviceshare.GPUSharingEnable, deviceshare.NodeLockEnable, deviceshare.GPUNumberEnable, "
+      "deviceshare.VGPUEnable, deviceshare.SchedulePolicy, deviceshare.ScheduleWeight");
 }
 
 class DeviceSharePlugin : public Plugin {
@@ -423,7 +417,7 @@ Result<std::unique_ptr<Plugin>> NewDeviceSharePlugin(const Arguments& args) {
                                    " cannot be true with " + kArgGpuSharing + " or " +
                                    kArgGpuNumber + " (gpu-share and vgpu can't be used together)");
   }
-  WarnUnknownArguments(args);
+  WarnUnknownDeviceShareArguments(args);
   return std::unique_ptr<Plugin>(new DeviceSharePlugin(o));
 }
 

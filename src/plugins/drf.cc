@@ -28,6 +28,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/text.h"
 #include "framework/session.h"
 #include "plugins/builtin.h"
 #include "plugins/queue_share.h"
@@ -122,17 +123,6 @@ struct HNode {
   }
 };
 
-std::vector<std::string> SplitPath(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (true) {
-    size_t slash = s.find('/', start);
-    out.push_back(s.substr(start, slash == std::string::npos ? std::string::npos : slash - start));
-    if (slash == std::string::npos) return out;
-    start = slash + 1;
-  }
-}
-
 // A leaf is saturated when, on some dimension it has a positive allocation of,
 // it got all it requested, or it requests that dimension while the cluster has
 // none of it left (not "demanding").
@@ -179,8 +169,8 @@ class HdrfTree {
   // crashes on a weights list shorter than the path).
   void Put(HNode* root, const JobInfo& job, const Resource& job_allocated, const std::string& path,
            const std::string& weights) const {
-    const std::vector<std::string> levels = SplitPath(path);
-    const std::vector<std::string> ws = SplitPath(weights);
+    const std::vector<std::string> levels = Split(path, '/');
+    const std::vector<std::string> ws = Split(weights, '/');
     HNode* node = root;
     for (size_t i = 1; i < levels.size(); ++i) {
       auto it = node->children.find(levels[i]);
@@ -210,7 +200,7 @@ class HdrfTree {
   // unsaturated node before a saturated one, then the lower share / weight.
   // <0 when `a` goes first, 0 when no level tells them apart.
   static double Compare(const HNode* root, const std::string& a, const std::string& b) {
-    const std::vector<std::string> la = SplitPath(a), lb = SplitPath(b);
+    const std::vector<std::string> la = Split(a, '/'), lb = Split(b, '/');
     const HNode* x = root;
     const HNode* y = root;
     const size_t depth = std::min(la.size(), lb.size());

@@ -31,10 +31,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <iostream>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -46,6 +44,7 @@
 #include "framework/session.h"
 #include "plugins/builtin.h"
 #include "plugins/gpu_devices.h"
+#include "plugins/unknown_arguments.h"
 
 namespace basalt {
 namespace {
@@ -100,17 +99,14 @@ int64_t IdleMilli(const GpuCard& card) {
   return free * kMilliPerCard / card.memory;
 }
 
-void WarnUnknownArguments(const Arguments& args) {
-  static std::mutex mu;
-  static std::set<std::string> warned;
-  std::lock_guard<std::mutex> lock(mu);
-  for (const auto& [key, value] : args.values()) {
-    std::string top = key.substr(0, std::min(key.find('['), key.size()));
-    if (top == kArgWeight || top == kArgUnitCounting) continue;
-    if (!warned.insert(top).second) continue;
-    std::cerr << "basalt: warning: " << args.owner() << ": arguments." << top
-              << ": unknown argument, ignored (known: fgd.weight, fgd.unitCounting)\n";
-  }
+void WarnUnknownFgdArguments(const Arguments& args) {
+  WarnUnknownArguments(
+      args,
+      [](const std::string& key) {
+        std::string top = KeyPrefix(key, "[");
+        return top == kArgWeight || top == kArgUnitCounting ? std::string() : top;
+      },
+      "fgd.weight, fgd.unitCounting");
 }
 
 class FgdPlugin : public Plugin {
@@ -359,7 +355,7 @@ Result<std::unique_ptr<Plugin>> NewFgdPlugin(const Arguments& args) {
     return Status::InvalidArgument(args.owner() + ": arguments." + kArgWeight +
                                    ": must not be negative, got " + std::to_string(o.weight));
   }
-  WarnUnknownArguments(args);
+  WarnUnknownFgdArguments(args);
   return std::unique_ptr<Plugin>(new FgdPlugin(o));
 }
 

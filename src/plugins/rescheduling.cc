@@ -44,7 +44,6 @@
 // is ignored with a warning on stderr (once per key and registry).
 #include <algorithm>
 #include <cstdint>
-#include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -52,9 +51,10 @@
 #include <string>
 #include <vector>
 
+#include "api/go_duration.h"
 #include "framework/session.h"
 #include "plugins/builtin.h"
-#include "plugins/go_duration.h"
+#include "plugins/unknown_arguments.h"
 
 namespace basalt {
 namespace {
@@ -83,39 +83,28 @@ struct ReschedulingMemory {
   // When the strategies last ran, in nanoseconds on the session clock; unset
   // until the first session (which starts the clock, as Volcano's process start does).
   std::optional<int64_t> last_nanos;
-  std::set<std::string> warned;  // unknown argument keys already reported
 };
 
 // Keys Volcano reads: interval, metricsPeriod, strategies[i].name and
 // strategies[i].params.* (thresholds, targetThresholds, and the
 // lowNodeUtilization params it keeps but never uses).
-void WarnUnknownArguments(const Arguments& args, ReschedulingMemory& memory) {
+std::string UnknownReschedulingPart(const std::string& key) {
   static const std::set<std::string> kTop = {"interval", "metricsPeriod", "strategies"};
   static const std::set<std::string> kParams = {
       "thresholds", "targetThresholds", "thresholdPriorityClassName", "nodeFit", "numberOfNodes"};
-  for (const auto& [key, value] : args.values()) {
-    std::string unknown;
-    const std::string top = key.substr(0, std::min(key.find_first_of(".["), key.size()));
-    if (kTop.count(top) == 0) {
-      unknown = top;
-    } else if (top == "strategies" && key.size() > top.size() && key[top.size()] == '[') {
-      // strategies[i].<field>[.<param>...]
-      const size_t close = key.find(']');
-      const std::string rest = close == std::string::npos ? "" : key.substr(close + 1);
-      const std::string item = key.substr(0, close + 1);
-      if (rest.rfind(".name", 0) == 0 && rest.size() == 5) continue;
-      if (rest.rfind(".params.", 0) == 0) {
-        const std::string param = rest.substr(8, rest.find_first_of(".[", 8) - 8);
-        if (kParams.count(param) == 0) unknown = item + ".params." + param;
-      } else if (!rest.empty()) {
-        unknown = item + rest.substr(0, rest.find_first_of(".[", 1));
-      }
-    }
-    if (unknown.empty() || !memory.warned.insert(unknown).second) continue;
-    std::cerr << "basalt: warning: " << args.owner() << ": arguments." << unknown
-              << ": unknown argument, ignored (known: interval, metricsPeriod, strategies[].name, "
-                 "strategies[].params.thresholds, strategies[].params.targetThresholds)\n";
+  const std::string top = KeyPrefix(key, ".[");
+  if (kTop.count(top) == 0) return top;
+  if (top != "strategies" || key.size() == top.size() || key[top.size()] != '[') return "";
+  // strategies[i].<field>[.<param>...]
+  const size_t close = key.find(']');
+  const std::string rest = close == std::string::npos ? "" : key.substr(close + 1);
+  const std::string item = key.substr(0, close + 1);
+  if (rest.rfind(".name", 0) == 0 && rest.size() == 5) return "";
+  if (rest.rfind(".params.", 0) == 0) {
+    const std::string param = rest.substr(8, rest.find_first_of(".[", 8) - 8);
+    return kParams.count(param) == 0 ? item + ".params." + param : "";
   }
+  return rest.empty() ? "" : item + rest.substr(0, rest.find_first_of(".[", 1));
 }
 
 // One node's usage of cpu and memory while victims are being chosen.
@@ -328,7 +317,9 @@ PluginFactory NewReschedulingPluginFactory() {
   auto memory = std::make_shared<ReschedulingMemory>();
   return [memory](const Arguments& args) -> Result<std::unique_ptr<Plugin>> {
     BASALT_ASSIGN_OR_RETURN(ReschedulingConf conf, ParseConf(args));
-    WarnUnknownArguments(args, *memory);
+    WarnUnknownArguments(args, UnknownReschedulingPart,
+                         "interval, metricsPeriod, strategies[].name, "
+                         "strategies[].params.thresholds, strategies[].params.targetThresholds");
     return std::unique_ptr<Plugin>(new ReschedulingPlugin(std::move(conf), memory));
   };
 }

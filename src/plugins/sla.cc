@@ -33,10 +33,10 @@
 #include <string>
 #include <vector>
 
+#include "api/go_duration.h"
 #include "api/saturating.h"
 #include "framework/session.h"
 #include "plugins/builtin.h"
-#include "plugins/go_duration.h"
 #include "plugins/unknown_arguments.h"
 
 namespace basalt {

@@ -10,7 +10,6 @@ basalt_library(plugins SOURCES
   src/plugins/fgd.cc
   src/plugins/gang.cc
   src/plugins/gpu_devices.cc
-  src/plugins/go_duration.cc
   src/plugins/nodegroup.cc
   src/plugins/nodeorder.cc
   src/plugins/numa_aware.cc
@@ -21,4 +20,5 @@ basalt_library(plugins SOURCES
   src/plugins/rescheduling.cc
   src/plugins/sla.cc
   src/plugins/task_topology.cc
+  src/plugins/unknown_arguments.cc
   DEPS basalt_framework)

@@ -45,6 +45,7 @@
 #include <utility>
 #include <vector>
 
+#include "api/text.h"
 #include "framework/session.h"
 #include "plugins/builtin.h"
 
@@ -58,18 +59,6 @@ constexpr const char* kTaskSpecKey = "volcano.sh/task-spec";
 constexpr double kMaxNodeScore = 100;
 
 enum Priority { kInterAnti = 1, kSelfAffinity = 2, kInterAffinity = 3, kSelfAnti = 4 };
-
-std::vector<std::string> Split(std::string_view s, char sep) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (true) {
-    size_t p = s.find(sep, start);
-    out.emplace_back(
-        s.substr(start, p == std::string_view::npos ? std::string_view::npos : p - start));
-    if (p == std::string_view::npos) return out;
-    start = p + 1;
-  }
-}
 
 const std::string* Annotation(const std::map<std::string, std::string>& m, const char* key) {
   auto it = m.find(key);

@@ -1,30 +1,30 @@
 // The warning plugins give for an argument they do not know: Volcano ignores
-// it, basalt ignores it too but says so on stderr, once per key and process
-// (plugins are built every cycle).
+// it, basalt ignores it too but says so on stderr, once per plugin, key and
+// process (plugins are built every cycle).
 #pragma once
 
-#include <algorithm>
-#include <iostream>
-#include <mutex>
-#include <set>
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include "framework/arguments.h"
 
 namespace basalt {
 
-// `known` is the one top-level argument name the plugin reads (the part of a
-// key before the first '.' or '[').
-inline void WarnUnknownArguments(const Arguments& args, const std::string& known) {
-  static std::mutex mu;
-  static std::set<std::string> warned;  // "<owner>/<key>" already reported
-  std::lock_guard<std::mutex> lock(mu);
-  for (const auto& [key, value] : args.values()) {
-    const std::string top = key.substr(0, std::min(key.find_first_of(".["), key.size()));
-    if (top == known || !warned.insert(args.owner() + "/" + top).second) continue;
-    std::cerr << "basalt: warning: " << args.owner() << ": arguments." << top
-              << ": unknown argument, ignored (known: " << known << ")\n";
-  }
-}
+// The part of a flattened argument key ("a.b", "a[0].c") to name in the
+// warning, or "" when the plugin reads that key.
+using UnknownArgumentPart = std::function<std::string(const std::string& key)>;
+
+// Warns about every argument of `args` that `unknown_part` reports; `known`
+// lists what the plugin reads, for the message.
+void WarnUnknownArguments(const Arguments& args, const UnknownArgumentPart& unknown_part,
+                          std::string_view known);
+
+// For a plugin that reads one top-level argument `known` (the part of a key
+// before the first '.' or '[').
+void WarnUnknownArguments(const Arguments& args, const std::string& known);
+
+// `key` up to the first of the characters in `stops` (all of it when none occurs).
+std::string KeyPrefix(const std::string& key, std::string_view stops);
 
 }  // namespace basalt

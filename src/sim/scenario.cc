@@ -645,9 +645,8 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& file)
 }
 
 Result<Scenario> LoadScenario(const std::string& path) {
-  std::optional<std::string> text = ReadFileText(path);
-  if (!text) return Status::InvalidArgument(path + ": cannot read scenario file");
-  return ParseScenario(*text, path);
+  BASALT_ASSIGN_OR_RETURN(std::string text, ReadFileOrError(path, "scenario file"));
+  return ParseScenario(text, path);
 }
 
 }  // namespace basalt

@@ -14,12 +14,6 @@
 namespace basalt {
 namespace {
 
-Result<std::string> ReadFile(const std::string& path) {
-  std::optional<std::string> text = ReadFileText(path);
-  if (!text) return Status::InvalidArgument(path + ": cannot read trace file");
-  return std::move(*text);
-}
-
 int64_t MapTime(const TraceWorkload& w, int64_t trace_t) {
   return std::llround(static_cast<double>(std::max<int64_t>(0, trace_t - w.time_offset)) *
                       w.time_scale);
@@ -199,18 +193,18 @@ Result<std::vector<TracePod>> ParseDlrmInference(const std::string& text, const 
 
 Result<std::vector<Node>> LoadOpenbNodes(const std::string& path, int32_t limit,
                                          const std::string& card_label) {
-  BASALT_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  BASALT_ASSIGN_OR_RETURN(std::string text, ReadFileOrError(path, "trace file"));
   return ParseOpenbNodes(text, path, limit, card_label);
 }
 
 Result<std::vector<TracePod>> LoadOpenbPods(const TraceWorkload& w, const std::string& card_label) {
-  BASALT_ASSIGN_OR_RETURN(std::string text, ReadFile(w.path));
+  BASALT_ASSIGN_OR_RETURN(std::string text, ReadFileOrError(w.path, "trace file"));
   return ParseOpenbPods(text, w.path, w, card_label);
 }
 
 Result<std::vector<TracePod>> LoadDlrmInference(const TraceWorkload& w,
                                                 const std::string& card_label) {
-  BASALT_ASSIGN_OR_RETURN(std::string text, ReadFile(w.path));
+  BASALT_ASSIGN_OR_RETURN(std::string text, ReadFileOrError(w.path, "trace file"));
   return ParseDlrmInference(text, w.path, w, card_label);
 }
 

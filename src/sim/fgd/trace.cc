@@ -11,12 +11,6 @@
 namespace basalt::fgd {
 namespace {
 
-Result<std::string> ReadFile(const std::string& path) {
-  std::optional<std::string> text = ReadFileText(path);
-  if (!text) return Status::InvalidArgument(path + ": cannot read file");
-  return std::move(*text);
-}
-
 // Large enough for any real machine or task, small enough that sums over
 // thousands of pods cannot overflow.
 constexpr int64_t kMaxCpuMilli = int64_t{1} << 32;
@@ -111,9 +105,9 @@ Status ParsePodList(const std::string& text, const std::string& file, Trace& tra
 
 Result<Trace> LoadTrace(const std::string& nodes_path, const std::string& pods_path) {
   Trace trace;
-  BASALT_ASSIGN_OR_RETURN(std::string nodes_text, ReadFile(nodes_path));
+  BASALT_ASSIGN_OR_RETURN(std::string nodes_text, ReadFileOrError(nodes_path, "file"));
   BASALT_RETURN_IF_ERROR(ParseNodeList(nodes_text, nodes_path, trace));
-  BASALT_ASSIGN_OR_RETURN(std::string pods_text, ReadFile(pods_path));
+  BASALT_ASSIGN_OR_RETURN(std::string pods_text, ReadFileOrError(pods_path, "file"));
   BASALT_RETURN_IF_ERROR(ParsePodList(pods_text, pods_path, trace));
   return trace;
 }

@@ -1,6 +1,7 @@
 // Go's `time.ParseDuration`, which Volcano uses for every duration it reads
-// from plugin arguments and annotations (`sla-waiting-time`, the rescheduling
-// `interval`): "300ms", "-1.5h", "2h45m", "1h2m3s4ms5us6ns". Units ns, us, µs,
+// (plugin arguments and annotations such as `sla-waiting-time` and the
+// rescheduling `interval`, vcjob policy timeouts) and which `basalt serve
+// --period` takes: "300ms", "-1.5h", "2h45m", "1h2m3s4ms5us6ns". Units ns, us, µs,
 // μs, ms, s, m, h; a sign and decimal fractions are allowed; "0" alone needs
 // no unit. The result is in nanoseconds, as Go's Duration; a value beyond
 // int64 nanoseconds (about 292 years) is an error, as in Go.

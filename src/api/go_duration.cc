@@ -1,8 +1,10 @@
-#include "plugins/go_duration.h"
+#include "api/go_duration.h"
 
 #include <cctype>
 #include <limits>
 #include <string_view>
+
+#include "api/text.h"
 
 namespace basalt {
 namespace {
@@ -22,8 +24,6 @@ constexpr Unit kUnits[] = {
     {"m", 60 * kNanosPerSecond},
     {"h", 3600 * kNanosPerSecond},
 };
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 }  // namespace
 

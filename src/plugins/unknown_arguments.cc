@@ -1,0 +1,37 @@
+#include "plugins/unknown_arguments.h"
+
+#include <algorithm>
+#include <iostream>
+#include <mutex>
+#include <set>
+
+namespace basalt {
+
+std::string KeyPrefix(const std::string& key, std::string_view stops) {
+  return key.substr(0, std::min(key.find_first_of(stops), key.size()));
+}
+
+void WarnUnknownArguments(const Arguments& args, const UnknownArgumentPart& unknown_part,
+                          std::string_view known) {
+  static std::mutex mu;
+  static std::set<std::string> warned;  // "<owner>/<part>" already reported
+  std::lock_guard<std::mutex> lock(mu);
+  for (const auto& [key, value] : args.values()) {
+    const std::string part = unknown_part(key);
+    if (part.empty() || !warned.insert(args.owner() + "/" + part).second) continue;
+    std::cerr << "basalt: warning: " << args.owner() << ": arguments." << part
+              << ": unknown argument, ignored (known: " << known << ")\n";
+  }
+}
+
+void WarnUnknownArguments(const Arguments& args, const std::string& known) {
+  WarnUnknownArguments(
+      args,
+      [&known](const std::string& key) {
+        std::string top = KeyPrefix(key, ".[");
+        return top == known ? std::string() : top;
+      },
+      known);
+}
+
+}  // namespace basalt
