@@ -4,7 +4,8 @@
 // actions/allocate.cc.
 //
 // Life of a session:
-//   1. `Session::Open` builds the snapshot (tasks, jobs, nodes, queues) from the
+//   1. `Session::Open` borrows the snapshot (tasks, jobs, nodes, queues;
+//      framework/snapshot.h) from the snapshot cache, or builds it from the
 //      store, then builds each configured plugin and calls its OnSessionOpen,
 //      in tier order; plugins register extension-point functions.
 //   2. Actions run in the configured order (`Run`); they change session state
@@ -30,6 +31,7 @@
 #include "framework/config.h"
 #include "framework/invariants.h"
 #include "framework/plugin.h"
+#include "framework/snapshot.h"
 #include "framework/types.h"
 #include "state/cluster_state.h"
 
@@ -182,22 +184,22 @@ class Session {
   Decisions Close();
 
   // ---- snapshot ----
-  std::vector<TaskInfo>& tasks() { return tasks_; }
-  std::vector<JobInfo>& jobs() { return jobs_; }
-  std::vector<NodeInfo>& nodes() { return nodes_; }
-  std::vector<QueueInfo>& queues() { return queues_; }
-  const std::vector<TaskInfo>& tasks() const { return tasks_; }
-  const std::vector<JobInfo>& jobs() const { return jobs_; }
-  const std::vector<NodeInfo>& nodes() const { return nodes_; }
-  const std::vector<QueueInfo>& queues() const { return queues_; }
-  TaskInfo& task(TaskId id) { return tasks_[id]; }
-  JobInfo& job(JobId id) { return jobs_[id]; }
-  NodeInfo& node(NodeId id) { return nodes_[id]; }
-  QueueInfo& queue(QueueId id) { return queues_[id]; }
-  const TaskInfo& task(TaskId id) const { return tasks_[id]; }
-  const JobInfo& job(JobId id) const { return jobs_[id]; }
-  const NodeInfo& node(NodeId id) const { return nodes_[id]; }
-  const QueueInfo& queue(QueueId id) const { return queues_[id]; }
+  std::vector<TaskInfo>& tasks() { return snap_->tasks; }
+  std::vector<JobInfo>& jobs() { return snap_->jobs; }
+  std::vector<NodeInfo>& nodes() { return snap_->nodes; }
+  std::vector<QueueInfo>& queues() { return snap_->queues; }
+  const std::vector<TaskInfo>& tasks() const { return snap_->tasks; }
+  const std::vector<JobInfo>& jobs() const { return snap_->jobs; }
+  const std::vector<NodeInfo>& nodes() const { return snap_->nodes; }
+  const std::vector<QueueInfo>& queues() const { return snap_->queues; }
+  TaskInfo& task(TaskId id) { return snap_->tasks[id]; }
+  JobInfo& job(JobId id) { return snap_->jobs[id]; }
+  NodeInfo& node(NodeId id) { return snap_->nodes[id]; }
+  QueueInfo& queue(QueueId id) { return snap_->queues[id]; }
+  const TaskInfo& task(TaskId id) const { return snap_->tasks[id]; }
+  const JobInfo& job(JobId id) const { return snap_->jobs[id]; }
+  const NodeInfo& node(NodeId id) const { return snap_->nodes[id]; }
+  const QueueInfo& queue(QueueId id) const { return snap_->queues[id]; }
   const ClusterState& state() const { return state_; }
   const SchedulerConfig& config() const { return conf_; }
   const SessionOptions& options() const { return options_; }
@@ -206,7 +208,7 @@ class Session {
   // The invariant checker's state (framework/invariants.h).
   const InvariantTracker& invariants() const { return invariants_; }
   // Sum of all nodes' allocatable.
-  const Resource& total_resource() const { return total_resource_; }
+  const Resource& total_resource() const { return snap_->total_resource; }
   std::optional<NodeId> FindNode(const std::string& name) const;
   std::optional<QueueId> FindQueue(const std::string& name) const;
   // Value of a PriorityClass, if it exists.
@@ -313,22 +315,16 @@ class Session {
 
  private:
   friend class Statement;
-  struct Slot;             // one configured plugin and the functions it registered
-  struct SnapshotBuilder;  // derives tasks and jobs from store objects (snapshot.cc)
+  struct Slot;  // one configured plugin and the functions it registered
   Session(const ClusterState& state, const SchedulerConfig& conf, SessionOptions options);
-  // Full build, or a patch of the cached snapshot when the cache allows it.
-  Status BuildSnapshot();
-  Status BuildFullSnapshot();
-  // Takes the cached snapshot when it matches this store and these options.
-  bool TakeCachedSnapshot();
-  void PatchSnapshot();
+  // Borrows the cache's snapshot (patched) when the options name a free cache,
+  // else builds one in full.
+  void BuildSnapshot();
   // Compares the patched snapshot with a full build (with check_invariants).
   Status VerifyPatchedSnapshot() const;
   void ReturnSnapshotToCache();
   void NodeAdd(NodeInfo& node, const TaskInfo& task);
   void NodeRemove(NodeInfo& node, const TaskInfo& task);
-  // The node's resource totals with `task` added (NodeAdd without the task list).
-  static void AddToNodeTotals(NodeInfo& node, const TaskInfo& task);
   Slot& Current();
   std::vector<const TaskInfo*> VoteVictims(const TaskInfo& t,
                                            const std::vector<const TaskInfo*>& cands,
@@ -341,13 +337,10 @@ class Session {
   const ClusterState& state_;
   const SchedulerConfig& conf_;
   SessionOptions options_;
-  std::vector<TaskInfo> tasks_;
-  std::vector<JobInfo> jobs_;
-  std::vector<NodeInfo> nodes_;
-  std::vector<QueueInfo> queues_;
-  std::map<std::string, NodeId, std::less<>> node_index_;
-  std::map<std::string, QueueId, std::less<>> queue_index_;
-  Resource total_resource_;
+  // The snapshot the session reads and changes: the cache's while borrowed,
+  // else `own_snapshot_`.
+  Snapshot own_snapshot_;
+  Snapshot* snap_ = &own_snapshot_;
   std::vector<std::unique_ptr<Slot>> slots_;
   int current_slot_ = -1;
   std::vector<EventHandler> handlers_;
@@ -356,8 +349,6 @@ class Session {
   std::vector<NodeId> node_change_log_;
   // Tasks whose status or node this session changed (for the snapshot cache).
   std::vector<TaskId> touched_tasks_;
-  // Our pods naming a PodGroup the snapshot lacks (pod key -> "ns/group").
-  std::map<std::string, std::string> orphans_;
   SnapshotCache* cache_ = nullptr;  // set while this session holds the cache's snapshot
   InvariantTracker invariants_;
 };
