@@ -581,23 +581,6 @@ void Session::FireDeallocate(const TaskInfo& task) {
   }
 }
 
-void Session::Allocate(TaskInfo& task, NodeInfo& node) {
-  PlaceTask(task, node, TaskStatus::kAllocated);
-  FireAllocate(task);
-  if (task.job != kNone && JobReady(snap_->jobs[task.job])) DispatchJob(snap_->jobs[task.job]);
-}
-
-void Session::Pipeline(TaskInfo& task, NodeInfo& node) {
-  PlaceTask(task, node, TaskStatus::kPipelined);
-  FireAllocate(task);
-}
-
-void Session::Evict(TaskInfo& task, const std::string& action, const std::string& reason) {
-  UpdateTaskStatus(task, TaskStatus::kReleasing);
-  FireDeallocate(task);
-  decisions_.evictions.push_back({task.key, action, reason});
-}
-
 void Session::DispatchJob(JobInfo& job) {
   for (TaskId id : job.tasks) {
     TaskInfo& t = snap_->tasks[id];

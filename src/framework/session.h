@@ -9,8 +9,8 @@
 //      store, then builds each configured plugin and calls its OnSessionOpen,
 //      in tier order; plugins register extension-point functions.
 //   2. Actions run in the configured order (`Run`); they change session state
-//      only through `Statement` or the direct `Allocate/Pipeline/Evict` below,
-//      which keep node bookkeeping, job counters and plugin event handlers in step.
+//      only through `Statement` (framework/statement.h), which keeps node
+//      bookkeeping, job counters and plugin event handlers in step.
 //   3. `Close` runs plugins' OnSessionClose, computes PodGroup phases and
 //      queue allocations, and returns the cycle's `Decisions`.
 //
@@ -287,25 +287,9 @@ class Session {
   bool JobStarving(const JobInfo& job) const;  // first tier with a function; none -> false
   std::vector<const TaskInfo*> VictimTasks(const std::vector<const TaskInfo*>& running) const;
 
-  // ---- state changes ----
-  // Moves a task to `status` (node stays). Keeps job counters and node bookkeeping.
-  void UpdateTaskStatus(TaskInfo& task, TaskStatus status);
-  // Outside a statement (backfill): allocate, and bind the job's allocated tasks once it is ready.
-  void Allocate(TaskInfo& task, NodeInfo& node);
-  // Outside a statement (reclaim): immediate, never rolled back.
-  void Pipeline(TaskInfo& task, NodeInfo& node);
-  void Evict(TaskInfo& task, const std::string& action, const std::string& reason);
+  // ---- state changes: through Statement (framework/statement.h) ----
   // Records an event for the operator ("Pod/ns/name" or "PodGroup/ns/name").
   void RecordEvent(std::string object, std::string type, std::string reason, std::string message);
-  // Binds every Allocated task of the job (status -> Binding, a bind decision each).
-  void DispatchJob(JobInfo& job);
-
-  // Free ports etc. are plugin state; plugins observe placements via event handlers.
-  // Node-level placement primitives used by Statement.
-  void PlaceTask(TaskInfo& task, NodeInfo& node, TaskStatus status);
-  void UnplaceTask(TaskInfo& task);
-  void FireAllocate(const TaskInfo& task);
-  void FireDeallocate(const TaskInfo& task);
 
   int64_t cycle() const { return options_.cycle; }
 
@@ -314,7 +298,10 @@ class Session {
   const std::vector<NodeId>& node_change_log() const { return node_change_log_; }
 
  private:
+  // The only writer of task placements and statuses.
   friend class Statement;
+  // Tests that corrupt the bookkeeping on purpose, to see the invariant checks catch it.
+  friend struct SessionTestAccess;
   struct Slot;  // one configured plugin and the functions it registered
   Session(const ClusterState& state, const SchedulerConfig& conf, SessionOptions options);
   // Borrows the cache's snapshot (patched) when the options name a free cache,
@@ -323,6 +310,17 @@ class Session {
   // Compares the patched snapshot with a full build (with check_invariants).
   Status VerifyPatchedSnapshot() const;
   void ReturnSnapshotToCache();
+  // ---- state-change primitives (Statement) ----
+  // Moves a task to `status` (node stays). Keeps job counters and node bookkeeping.
+  void UpdateTaskStatus(TaskInfo& task, TaskStatus status);
+  // Binds every Allocated task of the job (status -> Binding, a bind decision each).
+  void DispatchJob(JobInfo& job);
+  // Node-level placement: the task joins or leaves the node's list and totals.
+  void PlaceTask(TaskInfo& task, NodeInfo& node, TaskStatus status);
+  void UnplaceTask(TaskInfo& task);
+  // Plugins observe placements through their event handlers.
+  void FireAllocate(const TaskInfo& task);
+  void FireDeallocate(const TaskInfo& task);
   void NodeAdd(NodeInfo& node, const TaskInfo& task);
   void NodeRemove(NodeInfo& node, const TaskInfo& task);
   Slot& Current();
