@@ -510,6 +510,41 @@ std::vector<const TaskInfo*> Session::VictimTasks(
   return out;
 }
 
+// ---- the plugins' own hooks ----
+
+void Session::CheckPluginInvariants(std::vector<std::string>* violations) const {
+  for (const auto& s : slots_) s->plugin->CheckInvariants(*this, violations);
+}
+
+bool Session::PluginEnabled(const Plugin& plugin, Switch sw) const {
+  for (const auto& s : slots_) {
+    if (s->plugin.get() == &plugin) return s->On(sw);
+  }
+  return false;
+}
+
+bool Session::DecidesVictimsAlone(const Plugin& plugin, Switch sw) const {
+  auto votes = [sw](const Slot& s) {
+    return s.On(sw) && (sw == Switch::kReclaimable ? bool(s.reclaimable) : bool(s.preemptable));
+  };
+  auto in_tier = [&](int tier) {
+    return std::any_of(slots_.begin(), slots_.end(), [&](const auto& o) {
+      return o->tier == tier && o->plugin.get() == &plugin && o->On(sw);
+    });
+  };
+  int found_tier = -1;
+  for (const auto& s : slots_) {
+    if (!votes(*s)) continue;
+    if (s->plugin.get() == &plugin) {
+      found_tier = s->tier;
+      continue;
+    }
+    // Another voter: allowed only in the same tier, before `plugin`.
+    if (found_tier >= 0 || !in_tier(s->tier)) return false;
+  }
+  return found_tier >= 0;
+}
+
 // ---- bookkeeping ----
 
 void Session::NodeAdd(NodeInfo& node, const TaskInfo& task) {
@@ -608,7 +643,7 @@ void Session::Run(Action& action) {
     action.Execute(*this);
     return;
   }
-  invariants_.BeforeAction(*this);
+  invariants_.BeforeAction(*this, action.Name());
   action.Execute(*this);
   Status violation = invariants_.AfterAction(*this, action.Name());
   if (violation.ok()) return;

@@ -287,6 +287,19 @@ class Session {
   bool JobStarving(const JobInfo& job) const;  // first tier with a function; none -> false
   std::vector<const TaskInfo*> VictimTasks(const std::vector<const TaskInfo*>& running) const;
 
+  // ---- the plugins' own hooks (framework/plugin.h) ----
+  // Every plugin's Plugin::CheckInvariants, in configuration order.
+  void CheckPluginInvariants(std::vector<std::string>* violations) const;
+  // Whether `plugin`'s configuration entry has `sw` on.
+  bool PluginEnabled(const Plugin& plugin, Switch sw) const;
+  // True when `plugin` alone decides the victim vote of `sw` (kPreemptable or
+  // kReclaimable): it votes, and every other voter (a plugin with the switch on
+  // that registered the function) sits in its tier before it. The tier rules
+  // of victim voting (Preemptable, Reclaimable) then give victims that are a
+  // subset of its own answer; a voter in an earlier tier, or after it in its tier, could choose
+  // victims it refused.
+  bool DecidesVictimsAlone(const Plugin& plugin, Switch sw) const;
+
   // ---- state changes: through Statement (framework/statement.h) ----
   // Records an event for the operator ("Pod/ns/name" or "PodGroup/ns/name").
   void RecordEvent(std::string object, std::string type, std::string reason, std::string message);
