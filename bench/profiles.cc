@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "actions/builtin.h"
+#include "engine/session_runner.h"
 #include "framework/config.h"
 #include "framework/session.h"
 #include "framework/snapshot_cache.h"
@@ -193,14 +194,8 @@ Result<ProfileResult> RunProfile(const Profile& profile, const RunOptions& optio
   auto conf = ParseSchedulerConfig(ConfText(profile), profile.name + ".conf", plugins.Names(),
                                    action_registry.Names());
   if (!conf.ok()) return conf.status();
-  std::vector<std::unique_ptr<Action>> actions;
-  for (const std::string& name : conf->actions) {
-    auto action = action_registry.Create(name);
-    if (!action.ok()) return action.status();
-    if (const Arguments* args = conf->ActionArguments(name))
-      BASALT_RETURN_IF_ERROR((*action)->Configure(*args));
-    actions.push_back(std::move(action).value());
-  }
+  auto actions = BuildActions(conf->actions, *conf, action_registry);
+  if (!actions.ok()) return actions.status();
   ProfileResult result;
   result.profile = &profile;
   std::unique_ptr<ClusterState> state;
@@ -230,23 +225,28 @@ Result<ProfileResult> RunProfile(const Profile& profile, const RunOptions& optio
     CycleStats stats;
     const auto start = std::chrono::steady_clock::now();
     const double cpu_start = CpuNow();
-    auto opened = Session::Open(*state, *conf, plugins, opts);
-    if (!opened.ok()) return opened.status();
-    Session& ssn = **opened;
-    auto t = std::chrono::steady_clock::now();
-    stats.open = Seconds(t - start);
-    for (auto& action : actions) {
-      ssn.Run(*action);
+    auto t = start;
+    SessionHooks timed;
+    timed.opened = [&](Session&) {
+      t = std::chrono::steady_clock::now();
+      stats.open = Seconds(t - start);
+      return true;
+    };
+    timed.after_action = [&](Session&, const Action& action) {
       auto now = std::chrono::steady_clock::now();
-      stats.actions.emplace_back(std::string(action->Name()), Seconds(now - t));
+      stats.actions.emplace_back(std::string(action.Name()), Seconds(now - t));
       t = now;
-    }
-    Decisions d = ssn.Close();
-    auto end = std::chrono::steady_clock::now();
-    stats.close = Seconds(end - t);
-    stats.wall = Seconds(end - start);
-    stats.cpu = CpuNow() - cpu_start;
-    opened->reset();  // the session's teardown is not part of the cycle
+    };
+    // The session's teardown is not part of the cycle.
+    timed.closed = [&](Session&, const Decisions&) {
+      auto end = std::chrono::steady_clock::now();
+      stats.close = Seconds(end - t);
+      stats.wall = Seconds(end - start);
+      stats.cpu = CpuNow() - cpu_start;
+    };
+    auto decided = RunSession(*state, *conf, plugins, *actions, opts, timed);
+    if (!decided.ok()) return decided.status();
+    const Decisions& d = *decided;
     stats.patched_snapshot = cache.patched_builds() > patched_before;
     stats.bound = static_cast<int64_t>(d.binds.size());
     stats.evicted = static_cast<int64_t>(d.evictions.size());

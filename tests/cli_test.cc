@@ -9,6 +9,7 @@
 
 #include "cli/schedule.h"
 #include "framework/plugin.h"
+#include "framework/statement.h"
 #include "testing.h"
 
 namespace basalt {
@@ -156,7 +157,8 @@ class OvercommitAction : public Action {
   std::string_view Name() const override { return "overcommit"; }
   void Execute(Session& ssn) override {
     for (TaskInfo& t : ssn.tasks()) {
-      if (t.status == TaskStatus::kPending && t.job != kNone) ssn.Allocate(t, ssn.node(0));
+      if (t.status == TaskStatus::kPending && t.job != kNone)
+        Statement::CommitAtOnce(ssn).Allocate(t, ssn.node(0));
     }
   }
 };

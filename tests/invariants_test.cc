@@ -11,6 +11,18 @@
 #include "plugins/builtin.h"
 #include "testing.h"
 
+namespace basalt {
+
+// Reaches the session's private primitives, to corrupt its bookkeeping on purpose.
+struct SessionTestAccess {
+  static void FireAllocate(Session& ssn, const TaskInfo& task) { ssn.FireAllocate(task); }
+  static void PlaceTask(Session& ssn, TaskInfo& task, NodeInfo& node, TaskStatus status) {
+    ssn.PlaceTask(task, node, status);
+  }
+};
+
+}  // namespace basalt
+
 namespace basalt::testing {
 namespace {
 
@@ -67,8 +79,9 @@ std::string RunChecked(
 
 // 3 cpu placed on a 2-cpu node: check 2 names the node and the action.
 TEST(InvariantsTest, OverCommitByTheSessionIsReported) {
-  std::string v =
-      RunChecked(kNode, [](Session& ssn) { ssn.Allocate(ssn.tasks()[0], ssn.nodes()[0]); });
+  std::string v = RunChecked(kNode, [](Session& ssn) {
+    Statement::CommitAtOnce(ssn).Allocate(ssn.tasks()[0], ssn.nodes()[0]);
+  });
   EXPECT_NE(v.find("after action scripted"), std::string::npos) << v;
   EXPECT_NE(v.find("node n1 over-committed"), std::string::npos) << v;
 }
@@ -192,7 +205,8 @@ TEST(InvariantsTest, CardAccountingFollowsPlacements) {
                   Statement evicted(ssn);
                   evicted.Evict(TaskNamed(ssn, "default/serve"), "reclaim", "test");
                   evicted.Discard();
-                  ssn.Allocate(TaskNamed(ssn, "default/train"), ssn.nodes()[0]);
+                  Statement::CommitAtOnce(ssn).Allocate(TaskNamed(ssn, "default/train"),
+                                                        ssn.nodes()[0]);
                 },
                 kCardConf),
             "");
@@ -203,7 +217,8 @@ TEST(InvariantsTest, CardAccountingFollowsPlacements) {
 // names the plugin, the queue, the model and both numbers.
 TEST(InvariantsTest, CorruptedCardCountIsReported) {
   std::string v = RunChecked(
-      kCardCluster, [](Session& ssn) { ssn.FireAllocate(TaskNamed(ssn, "default/train")); },
+      kCardCluster,
+      [](Session& ssn) { SessionTestAccess::FireAllocate(ssn, TaskNamed(ssn, "default/train")); },
       kCardConf);
   EXPECT_EQ(
       v,
@@ -216,7 +231,8 @@ TEST(InvariantsTest, UncountedCardPlacementIsReported) {
   std::string v = RunChecked(
       kCardCluster,
       [](Session& ssn) {
-        ssn.PlaceTask(TaskNamed(ssn, "default/train"), ssn.nodes()[0], TaskStatus::kPipelined);
+        SessionTestAccess::PlaceTask(ssn, TaskNamed(ssn, "default/train"), ssn.nodes()[0],
+                                     TaskStatus::kPipelined);
       },
       kCardConf);
   EXPECT_NE(

@@ -17,6 +17,7 @@
 #include "cluster_generator.h"
 #include "engine/cycle_runner.h"
 #include "framework/config.h"
+#include "framework/statement.h"
 #include "plugins/builtin.h"
 #include "profiles.h"
 #include "random_cluster.h"
@@ -277,7 +278,8 @@ TEST(StarvingJobs, ResortsJobsChangedWhileWaiting) {
   for (const auto& [name, running] : jobs) list.Push(f.Job("default/" + name).id);
   // Shares 3/10, 2/10, 1/10: c goes first; then a loses its three pods.
   for (int i = 0; i < 3; ++i) {
-    ssn.Evict(const_cast<TaskInfo&>(f.Task("default/a-" + std::to_string(i))), "test", "test");
+    Statement::CommitAtOnce(ssn).Evict(
+        const_cast<TaskInfo&>(f.Task("default/a-" + std::to_string(i))), "test", "test");
   }
   std::vector<std::string> picks;
   while (!list.Empty()) picks.push_back(ssn.job(list.Pop()).key);

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/statement.h"
 #include "plugins/builtin.h"
 #include "testing.h"
 
@@ -351,7 +352,7 @@ TEST(NodeOrderSessionView, AllocationCountsWithPredicates) {
                         PendingPod("p2", "cpu: \"1\", memory: 2Gi"),
                     NodeOrderConf(Only("leastrequested"), /*with_predicates=*/true));
   EXPECT_EQ(Score(fx, "p2", "n1"), 75);
-  fx.ssn().Allocate(MutableTask(fx, "default/p1"), MutableNode(fx, "n1"));
+  Statement::CommitAtOnce(fx.ssn()).Allocate(MutableTask(fx, "default/p1"), MutableNode(fx, "n1"));
   EXPECT_EQ(Score(fx, "p2", "n1"), 25);
 }
 
@@ -360,7 +361,7 @@ TEST(NodeOrderSessionView, PipelinedPodCounts) {
   SessionFixture fx(NodeYaml("n1", kNode48) + PendingPod("p1", "cpu: \"2\", memory: 4Gi") +
                         PendingPod("p2", "cpu: \"1\", memory: 2Gi"),
                     NodeOrderConf(Only("leastrequested"), /*with_predicates=*/true));
-  fx.ssn().Pipeline(MutableTask(fx, "default/p1"), MutableNode(fx, "n1"));
+  Statement::CommitAtOnce(fx.ssn()).Pipeline(MutableTask(fx, "default/p1"), MutableNode(fx, "n1"));
   EXPECT_EQ(Score(fx, "p2", "n1"), 25);
 }
 
@@ -371,7 +372,7 @@ TEST(NodeOrderSessionView, EvictionLeavesView) {
                         PendingPod("p2", "cpu: \"1\", memory: 2Gi"),
                     NodeOrderConf(Only("leastrequested"), /*with_predicates=*/true));
   EXPECT_EQ(Score(fx, "p2", "n1"), 25);
-  fx.ssn().Evict(MutableTask(fx, "default/r1"), "preempt", "test");
+  Statement::CommitAtOnce(fx.ssn()).Evict(MutableTask(fx, "default/r1"), "preempt", "test");
   EXPECT_EQ(Score(fx, "p2", "n1"), 75);
 }
 
@@ -381,7 +382,7 @@ TEST(NodeOrderSessionView, FrozenWithoutPredicates) {
   SessionFixture fx(NodeYaml("n1", kNode48) + PendingPod("p1", "cpu: \"2\", memory: 4Gi") +
                         PendingPod("p2", "cpu: \"1\", memory: 2Gi"),
                     NodeOrderConf(Only("leastrequested"), /*with_predicates=*/false));
-  fx.ssn().Allocate(MutableTask(fx, "default/p1"), MutableNode(fx, "n1"));
+  Statement::CommitAtOnce(fx.ssn()).Allocate(MutableTask(fx, "default/p1"), MutableNode(fx, "n1"));
   EXPECT_EQ(Score(fx, "p2", "n1"), 75);
 }
 
@@ -501,9 +502,9 @@ TEST(Binpack, PipelinedNotUsedAllocatedUsed) {
                         PendingPod("p2", "cpu: \"1\", memory: 2Gi") +
                         PendingPod("p3", "cpu: \"2\", memory: 4Gi"),
                     BinpackConf(""));
-  fx.ssn().Pipeline(MutableTask(fx, "default/p1"), MutableNode(fx, "n1"));
+  Statement::CommitAtOnce(fx.ssn()).Pipeline(MutableTask(fx, "default/p1"), MutableNode(fx, "n1"));
   EXPECT_DOUBLE_EQ(Score(fx, "p2", "n1"), 25);
-  fx.ssn().Allocate(MutableTask(fx, "default/p3"), MutableNode(fx, "n1"));
+  Statement::CommitAtOnce(fx.ssn()).Allocate(MutableTask(fx, "default/p3"), MutableNode(fx, "n1"));
   EXPECT_DOUBLE_EQ(Score(fx, "p2", "n1"), 75);
 }
 

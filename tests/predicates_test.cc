@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "framework/statement.h"
 #include "plugins/builtin.h"
 #include "plugins/k8s_match.h"
 #include "testing.h"
@@ -148,7 +149,7 @@ TEST(PredicatesPodCount, SessionAllocationCounts) {
                         PodB("p1").Yaml() + PodB("p2").Yaml(),
                     Conf());
   ASSERT_TRUE(Check(fx, "p2", "n1").ok());
-  fx.ssn().Allocate(MutableTask(fx, "default/p1"), MutableNode(fx, "n1"));
+  Statement::CommitAtOnce(fx.ssn()).Allocate(MutableTask(fx, "default/p1"), MutableNode(fx, "n1"));
   EXPECT_EQ(Check(fx, "p2", "n1").reasons, std::vector<std::string>{"node(s) pod number exceeded"});
 }
 
@@ -157,7 +158,7 @@ TEST(PredicatesPodCount, PipelinedPodCounts) {
   SessionFixture fx(NodeB("n1").Alloc("cpu: \"8\", memory: 16Gi, pods: \"1\"").Yaml() +
                         PodB("p1").Yaml() + PodB("p2").Yaml(),
                     Conf());
-  fx.ssn().Pipeline(MutableTask(fx, "default/p1"), MutableNode(fx, "n1"));
+  Statement::CommitAtOnce(fx.ssn()).Pipeline(MutableTask(fx, "default/p1"), MutableNode(fx, "n1"));
   EXPECT_EQ(Check(fx, "p2", "n1").code, Code::kUnschedulable);
 }
 
@@ -168,7 +169,7 @@ TEST(PredicatesPodCount, SessionEvictionFreesTheSlot) {
                         PodB("r1").Node("n1").Yaml() + PodB("p1").Yaml(),
                     Conf());
   ASSERT_FALSE(Check(fx, "p1", "n1").ok());
-  fx.ssn().Evict(MutableTask(fx, "default/r1"), "preempt", "test");
+  Statement::CommitAtOnce(fx.ssn()).Evict(MutableTask(fx, "default/r1"), "preempt", "test");
   EXPECT_EQ(fx.NodeNamed("n1").pod_count(), 1);  // still there, Releasing
   EXPECT_TRUE(Check(fx, "p1", "n1").ok());
 }
@@ -589,7 +590,7 @@ TEST(PredicatesPorts, SessionAllocationTakesPort) {
                         PodB("p2").Ports("{containerPort: 80, hostPort: 80}").Yaml(),
                     Conf());
   ASSERT_TRUE(Check(fx, "p2", "n1").ok());
-  fx.ssn().Allocate(MutableTask(fx, "default/p1"), MutableNode(fx, "n1"));
+  Statement::CommitAtOnce(fx.ssn()).Allocate(MutableTask(fx, "default/p1"), MutableNode(fx, "n1"));
   EXPECT_EQ(Check(fx, "p2", "n1").reasons, std::vector<std::string>{kPortReason});
 }
 
@@ -602,7 +603,7 @@ TEST(PredicatesPorts, EvictionFreesSharedPort) {
                         PodB("p1").Ports("{containerPort: 80, hostPort: 80}").Yaml(),
                     Conf());
   ASSERT_FALSE(Check(fx, "p1", "n1").ok());
-  fx.ssn().Evict(MutableTask(fx, "default/r1"), "preempt", "test");
+  Statement::CommitAtOnce(fx.ssn()).Evict(MutableTask(fx, "default/r1"), "preempt", "test");
   EXPECT_TRUE(Check(fx, "p1", "n1").ok());
 }
 

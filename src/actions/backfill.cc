@@ -1,11 +1,13 @@
 // backfill: places BestEffort pods (empty requests) of admitted jobs.
 //
 // No resource check (they request nothing but a pod slot, which the predicates
-// count); no statement: `Session::Allocate` binds once the job is ready.
+// count); nothing to roll back: a statement that commits at once binds the
+// job's allocated pods as soon as the job is ready.
 #include "actions/builtin.h"
 #include "actions/node_selection.h"
 #include "actions/ordering.h"
 #include "framework/session.h"
+#include "framework/statement.h"
 
 namespace basalt {
 namespace {
@@ -46,14 +48,14 @@ class BackfillAction : public Action {
   }
 
   void BackfillJob(Session& ssn, JobInfo& job) {
+    Statement now = Statement::CommitAtOnce(ssn);
     std::vector<TaskId> tasks;
     for (TaskId id : job.tasks) {
       TaskInfo& t = ssn.task(id);
       if (!t.best_effort || t.gated) continue;
       if (t.status == TaskStatus::kPipelined) {
         // A pipelined BestEffort task is un-pipelined and retried here.
-        ssn.FireDeallocate(t);
-        ssn.UnplaceTask(t);
+        now.Unpipeline(t);
       }
       if (t.status == TaskStatus::kPending) tasks.push_back(id);
     }
@@ -73,7 +75,7 @@ class BackfillAction : public Action {
         job.fit_errors[id] = std::move(errors);
         continue;
       }
-      ssn.Allocate(t, *BestNode(ssn, t, nodes));
+      now.Allocate(t, *BestNode(ssn, t, nodes));
     }
   }
 };

@@ -23,6 +23,7 @@
 #include "actions/ordering.h"
 #include "actions/starving_jobs.h"
 #include "framework/session.h"
+#include "framework/statement.h"
 
 namespace basalt {
 namespace {
@@ -142,15 +143,17 @@ class ReclaimAction : public Action {
     if (victims.empty() || !LessEqual(task.request, node.FutureIdle() + SumRequests(victims)))
       return false;
     SortVictims(ssn, queue, victims);
+    // Reclaim never rolls back: evictions are decisions as they are made.
+    Statement now = Statement::CommitAtOnce(ssn);
     Resource reclaimed;
     for (const TaskInfo* v : victims) {
-      ssn.Evict(ssn.task(v->id), "reclaim",
+      now.Evict(ssn.task(v->id), "reclaim",
                 "reclaimed by " + task.key + " (queue " + queue.name + ")");
       reclaimed += v->request;
       if (LessEqual(task.request, reclaimed)) break;
     }
     if (!LessEqual(task.request, reclaimed)) return false;
-    ssn.Pipeline(task, node);
+    now.Pipeline(task, node);
     return true;
   }
 };

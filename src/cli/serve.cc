@@ -17,6 +17,9 @@ namespace {
 
 constexpr int kExitBadInput = 2;
 
+// The serve process's log line, as src/live/serve_app.cc writes it.
+void Log(const std::string& line) { std::cerr << "basalt serve: " << line << "\n"; }
+
 std::atomic<bool> g_signalled{false};
 extern "C" void OnSignal(int) { g_signalled = true; }
 

@@ -23,14 +23,7 @@ CycleRunner::CycleRunner(ClusterState& state, const SchedulerConfig& conf,
 }
 
 Status CycleRunner::Init() {
-  for (const std::string& name : conf_.actions) {
-    auto action = action_registry_.Create(name);
-    if (!action.ok()) return action.status();
-    if (const Arguments* args = conf_.ActionArguments(name)) {
-      BASALT_RETURN_IF_ERROR((*action)->Configure(*args));
-    }
-    actions_.push_back(std::move(action).value());
-  }
+  BASALT_ASSIGN_OR_RETURN(actions_, BuildActions(conf_.actions, conf_, action_registry_));
   return Status::Ok();
 }
 
@@ -63,33 +56,43 @@ void CycleRunner::ConsumeCommands() {
   }
 }
 
+namespace {
+
+// Every pod that may still be placed, scored on every node (no predicate
+// filter), on the snapshot before any action.
+std::vector<ScoreEntry> ScoreSnapshot(const Session& ssn) {
+  std::vector<ScoreEntry> out;
+  std::vector<const NodeInfo*> nodes;
+  for (const NodeInfo& n : ssn.nodes()) nodes.push_back(&n);
+  for (const TaskInfo& t : ssn.tasks()) {
+    if (t.job == kNone || t.status == TaskStatus::kRunning || t.status == TaskStatus::kSucceeded ||
+        t.status == TaskStatus::kFailed || t.status == TaskStatus::kReleasing) {
+      continue;
+    }
+    std::vector<double> scores = ssn.NodeScores(t, nodes);
+    for (size_t i = 0; i < nodes.size(); ++i) out.push_back({t.key, nodes[i]->name, scores[i]});
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<CycleResult> CycleRunner::RunCycle(bool want_scores) {
   SessionOptions opts = options_;
   opts.cycle = ++cycle_;
   opts.now = now_;
   opts.snapshot_cache = &snapshot_cache_;
-  auto opened = Session::Open(state_, conf_, plugins_, opts);
-  if (!opened.ok()) return opened.status();
-  Session& ssn = **opened;
   CycleResult result;
   result.cycle = cycle_;
+  SessionHooks hooks;
   if (want_scores) {
-    // On the snapshot before any action; every node, no predicate filter.
-    std::vector<const NodeInfo*> nodes;
-    for (const NodeInfo& n : ssn.nodes()) nodes.push_back(&n);
-    for (const TaskInfo& t : ssn.tasks()) {
-      if (t.job == kNone || t.status == TaskStatus::kRunning ||
-          t.status == TaskStatus::kSucceeded || t.status == TaskStatus::kFailed ||
-          t.status == TaskStatus::kReleasing) {
-        continue;
-      }
-      std::vector<double> scores = ssn.NodeScores(t, nodes);
-      for (size_t i = 0; i < nodes.size(); ++i)
-        result.scores.push_back({t.key, nodes[i]->name, scores[i]});
-    }
+    hooks.opened = [&result](Session& ssn) {
+      result.scores = ScoreSnapshot(ssn);
+      return true;
+    };
   }
-  for (auto& action : actions_) ssn.Run(*action);
-  result.decisions = ssn.Close();
+  BASALT_ASSIGN_OR_RETURN(result.decisions,
+                          RunSession(state_, conf_, plugins_, actions_, opts, hooks));
   result.state_changed = ApplyDecisions(result.decisions);
   for (const auto& [key, pg] : state_.podgroups()) result.podgroup_phases[key] = pg.phase;
   return result;

@@ -17,6 +17,8 @@
 // (0 when none) and advances by `step_seconds` per world step (1 s in
 // `basalt schedule`). No wall clock is read.
 //
+// The session itself runs through RunSession (engine/session_runner.h).
+//
 // `basalt schedule` runs N cycles; `basalt simulate` drives the same runner
 // from its event loop (and sets the clock to simulated time).
 #pragma once
@@ -33,6 +35,7 @@
 #include "controllers/jobflow_controller.h"
 #include "controllers/podgroup_controller.h"
 #include "controllers/queue_controller.h"
+#include "engine/session_runner.h"
 #include "framework/action.h"
 #include "framework/config.h"
 #include "framework/plugin.h"

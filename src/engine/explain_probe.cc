@@ -10,32 +10,11 @@
 
 #include "actions/node_selection.h"
 #include "api/well_known.h"
+#include "engine/session_runner.h"
 #include "framework/statement.h"
 
 namespace basalt {
 namespace {
-
-std::vector<std::unique_ptr<Action>> BuildActions(const std::vector<std::string>& names,
-                                                  const SchedulerConfig& conf,
-                                                  const ActionRegistry& registry, Status* error) {
-  std::vector<std::unique_ptr<Action>> out;
-  for (const std::string& name : names) {
-    auto action = registry.Create(name);
-    if (!action.ok()) {
-      *error = action.status();
-      return {};
-    }
-    if (const Arguments* args = conf.ActionArguments(name)) {
-      Status s = (*action)->Configure(*args);
-      if (!s.ok()) {
-        *error = s;
-        return {};
-      }
-    }
-    out.push_back(std::move(action).value());
-  }
-  return out;
-}
 
 JobInfo* FindJobInfo(Session& ssn, const std::string& key) {
   for (JobInfo& job : ssn.jobs()) {
@@ -345,42 +324,72 @@ class Prober {
     }
   }
 
+  // The configured session, watched action by action: the target's events,
+  // what enqueue decided, where its pods end up.
   Status ExplainedSession(const ExplainSubject& subject) {
+    BASALT_ASSIGN_OR_RETURN(auto built, BuildActions(conf_.actions, conf_, actions_));
     Status error;
-    auto built = BuildActions(conf_.actions, conf_, actions_, &error);
-    BASALT_RETURN_IF_ERROR(error);
-    auto opened = Session::Open(state_, conf_, plugins_, options_);
-    if (!opened.ok()) return opened.status();
-    Session& ssn = **opened;
-    JobInfo* job = FindJobInfo(ssn, group_);
-    if (!job) return Status::Internal("PodGroup " + group_ + " is not in the session");
-    FillQueue(ssn, *job, &report_.queue);
-    FillCluster(ssn, &report_.cluster);
-    std::vector<TaskId> tasks = TargetTasks(ssn, *job);
-    if (subject.kind == "Pod" && tasks.empty()) {
-      report_.verdict = "Ignored";
-      report_.ignored_because =
-          "the pod takes no part in scheduling (phase " + state_.pods().at(subject.key).phase + ")";
-      return Status::Ok();
-    }
-    for (TaskId id : tasks) target_keys_.insert(ssn.task(id).key);
-    report_.tasks_total = static_cast<int32_t>(job->tasks.size());
-    report_.placed_before = PlacedCount(*job);
-    for (size_t i = 0; i < built.size(); ++i) {
-      const size_t before = ssn.decisions().events.size();
-      const bool was_pending = job->IsPending();
-      ssn.Run(*built[i]);
-      const std::string name = conf_.actions[i];
+    JobInfo* job = nullptr;
+    std::vector<TaskId> tasks;
+    size_t action_index = 0;
+    size_t events_before = 0;
+    bool was_pending = false;
+    SessionHooks hooks;
+    hooks.opened = [&](Session& ssn) {
+      job = FindJobInfo(ssn, group_);
+      if (!job) {
+        error = Status::Internal("PodGroup " + group_ + " is not in the session");
+        return false;
+      }
+      return OpenExplained(ssn, subject, *job, &tasks);
+    };
+    hooks.before_action = [&](Session& ssn, const Action&) {
+      events_before = ssn.decisions().events.size();
+      was_pending = job->IsPending();
+    };
+    hooks.after_action = [&](Session& ssn, const Action&) {
+      const std::string& name = conf_.actions[action_index++];
       if (name == "enqueue" && was_pending) {
         report_.enqueue_considered = true;
         report_.enqueue_admitted = !job->IsPending();
       }
-      AddEvents(ssn.decisions().events, before, name);
+      AddEvents(ssn.decisions().events, events_before, name);
+    };
+    hooks.before_close = [&](Session& ssn) {
+      events_before = ssn.decisions().events.size();
+      report_.placed_after = PlacedCount(*job);
+      closed_normally_ = true;
+    };
+    hooks.closed = [&](Session& ssn, const Decisions& d) {
+      if (closed_normally_) CloseExplained(ssn, d, tasks, events_before);
+    };
+    auto decided = RunSession(state_, conf_, plugins_, built, options_, hooks);
+    if (!decided.ok()) return decided.status();
+    return error;
+  }
+
+  // Facts at open; false when the subject takes no part (the verdict says why).
+  bool OpenExplained(Session& ssn, const ExplainSubject& subject, const JobInfo& job,
+                     std::vector<TaskId>* tasks) {
+    FillQueue(ssn, job, &report_.queue);
+    FillCluster(ssn, &report_.cluster);
+    *tasks = TargetTasks(ssn, job);
+    if (subject.kind == "Pod" && tasks->empty()) {
+      report_.verdict = "Ignored";
+      report_.ignored_because =
+          "the pod takes no part in scheduling (phase " + state_.pods().at(subject.key).phase + ")";
+      return false;
     }
-    const size_t before_close = ssn.decisions().events.size();
-    report_.placed_after = PlacedCount(*job);
-    Decisions d = ssn.Close();
-    AddEvents(d.events, before_close, "close");
+    for (TaskId id : *tasks) target_keys_.insert(ssn.task(id).key);
+    report_.tasks_total = static_cast<int32_t>(job.tasks.size());
+    report_.placed_before = PlacedCount(job);
+    return true;
+  }
+
+  // The verdict, the session's victims and each target pod's state at close.
+  void CloseExplained(const Session& ssn, const Decisions& d, const std::vector<TaskId>& tasks,
+                      size_t events_before_close) {
+    AddEvents(d.events, events_before_close, "close");
     auto phase = d.podgroup_phases.find(group_);
     report_.phase_after =
         phase != d.podgroup_phases.end() ? PodGroupPhaseName(phase->second) : report_.phase_before;
@@ -405,31 +414,52 @@ class Prober {
       }
       report_.tasks.push_back(std::move(te));
     }
+  }
+
+  // The configured session again, looked at before it closes: why each
+  // pending pod stays, and what preempt and reclaim would do for it.
+  Status WhatIfSession() {
+    BASALT_ASSIGN_OR_RETURN(auto built, BuildActions(conf_.actions, conf_, actions_));
+    Status result;
+    SessionHooks hooks;
+    hooks.before_close = [&](Session& ssn) { result = ExplainWhatIf(ssn); };
+    auto decided = RunSession(state_, conf_, plugins_, built, options_, hooks);
+    if (!decided.ok()) return decided.status();
+    return result;
+  }
+
+  Status ExplainWhatIf(Session& ssn) {
+    JobInfo* job = FindJobInfo(ssn, group_);
+    if (!job) return Status::Internal("PodGroup " + group_ + " is not in the what-if session");
+    WhyPending(ssn, *job);
+    if (!job->IsPending()) report_.placeable = CountPlaceable(ssn, *job);
+    // Preempt and reclaim, when not configured, run now on top: what they
+    // would evict for the target.
+    std::vector<std::string> extra;
+    for (const char* name : {"preempt", "reclaim"}) {
+      if (!conf_.HasAction(name)) extra.push_back(name);
+    }
+    if (extra.empty() || job->IsPending()) return Status::Ok();
+    BASALT_ASSIGN_OR_RETURN(auto more, BuildActions(extra, conf_, actions_));
+    const size_t evictions_before = ssn.decisions().evictions.size();
+    for (auto& a : more) ssn.Run(*a);
+    report_.what_if = WhatTheyWouldDo(ssn, *job, extra, evictions_before);
     return Status::Ok();
   }
 
-  Status WhatIfSession() {
-    Status error;
-    auto built = BuildActions(conf_.actions, conf_, actions_, &error);
-    BASALT_RETURN_IF_ERROR(error);
-    auto opened = Session::Open(state_, conf_, plugins_, options_);
-    if (!opened.ok()) return opened.status();
-    Session& ssn = **opened;
-    for (auto& a : built) ssn.Run(*a);
-    JobInfo* job = FindJobInfo(ssn, group_);
-    if (!job) return Status::Internal("PodGroup " + group_ + " is not in the what-if session");
-    const QueueInfo& queue = ssn.queue(job->queue);
-    // Why each pending pod stays where it is (one node pass per class of
-    // identical pods).
+  // Why each pending pod stays where it is (one node pass per class of
+  // identical pods).
+  void WhyPending(const Session& ssn, const JobInfo& job) {
+    const QueueInfo& queue = ssn.queue(job.queue);
     std::map<int32_t, TaskExplanation> by_class;
     for (TaskExplanation& te : report_.tasks) {
       const TaskInfo* t = nullptr;
-      for (TaskId id : job->tasks) {
+      for (TaskId id : job.tasks) {
         if (ssn.task(id).key == te.pod) t = &ssn.task(id);
       }
       if (!t || t->status != TaskStatus::kPending) continue;
       // Allocate only asks the queue about admitted PodGroups.
-      if (!job->IsPending()) te.queue_allocatable = ssn.Allocatable(queue, *t);
+      if (!job.IsPending()) te.queue_allocatable = ssn.Allocatable(queue, *t);
       PredicateStatus pre = ssn.PrePredicate(*t);
       if (!pre.ok()) {
         te.pre_predicate =
@@ -447,20 +477,14 @@ class Prober {
       ExplainFit(ssn, *t, &te);
       if (t->equivalence_class != kNone) by_class[t->equivalence_class] = te;
     }
-    if (!job->IsPending()) report_.placeable = CountPlaceable(ssn, *job);
-    // Preempt and reclaim, when not configured, run now on top: what they
-    // would evict for the target.
-    std::vector<std::string> extra;
-    for (const char* name : {"preempt", "reclaim"}) {
-      if (!conf_.HasAction(name)) extra.push_back(name);
-    }
-    if (extra.empty() || job->IsPending()) return Status::Ok();
-    auto more = BuildActions(extra, conf_, actions_, &error);
-    BASALT_RETURN_IF_ERROR(error);
-    const size_t evictions_before = ssn.decisions().evictions.size();
-    for (auto& a : more) ssn.Run(*a);
+  }
+
+  // The victims `actions` chose for the target (evictions past
+  // `evictions_before`), where they pipelined it, and whether that admits it.
+  WhatIf WhatTheyWouldDo(const Session& ssn, const JobInfo& job,
+                         const std::vector<std::string>& actions, size_t evictions_before) const {
     WhatIf w;
-    w.actions = extra;
+    w.actions = actions;
     std::unordered_map<std::string, TaskId> by_key;
     for (const TaskInfo& t : ssn.tasks()) by_key.emplace(t.key, t.id);
     const auto& evictions = ssn.decisions().evictions;
@@ -470,15 +494,14 @@ class Prober {
     }
     // Admitted: none of the target's pods is left pending and the gang is whole.
     bool none_pending = true;
-    for (TaskId id : TargetTasks(ssn, *job)) {
+    for (TaskId id : TargetTasks(ssn, job)) {
       const TaskInfo& t = ssn.task(id);
       if (t.status == TaskStatus::kPipelined && t.node != kNone)
         w.placements.emplace_back(t.key, ssn.node(t.node).name);
       none_pending &= t.status != TaskStatus::kPending;
     }
-    w.admits = none_pending && PlacedCount(*job) >= job->min_member;
-    report_.what_if = std::move(w);
-    return Status::Ok();
+    w.admits = none_pending && PlacedCount(job) >= job.min_member;
+    return w;
   }
 
   void Hints() {
@@ -591,6 +614,7 @@ class Prober {
   std::string group_;
   std::set<std::string> subject_pods_;  // a Pod subject: only that pod; else every pod of the group
   std::set<std::string> target_keys_;
+  bool closed_normally_ = false;  // the explained session ran its actions
 };
 
 }  // namespace

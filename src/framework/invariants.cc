@@ -5,56 +5,10 @@
 #include <set>
 #include <sstream>
 
-#include "framework/card_accounting.h"
 #include "framework/session.h"
 
 namespace basalt {
 namespace {
-
-// Plugins known to register no Preemptable / Reclaimable function. Any other
-// plugin (including one added later) is assumed to vote, which can only turn a
-// conditional check off, never report a false violation.
-const std::set<std::string, std::less<>> kNoPreemptableFn = {
-    "binpack", "capacity", "capacity-card", "nodeorder", "overcommit", "predicates", "proportion"};
-const std::set<std::string, std::less<>> kNoReclaimableFn = {"binpack", "nodeorder", "overcommit",
-                                                             "predicates", "priority"};
-
-// True when `plugin` alone decides the victim vote of `sw`: it is on, and every
-// other enabled voter sits in its tier before it. Then the tier rules of
-// docs/semantics/session.md give victims that are a subset of its own answer (an
-// empty intersection or an empty answer from it ends its tier, and no later
-// tier can answer); a voter in an earlier tier, or after it in its tier, could
-// choose victims it refused.
-bool SoleDecider(const SchedulerConfig& conf, std::string_view plugin, Switch sw) {
-  const auto& silent = sw == Switch::kPreemptable ? kNoPreemptableFn : kNoReclaimableFn;
-  int found_tier = -1;
-  for (size_t t = 0; t < conf.tiers.size(); ++t) {
-    for (const PluginOption& p : conf.tiers[t].plugins) {
-      if (!p.Enabled(sw) || silent.count(p.name)) continue;
-      if (p.name == plugin) {
-        found_tier = static_cast<int>(t);
-        continue;
-      }
-      // Another voter: allowed only in the same tier, before `plugin`.
-      if (found_tier >= 0 ||
-          !std::any_of(conf.tiers[t].plugins.begin(), conf.tiers[t].plugins.end(),
-                       [&](const PluginOption& o) { return o.name == plugin && o.Enabled(sw); })) {
-        return false;
-      }
-    }
-  }
-  return found_tier >= 0;
-}
-
-bool AllocatableEnforced(const SchedulerConfig& conf) {
-  for (const Tier& t : conf.tiers) {
-    for (const PluginOption& p : t.plugins) {
-      if ((p.name == "proportion" || p.name == "capacity") && p.Enabled(Switch::kAllocatable))
-        return true;
-    }
-  }
-  return false;
-}
 
 // `r` with every dimension negated, clamped at zero: how far below zero it is.
 Resource Deficit(const Resource& r) { return (Resource() - r).ClampedAtZero(); }
@@ -78,7 +32,8 @@ std::vector<Resource> QueueUsage(const Session& ssn) {
   return usage;
 }
 
-void InvariantTracker::BeforeAction(const Session& ssn) {
+void InvariantTracker::BeforeAction(const Session& ssn, std::string_view action) {
+  action_ = action;
   if (!initialized_) {
     initialized_ = true;
     for (const NodeInfo& n : ssn.nodes()) {
@@ -232,46 +187,10 @@ Status CheckInvariants(const Session& ssn) {
       return Status::Internal(Fail(os));
     }
   }
-  // 9. Card-quota accounting.
-  return CheckCardAccounting(ssn);
-}
-
-Status CheckCardAccounting(const Session& ssn) {
-  for (const CardAccountingView* view : CardAccountingViews(ssn)) {
-    // The recount: every task a queue's quota counts (allocated statuses and
-    // Pipelined, as for QueueUsage), charged to the first of its models its
-    // node offers, else its preferred one.
-    std::vector<std::map<std::string, int64_t>> recount(ssn.queues().size());
-    for (const TaskInfo& t : ssn.tasks()) {
-      if (t.job == kNone || ssn.job(t.job).queue == kNone) continue;
-      if (!IsAllocatedStatus(t.status) && t.status != TaskStatus::kPipelined) continue;
-      CardDemand d = view->TaskCards(t);
-      if (d.models.empty()) continue;
-      std::string model = d.models.front();
-      for (const std::string& m : d.models) {
-        if (view->NodeOffers(t.node, m)) {
-          model = m;
-          break;
-        }
-      }
-      recount[ssn.job(t.job).queue][model] += d.milli;
-    }
-    for (const QueueInfo& q : ssn.queues()) {
-      std::map<std::string, int64_t> charged = view->ChargedCards(q.id);
-      std::set<std::string> models;
-      for (const auto& [m, v] : charged) models.insert(m);
-      for (const auto& [m, v] : recount[q.id]) models.insert(m);
-      for (const std::string& m : models) {
-        const int64_t have = charged.count(m) ? charged.at(m) : 0;
-        const int64_t want = recount[q.id].count(m) ? recount[q.id].at(m) : 0;
-        if (have == want) continue;
-        std::ostringstream os;
-        os << view->AccountName() << ": queue " << q.name << " card " << m << " accounted " << have
-           << "m (milli-cards), its placed pods use " << want << "m";
-        return Status::Internal(os.str());
-      }
-    }
-  }
+  // The plugins' own checks (6-9).
+  std::vector<std::string> violations;
+  ssn.CheckPluginInvariants(&violations);
+  if (!violations.empty()) return Status::Internal(violations.front());
   return Status::Ok();
 }
 
@@ -281,7 +200,6 @@ Status InvariantTracker::AfterAction(const Session& ssn, std::string_view action
   Status s = CheckInvariants(ssn);
   if (!s.ok()) return s.WithContext(context);
   std::ostringstream os;
-  const SchedulerConfig& conf = ssn.config();
   // 5. Statements.
   for (const JobInfo& j : ssn.jobs()) {
     if (j.Count(TaskStatus::kAllocated) == 0) continue;
@@ -297,70 +215,50 @@ Status InvariantTracker::AfterAction(const Session& ssn, std::string_view action
       return Status::Internal(os.str()).WithContext(context);
     }
   }
+  return Status::Ok();
+}
+
+std::string CapabilityExceeded(const Session& ssn) {
+  const InvariantTracker& tracker = ssn.invariants();
+  if (tracker.action() != "allocate") return "";
   const std::vector<Resource> usage = QueueUsage(ssn);
-  // 6. Capability after allocate. Only dimensions that grew: the input may
-  // already be above capability, and Allocatable compares only the
-  // dimensions a task requests.
-  if (action == "allocate" && AllocatableEnforced(conf)) {
-    for (const QueueInfo& q : ssn.queues()) {
-      if (!q.queue || !q.queue->capability) continue;
-      const Resource& cap = *q.queue->capability;
-      const Resource& now = usage[q.id];
-      const Resource& before = before_queue_usage_[q.id];
-      auto over = [&](ResourceId id, bool zero_unlimited) {
-        if (!cap.Has(id)) return false;
-        const int64_t c = cap.Get(id);
-        if (zero_unlimited && c <= 0) return false;  // proportion/capacity: no cpu/memory cap
-        return now.Get(id) > c && now.Get(id) > before.Get(id);
-      };
-      bool bad = over(ResourceNames::kCpu, true) || over(ResourceNames::kMemory, true);
-      for (const auto& [id, v] : cap.scalars()) {
-        if (id != ResourceNames::kPods) bad = bad || over(id, false);
-      }
-      if (bad) {
-        os << "queue " << q.name << " allocated " << now << " exceeds capability " << cap
-           << " (before: " << before << ")";
-        return Status::Internal(os.str()).WithContext(context);
-      }
+  for (const QueueInfo& q : ssn.queues()) {
+    if (!q.queue || !q.queue->capability) continue;
+    const Resource& cap = *q.queue->capability;
+    const Resource& now = usage[q.id];
+    const Resource& before = tracker.before_queue_usage()[q.id];
+    auto over = [&](ResourceId id, bool zero_unlimited) {
+      if (!cap.Has(id)) return false;
+      const int64_t c = cap.Get(id);
+      if (zero_unlimited && c <= 0) return false;  // no cpu/memory cap
+      return now.Get(id) > c && now.Get(id) > before.Get(id);
+    };
+    bool bad = over(ResourceNames::kCpu, true) || over(ResourceNames::kMemory, true);
+    for (const auto& [id, v] : cap.scalars()) {
+      if (id != ResourceNames::kPods) bad = bad || over(id, false);
+    }
+    if (bad) {
+      std::ostringstream os;
+      os << "queue " << q.name << " allocated " << now << " exceeds capability " << cap
+         << " (before: " << before << ")";
+      return os.str();
     }
   }
-  // Evictions of this action, per job and per queue.
-  std::map<JobId, int> evicted_of_job;
-  std::set<QueueId> lost;
+  return "";
+}
+
+ActionEvictions EvictionsOfAction(const Session& ssn) {
+  const InvariantTracker& tracker = ssn.invariants();
+  ActionEvictions out;
   for (const TaskInfo& t : ssn.tasks()) {
     if (t.job == kNone || t.status != TaskStatus::kReleasing ||
-        before_status_[t.id] == TaskStatus::kReleasing) {
+        tracker.before_status()[t.id] == TaskStatus::kReleasing) {
       continue;
     }
-    ++evicted_of_job[t.job];
-    lost.insert(ssn.job(t.job).queue);
+    ++out.evicted_of_job[t.job];
+    out.lost_queues.insert(ssn.job(t.job).queue);
   }
-  // 7. Guarantee after reclaim (capacity deciding).
-  if (action == "reclaim" && !lost.empty() && SoleDecider(conf, "capacity", Switch::kReclaimable)) {
-    for (QueueId q : lost) {
-      const QueueInfo& queue = ssn.queue(q);
-      if (!queue.queue || !queue.queue->guarantee) continue;
-      const Resource& g = *queue.queue->guarantee;
-      if (!LessEqual(g, usage[q])) {
-        os << "reclaim took queue " << queue.name << " to " << usage[q] << ", below its guarantee "
-           << g;
-        return Status::Internal(os.str()).WithContext(context);
-      }
-    }
-  }
-  // 8. Gangs broken by the scheduler's own evictions (gang deciding).
-  const Switch vote = action == "reclaim" ? Switch::kReclaimable : Switch::kPreemptable;
-  if ((action == "reclaim" || action == "preempt") && SoleDecider(conf, "gang", vote)) {
-    for (const auto& [jid, n] : evicted_of_job) {
-      const JobInfo& j = ssn.job(jid);
-      if (j.ReadyTaskNum() < j.min_member) {
-        os << "job " << j.key << " left with " << j.ReadyTaskNum()
-           << " ready task(s) below minMember " << j.min_member << " after " << n << " eviction(s)";
-        return Status::Internal(os.str()).WithContext(context);
-      }
-    }
-  }
-  return Status::Ok();
+  return out;
 }
 
 }  // namespace basalt

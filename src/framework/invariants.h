@@ -28,16 +28,21 @@
 //     other voters, a tier without capacity may choose victims on its own).
 //  8. After preempt or reclaim, a job whose pods the action evicted still has
 //     minMember ready pods, when gang alone decides the corresponding vote.
-//  9. Card quotas: for every plugin publishing a CardAccountingView
-//     (capacity-card), each queue's per-model card use as the plugin counts
-//     it equals the recount over the queue's placed pods (allocated statuses
-//     and Pipelined), each charged to the first of its models its node offers.
+//  9. Card quotas: capacity-card's per-queue, per-model card use as the
+//     plugin counts it equals the recount over the queue's placed pods
+//     (allocated statuses and Pipelined), each charged to the first of its
+//     models its node offers.
 //
-// Session-wide checks (1-4, 9) hold under any configuration; 5-8 are conditioned
-// on the configuration so that Volcano's own behaviour is never reported.
+// Checks 1-5 are the framework's. 6-9 belong to plugins and run through their
+// `Plugin::CheckInvariants` hook (the helpers below serve them), so the
+// framework names no plugin. Session-wide checks (1-4, 9) hold under any
+// configuration; 5-8 are conditioned on the action and the configuration so
+// that Volcano's own behaviour is never reported.
 #pragma once
 
 #include <functional>
+#include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,7 +64,7 @@ using InvariantViolationFn = std::function<void(const Status& violation)>;
 class InvariantTracker {
  public:
   // Captures the snapshot at open (first call) and the state before `action`.
-  void BeforeAction(const Session& ssn);
+  void BeforeAction(const Session& ssn, std::string_view action);
   // Checks every invariant after `action`; returns the first violation, with
   // the action and cycle as context.
   Status AfterAction(const Session& ssn, std::string_view action) const;
@@ -71,23 +76,37 @@ class InvariantTracker {
   const std::vector<Resource>& open_future_deficit() const { return open_future_deficit_; }
   // Per task at session open: its status and whether it was on a node.
   const std::vector<bool>& open_on_node() const { return open_on_node_; }
+  // The action being checked ("" outside one), and the state before it.
+  std::string_view action() const { return action_; }
+  const std::vector<TaskStatus>& before_status() const { return before_status_; }
+  const std::vector<Resource>& before_queue_usage() const { return before_queue_usage_; }
 
  private:
   bool initialized_ = false;
   std::vector<Resource> open_overcommit_;
   std::vector<Resource> open_future_deficit_;
   std::vector<bool> open_on_node_;
-  // Before the current action.
+  // The current action and the state before it.
+  std::string action_;
   std::vector<TaskStatus> before_status_;
   std::vector<Resource> before_queue_usage_;
 };
 
-// Session-wide invariants (1-4 above, and 9). Over-commit is measured against the
-// tracker's snapshot at open when the session has one, else against zero.
+// Session-wide invariants (1-4 above), then the plugins' own checks. Over-commit
+// is measured against the tracker's snapshot at open when the session has one,
+// else against zero.
 Status CheckInvariants(const Session& ssn);
 
-// Check 9 alone (also part of CheckInvariants).
-Status CheckCardAccounting(const Session& ssn);
+// Check 6 for the plugins that enforce queue capability: after allocate, the
+// first queue above `spec.capability` in a dimension that grew ("" when none).
+std::string CapabilityExceeded(const Session& ssn);
+
+// The pods the current action evicted, per job, and the queues they left.
+struct ActionEvictions {
+  std::map<JobId, int> evicted_of_job;
+  std::set<QueueId> lost_queues;
+};
+ActionEvictions EvictionsOfAction(const Session& ssn);
 
 // Per queue: the requests of its jobs' tasks in allocated statuses or
 // Pipelined, which is what proportion and capacity count as `allocated`.

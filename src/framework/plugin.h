@@ -5,6 +5,9 @@
 // provides through `Session::Add*Fn`; the session consults each function only
 // when the plugin entry's matching switch is on (see framework/config.h).
 // `OnSessionClose` runs before the session computes PodGroup phases.
+//
+// The framework never tests a plugin's name: what it needs to know about a
+// plugin, the plugin answers through the hooks below.
 #pragma once
 
 #include <functional>
@@ -27,6 +30,19 @@ class Plugin {
   virtual std::string_view Name() const = 0;
   virtual void OnSessionOpen(Session& ssn) = 0;
   virtual void OnSessionClose(Session& ssn) { (void)ssn; }
+
+  // The plugin's own invariants of `ssn` (framework/invariants.h), checked
+  // after every action when `SessionOptions::check_invariants` is on: appends
+  // a message per violation. `ssn.invariants()` tells the action and the
+  // state before it.
+  virtual void CheckInvariants(const Session& ssn, std::vector<std::string>* violations) const {
+    (void)ssn;
+    (void)violations;
+  }
+  // Whether the plugin's answers depend on the session clock
+  // (`SessionOptions::now`): the same store can then get a different answer a
+  // period later, so the simulator may skip no cycle.
+  virtual bool ReadsClock() const { return false; }
 };
 
 // Builds a plugin from its arguments; a wrong argument type is an error.

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "api/check.h"
+#include "framework/snapshot_cache.h"
 
 namespace basalt {
 
@@ -106,6 +107,38 @@ Session::Session(const ClusterState& state, const SchedulerConfig& conf, Session
 
 Session::~Session() { ReturnSnapshotToCache(); }
 
+void Session::BuildSnapshot() {
+  const SnapshotScope scope{options_.scheduler_names, options_.default_queue};
+  SnapshotCache* cache = options_.snapshot_cache;
+  if (!cache || cache->lent()) {
+    own_snapshot_ = Snapshot::Build(state_, scope);
+    return;
+  }
+  bool patched = false;
+  snap_ = &cache->Lend(state_, scope, &patched);
+  cache_ = cache;
+  if (!patched || !(options_.check_invariants || options_.verify_snapshot_cache)) return;
+  Status diff = VerifyPatchedSnapshot();
+  if (diff.ok()) return;
+  BASALT_CHECK(options_.on_invariant_violation) << diff.ToString();
+  options_.on_invariant_violation(diff);
+}
+
+Status Session::VerifyPatchedSnapshot() const {
+  const Snapshot full =
+      Snapshot::Build(state_, SnapshotScope{options_.scheduler_names, options_.default_queue});
+  if (*snap_ == full) return Status::Ok();
+  std::string where = DescribeSnapshotDifference(*snap_, full);
+  return Status::Internal("snapshot cache: " + where);
+}
+
+void Session::ReturnSnapshotToCache() {
+  if (!cache_) return;
+  cache_->GiveBack(std::move(touched_tasks_), std::move(node_change_log_));
+  snap_ = &own_snapshot_;
+  cache_ = nullptr;
+}
+
 Session::Slot& Session::Current() {
   BASALT_CHECK(current_slot_ >= 0) << "extension points may only be registered from OnSessionOpen";
   return *slots_[current_slot_];
@@ -152,7 +185,7 @@ Result<std::unique_ptr<Session>> Session::Open(const ClusterState& state,
                                                const PluginRegistry& plugins,
                                                const SessionOptions& options) {
   std::unique_ptr<Session> ssn(new Session(state, conf, options));
-  BASALT_RETURN_IF_ERROR(ssn->BuildSnapshot());
+  ssn->BuildSnapshot();
   for (size_t t = 0; t < conf.tiers.size(); ++t) {
     for (const PluginOption& opt : conf.tiers[t].plugins) {
       auto plugin = plugins.Create(opt.name, opt.arguments);
@@ -173,14 +206,14 @@ Result<std::unique_ptr<Session>> Session::Open(const ClusterState& state,
 }
 
 std::optional<NodeId> Session::FindNode(const std::string& name) const {
-  auto it = node_index_.find(name);
-  if (it == node_index_.end()) return std::nullopt;
+  auto it = snap_->node_index.find(name);
+  if (it == snap_->node_index.end()) return std::nullopt;
   return it->second;
 }
 
 std::optional<QueueId> Session::FindQueue(const std::string& name) const {
-  auto it = queue_index_.find(name);
-  if (it == queue_index_.end()) return std::nullopt;
+  auto it = snap_->queue_index.find(name);
+  if (it == snap_->queue_index.end()) return std::nullopt;
   return it->second;
 }
 
@@ -287,8 +320,8 @@ bool Session::UniformBatchScores(const TaskInfo& task, std::vector<double>* cons
     if (!s->On(Switch::kNodeOrder) || !s->batch_node_order) continue;
     if (!s->batch_subset_uniform) return false;
     if (all.empty()) {
-      all.reserve(nodes_.size());
-      for (const NodeInfo& n : nodes_) all.push_back(&n);
+      all.reserve(snap_->nodes.size());
+      for (const NodeInfo& n : snap_->nodes) all.push_back(&n);
     }
     std::vector<double> b = s->batch_node_order(task, all);
     if (b.size() != all.size()) return false;
@@ -477,26 +510,47 @@ std::vector<const TaskInfo*> Session::VictimTasks(
   return out;
 }
 
+// ---- the plugins' own hooks ----
+
+void Session::CheckPluginInvariants(std::vector<std::string>* violations) const {
+  for (const auto& s : slots_) s->plugin->CheckInvariants(*this, violations);
+}
+
+bool Session::PluginEnabled(const Plugin& plugin, Switch sw) const {
+  for (const auto& s : slots_) {
+    if (s->plugin.get() == &plugin) return s->On(sw);
+  }
+  return false;
+}
+
+bool Session::DecidesVictimsAlone(const Plugin& plugin, Switch sw) const {
+  auto votes = [sw](const Slot& s) {
+    return s.On(sw) && (sw == Switch::kReclaimable ? bool(s.reclaimable) : bool(s.preemptable));
+  };
+  auto in_tier = [&](int tier) {
+    return std::any_of(slots_.begin(), slots_.end(), [&](const auto& o) {
+      return o->tier == tier && o->plugin.get() == &plugin && o->On(sw);
+    });
+  };
+  int found_tier = -1;
+  for (const auto& s : slots_) {
+    if (!votes(*s)) continue;
+    if (s->plugin.get() == &plugin) {
+      found_tier = s->tier;
+      continue;
+    }
+    // Another voter: allowed only in the same tier, before `plugin`.
+    if (found_tier >= 0 || !in_tier(s->tier)) return false;
+  }
+  return found_tier >= 0;
+}
+
 // ---- bookkeeping ----
 
 void Session::NodeAdd(NodeInfo& node, const TaskInfo& task) {
   node_change_log_.push_back(node.id);
-  AddToNodeTotals(node, task);
+  Snapshot::AddToNodeTotals(node, task);
   node.tasks.push_back(task.id);
-}
-
-void Session::AddToNodeTotals(NodeInfo& node, const TaskInfo& task) {
-  const Resource& r = task.request;
-  if (task.status == TaskStatus::kPipelined) {
-    node.pipelined_ += r;
-  } else if (task.status == TaskStatus::kReleasing) {
-    node.idle_ -= r;
-    node.used_ += r;
-    node.releasing_ += r;
-  } else {
-    node.idle_ -= r;
-    node.used_ += r;
-  }
 }
 
 void Session::NodeRemove(NodeInfo& node, const TaskInfo& task) {
@@ -521,16 +575,16 @@ void Session::UpdateTaskStatus(TaskInfo& task, TaskStatus status) {
   if (task.status == status) return;
   touched_tasks_.push_back(task.id);
   const bool placed = task.node != kNone;
-  if (placed) NodeRemove(nodes_[task.node], task);
+  if (placed) NodeRemove(snap_->nodes[task.node], task);
   if (task.job != kNone) {
-    JobInfo& j = jobs_[task.job];
+    JobInfo& j = snap_->jobs[task.job];
     --j.status_count[static_cast<size_t>(task.status)];
     ++j.status_count[static_cast<size_t>(status)];
     if (IsAllocatedStatus(task.status)) j.allocated -= task.request;
     if (IsAllocatedStatus(status)) j.allocated += task.request;
   }
   task.status = status;
-  if (placed) NodeAdd(nodes_[task.node], task);
+  if (placed) NodeAdd(snap_->nodes[task.node], task);
 }
 
 void Session::PlaceTask(TaskInfo& task, NodeInfo& node, TaskStatus status) {
@@ -544,7 +598,7 @@ void Session::PlaceTask(TaskInfo& task, NodeInfo& node, TaskStatus status) {
 void Session::UnplaceTask(TaskInfo& task) {
   BASALT_CHECK(task.node != kNone) << "task " << task.key << " is not placed";
   touched_tasks_.push_back(task.id);
-  NodeRemove(nodes_[task.node], task);
+  NodeRemove(snap_->nodes[task.node], task);
   task.node = kNone;
   task.nominate_on_pipeline = false;
   UpdateTaskStatus(task, TaskStatus::kPending);
@@ -562,26 +616,9 @@ void Session::FireDeallocate(const TaskInfo& task) {
   }
 }
 
-void Session::Allocate(TaskInfo& task, NodeInfo& node) {
-  PlaceTask(task, node, TaskStatus::kAllocated);
-  FireAllocate(task);
-  if (task.job != kNone && JobReady(jobs_[task.job])) DispatchJob(jobs_[task.job]);
-}
-
-void Session::Pipeline(TaskInfo& task, NodeInfo& node) {
-  PlaceTask(task, node, TaskStatus::kPipelined);
-  FireAllocate(task);
-}
-
-void Session::Evict(TaskInfo& task, const std::string& action, const std::string& reason) {
-  UpdateTaskStatus(task, TaskStatus::kReleasing);
-  FireDeallocate(task);
-  decisions_.evictions.push_back({task.key, action, reason});
-}
-
 void Session::DispatchJob(JobInfo& job) {
   for (TaskId id : job.tasks) {
-    TaskInfo& t = tasks_[id];
+    TaskInfo& t = snap_->tasks[id];
     if (t.status != TaskStatus::kAllocated) continue;
     IssueBind(t);
   }
@@ -589,7 +626,7 @@ void Session::DispatchJob(JobInfo& job) {
 
 void Session::IssueBind(TaskInfo& task) {
   UpdateTaskStatus(task, TaskStatus::kBinding);
-  BindDecision bind{task.key, nodes_[task.node].name, {}};
+  BindDecision bind{task.key, snap_->nodes[task.node].name, {}};
   for (const BindAnnotationsFn& fn : bind_annotation_fns_) fn(task, &bind.annotations);
   decisions_.binds.push_back(std::move(bind));
 }
@@ -606,7 +643,7 @@ void Session::Run(Action& action) {
     action.Execute(*this);
     return;
   }
-  invariants_.BeforeAction(*this);
+  invariants_.BeforeAction(*this, action.Name());
   action.Execute(*this);
   Status violation = invariants_.AfterAction(*this, action.Name());
   if (violation.ok()) return;
@@ -617,8 +654,8 @@ void Session::Run(Action& action) {
 // ---- close ----
 
 void Session::ComputeClose(Decisions& d) {
-  const int total_nodes = static_cast<int>(nodes_.size());
-  for (JobInfo& job : jobs_) {
+  const int total_nodes = static_cast<int>(snap_->nodes.size());
+  for (JobInfo& job : snap_->jobs) {
     // PodGroup phase (docs/semantics/podgroup-status.md).
     if (job.unschedulable && job.Count(TaskStatus::kRunning) > 0) {
       job.phase = PodGroupPhase::kUnknown;
@@ -637,7 +674,7 @@ void Session::ComputeClose(Decisions& d) {
     // "Why is it pending": the fit errors of each pending task, on the pod.
     if (job.fit_errors.empty() || !options_.record_events) continue;
     for (TaskId id : job.tasks) {
-      const TaskInfo& t = tasks_[id];
+      const TaskInfo& t = snap_->tasks[id];
       if (t.status != TaskStatus::kPending) continue;
       auto fe = job.fit_errors.find(id);
       if (fe == job.fit_errors.end()) continue;
@@ -651,13 +688,14 @@ void Session::ComputeClose(Decisions& d) {
   std::sort(touched.begin(), touched.end());
   touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
   for (TaskId id : touched) {
-    const TaskInfo& t = tasks_[id];
+    const TaskInfo& t = snap_->tasks[id];
     if (t.status == TaskStatus::kPipelined && t.node != kNone) {
-      d.pipelined.push_back({t.key, nodes_[t.node].name, t.nominate_on_pipeline});
+      d.pipelined.push_back({t.key, snap_->nodes[t.node].name, t.nominate_on_pipeline});
     }
   }
-  for (const QueueInfo& q : queues_) d.queue_allocated[q.name] = Resource();
-  for (const JobInfo& job : jobs_) d.queue_allocated[queues_[job.queue].name] += job.allocated;
+  for (const QueueInfo& q : snap_->queues) d.queue_allocated[q.name] = Resource();
+  for (const JobInfo& job : snap_->jobs)
+    d.queue_allocated[snap_->queues[job.queue].name] += job.allocated;
 }
 
 Decisions Session::Close() {

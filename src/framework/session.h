@@ -4,12 +4,13 @@
 // actions/allocate.cc.
 //
 // Life of a session:
-//   1. `Session::Open` builds the snapshot (tasks, jobs, nodes, queues) from the
+//   1. `Session::Open` borrows the snapshot (tasks, jobs, nodes, queues;
+//      framework/snapshot.h) from the snapshot cache, or builds it from the
 //      store, then builds each configured plugin and calls its OnSessionOpen,
 //      in tier order; plugins register extension-point functions.
 //   2. Actions run in the configured order (`Run`); they change session state
-//      only through `Statement` or the direct `Allocate/Pipeline/Evict` below,
-//      which keep node bookkeeping, job counters and plugin event handlers in step.
+//      only through `Statement` (framework/statement.h), which keeps node
+//      bookkeeping, job counters and plugin event handlers in step.
 //   3. `Close` runs plugins' OnSessionClose, computes PodGroup phases and
 //      queue allocations, and returns the cycle's `Decisions`.
 //
@@ -30,6 +31,7 @@
 #include "framework/config.h"
 #include "framework/invariants.h"
 #include "framework/plugin.h"
+#include "framework/snapshot.h"
 #include "framework/types.h"
 #include "state/cluster_state.h"
 
@@ -182,22 +184,22 @@ class Session {
   Decisions Close();
 
   // ---- snapshot ----
-  std::vector<TaskInfo>& tasks() { return tasks_; }
-  std::vector<JobInfo>& jobs() { return jobs_; }
-  std::vector<NodeInfo>& nodes() { return nodes_; }
-  std::vector<QueueInfo>& queues() { return queues_; }
-  const std::vector<TaskInfo>& tasks() const { return tasks_; }
-  const std::vector<JobInfo>& jobs() const { return jobs_; }
-  const std::vector<NodeInfo>& nodes() const { return nodes_; }
-  const std::vector<QueueInfo>& queues() const { return queues_; }
-  TaskInfo& task(TaskId id) { return tasks_[id]; }
-  JobInfo& job(JobId id) { return jobs_[id]; }
-  NodeInfo& node(NodeId id) { return nodes_[id]; }
-  QueueInfo& queue(QueueId id) { return queues_[id]; }
-  const TaskInfo& task(TaskId id) const { return tasks_[id]; }
-  const JobInfo& job(JobId id) const { return jobs_[id]; }
-  const NodeInfo& node(NodeId id) const { return nodes_[id]; }
-  const QueueInfo& queue(QueueId id) const { return queues_[id]; }
+  std::vector<TaskInfo>& tasks() { return snap_->tasks; }
+  std::vector<JobInfo>& jobs() { return snap_->jobs; }
+  std::vector<NodeInfo>& nodes() { return snap_->nodes; }
+  std::vector<QueueInfo>& queues() { return snap_->queues; }
+  const std::vector<TaskInfo>& tasks() const { return snap_->tasks; }
+  const std::vector<JobInfo>& jobs() const { return snap_->jobs; }
+  const std::vector<NodeInfo>& nodes() const { return snap_->nodes; }
+  const std::vector<QueueInfo>& queues() const { return snap_->queues; }
+  TaskInfo& task(TaskId id) { return snap_->tasks[id]; }
+  JobInfo& job(JobId id) { return snap_->jobs[id]; }
+  NodeInfo& node(NodeId id) { return snap_->nodes[id]; }
+  QueueInfo& queue(QueueId id) { return snap_->queues[id]; }
+  const TaskInfo& task(TaskId id) const { return snap_->tasks[id]; }
+  const JobInfo& job(JobId id) const { return snap_->jobs[id]; }
+  const NodeInfo& node(NodeId id) const { return snap_->nodes[id]; }
+  const QueueInfo& queue(QueueId id) const { return snap_->queues[id]; }
   const ClusterState& state() const { return state_; }
   const SchedulerConfig& config() const { return conf_; }
   const SessionOptions& options() const { return options_; }
@@ -206,7 +208,7 @@ class Session {
   // The invariant checker's state (framework/invariants.h).
   const InvariantTracker& invariants() const { return invariants_; }
   // Sum of all nodes' allocatable.
-  const Resource& total_resource() const { return total_resource_; }
+  const Resource& total_resource() const { return snap_->total_resource; }
   std::optional<NodeId> FindNode(const std::string& name) const;
   std::optional<QueueId> FindQueue(const std::string& name) const;
   // Value of a PriorityClass, if it exists.
@@ -285,25 +287,22 @@ class Session {
   bool JobStarving(const JobInfo& job) const;  // first tier with a function; none -> false
   std::vector<const TaskInfo*> VictimTasks(const std::vector<const TaskInfo*>& running) const;
 
-  // ---- state changes ----
-  // Moves a task to `status` (node stays). Keeps job counters and node bookkeeping.
-  void UpdateTaskStatus(TaskInfo& task, TaskStatus status);
-  // Outside a statement (backfill): allocate, and bind the job's allocated tasks once it is ready.
-  void Allocate(TaskInfo& task, NodeInfo& node);
-  // Outside a statement (reclaim): immediate, never rolled back.
-  void Pipeline(TaskInfo& task, NodeInfo& node);
-  void Evict(TaskInfo& task, const std::string& action, const std::string& reason);
+  // ---- the plugins' own hooks (framework/plugin.h) ----
+  // Every plugin's Plugin::CheckInvariants, in configuration order.
+  void CheckPluginInvariants(std::vector<std::string>* violations) const;
+  // Whether `plugin`'s configuration entry has `sw` on.
+  bool PluginEnabled(const Plugin& plugin, Switch sw) const;
+  // True when `plugin` alone decides the victim vote of `sw` (kPreemptable or
+  // kReclaimable): it votes, and every other voter (a plugin with the switch on
+  // that registered the function) sits in its tier before it. The tier rules
+  // of victim voting (Preemptable, Reclaimable) then give victims that are a
+  // subset of its own answer; a voter in an earlier tier, or after it in its tier, could choose
+  // victims it refused.
+  bool DecidesVictimsAlone(const Plugin& plugin, Switch sw) const;
+
+  // ---- state changes: through Statement (framework/statement.h) ----
   // Records an event for the operator ("Pod/ns/name" or "PodGroup/ns/name").
   void RecordEvent(std::string object, std::string type, std::string reason, std::string message);
-  // Binds every Allocated task of the job (status -> Binding, a bind decision each).
-  void DispatchJob(JobInfo& job);
-
-  // Free ports etc. are plugin state; plugins observe placements via event handlers.
-  // Node-level placement primitives used by Statement.
-  void PlaceTask(TaskInfo& task, NodeInfo& node, TaskStatus status);
-  void UnplaceTask(TaskInfo& task);
-  void FireAllocate(const TaskInfo& task);
-  void FireDeallocate(const TaskInfo& task);
 
   int64_t cycle() const { return options_.cycle; }
 
@@ -312,23 +311,31 @@ class Session {
   const std::vector<NodeId>& node_change_log() const { return node_change_log_; }
 
  private:
+  // The only writer of task placements and statuses.
   friend class Statement;
-  struct Slot;             // one configured plugin and the functions it registered
-  struct SnapshotBuilder;  // derives tasks and jobs from store objects (snapshot.cc)
+  // Tests that corrupt the bookkeeping on purpose, to see the invariant checks catch it.
+  friend struct SessionTestAccess;
+  struct Slot;  // one configured plugin and the functions it registered
   Session(const ClusterState& state, const SchedulerConfig& conf, SessionOptions options);
-  // Full build, or a patch of the cached snapshot when the cache allows it.
-  Status BuildSnapshot();
-  Status BuildFullSnapshot();
-  // Takes the cached snapshot when it matches this store and these options.
-  bool TakeCachedSnapshot();
-  void PatchSnapshot();
+  // Borrows the cache's snapshot (patched) when the options name a free cache,
+  // else builds one in full.
+  void BuildSnapshot();
   // Compares the patched snapshot with a full build (with check_invariants).
   Status VerifyPatchedSnapshot() const;
   void ReturnSnapshotToCache();
+  // ---- state-change primitives (Statement) ----
+  // Moves a task to `status` (node stays). Keeps job counters and node bookkeeping.
+  void UpdateTaskStatus(TaskInfo& task, TaskStatus status);
+  // Binds every Allocated task of the job (status -> Binding, a bind decision each).
+  void DispatchJob(JobInfo& job);
+  // Node-level placement: the task joins or leaves the node's list and totals.
+  void PlaceTask(TaskInfo& task, NodeInfo& node, TaskStatus status);
+  void UnplaceTask(TaskInfo& task);
+  // Plugins observe placements through their event handlers.
+  void FireAllocate(const TaskInfo& task);
+  void FireDeallocate(const TaskInfo& task);
   void NodeAdd(NodeInfo& node, const TaskInfo& task);
   void NodeRemove(NodeInfo& node, const TaskInfo& task);
-  // The node's resource totals with `task` added (NodeAdd without the task list).
-  static void AddToNodeTotals(NodeInfo& node, const TaskInfo& task);
   Slot& Current();
   std::vector<const TaskInfo*> VoteVictims(const TaskInfo& t,
                                            const std::vector<const TaskInfo*>& cands,
@@ -341,13 +348,10 @@ class Session {
   const ClusterState& state_;
   const SchedulerConfig& conf_;
   SessionOptions options_;
-  std::vector<TaskInfo> tasks_;
-  std::vector<JobInfo> jobs_;
-  std::vector<NodeInfo> nodes_;
-  std::vector<QueueInfo> queues_;
-  std::map<std::string, NodeId, std::less<>> node_index_;
-  std::map<std::string, QueueId, std::less<>> queue_index_;
-  Resource total_resource_;
+  // The snapshot the session reads and changes: the cache's while borrowed,
+  // else `own_snapshot_`.
+  Snapshot own_snapshot_;
+  Snapshot* snap_ = &own_snapshot_;
   std::vector<std::unique_ptr<Slot>> slots_;
   int current_slot_ = -1;
   std::vector<EventHandler> handlers_;
@@ -356,8 +360,6 @@ class Session {
   std::vector<NodeId> node_change_log_;
   // Tasks whose status or node this session changed (for the snapshot cache).
   std::vector<TaskId> touched_tasks_;
-  // Our pods naming a PodGroup the snapshot lacks (pod key -> "ns/group").
-  std::map<std::string, std::string> orphans_;
   SnapshotCache* cache_ = nullptr;  // set while this session holds the cache's snapshot
   InvariantTracker invariants_;
 };

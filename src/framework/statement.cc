@@ -5,22 +5,32 @@
 namespace basalt {
 
 void Statement::Evict(TaskInfo& task, const std::string& action, const std::string& reason) {
-  ops_.push_back({Kind::kEvict, task.id, task.status, action, reason});
+  if (!at_once()) ops_.push_back({Kind::kEvict, task.id, task.status, action, reason});
   ssn_.UpdateTaskStatus(task, TaskStatus::kReleasing);
   ssn_.FireDeallocate(task);
+  if (at_once()) ssn_.decisions_.evictions.push_back({task.key, action, reason});
 }
 
 void Statement::Pipeline(TaskInfo& task, NodeInfo& node, bool nominate) {
-  ops_.push_back({Kind::kPipeline, task.id, task.status, "", ""});
+  if (!at_once()) ops_.push_back({Kind::kPipeline, task.id, task.status, "", ""});
   ssn_.PlaceTask(task, node, TaskStatus::kPipelined);
   task.nominate_on_pipeline = nominate;
   ssn_.FireAllocate(task);
 }
 
 void Statement::Allocate(TaskInfo& task, NodeInfo& node) {
-  ops_.push_back({Kind::kAllocate, task.id, task.status, "", ""});
+  if (!at_once()) ops_.push_back({Kind::kAllocate, task.id, task.status, "", ""});
   ssn_.PlaceTask(task, node, TaskStatus::kAllocated);
   ssn_.FireAllocate(task);
+  if (!at_once() || task.job == kNone) return;
+  JobInfo& job = ssn_.job(task.job);
+  if (ssn_.JobReady(job)) ssn_.DispatchJob(job);
+}
+
+void Statement::Unpipeline(TaskInfo& task) {
+  BASALT_CHECK(at_once()) << "unpipelining " << task.key << " cannot be rolled back";
+  ssn_.FireDeallocate(task);
+  ssn_.UnplaceTask(task);
 }
 
 void Statement::Commit() {
@@ -41,6 +51,7 @@ void Statement::Commit() {
 }
 
 void Statement::Discard() {
+  BASALT_CHECK(!at_once()) << "a statement that commits at once cannot be discarded";
   for (auto it = ops_.rbegin(); it != ops_.rend(); ++it) {
     TaskInfo& t = ssn_.task(it->task);
     switch (it->kind) {

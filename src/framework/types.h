@@ -75,6 +75,8 @@ struct TaskInfo {
   std::string nominated_node;
   // Set by actions: the pipelined placement came from preempt with an eviction.
   bool nominate_on_pipeline = false;
+
+  bool operator==(const TaskInfo&) const = default;
 };
 
 // Why a task cannot go to nodes: reasons per node, aggregated into
@@ -90,6 +92,8 @@ struct FitErrors {
     v.insert(v.end(), reasons.begin(), reasons.end());
   }
   std::string Message(int total_nodes) const;
+
+  bool operator==(const FitErrors&) const = default;
 };
 
 struct JobInfo {
@@ -118,6 +122,8 @@ struct JobInfo {
   int32_t ReadyTaskNum() const;    // Bound+Binding+Running+Allocated+Succeeded
   int32_t WaitingTaskNum() const;  // Pipelined
   int32_t ValidTaskNum() const;    // allocated statuses + Succeeded + Pipelined + Pending
+
+  bool operator==(const JobInfo&) const = default;
 };
 
 class NodeInfo {
@@ -136,7 +142,11 @@ class NodeInfo {
   Resource FutureIdle() const { return idle_ + releasing_ - pipelined_; }
   int32_t pod_count() const { return static_cast<int32_t>(tasks.size()); }
 
+  bool operator==(const NodeInfo&) const = default;
+
  private:
+  // The snapshot sums the totals; the session keeps them in step with placements.
+  friend struct Snapshot;
   friend class Session;
   Resource idle_, used_, releasing_, pipelined_;
 };
@@ -152,6 +162,8 @@ struct QueueInfo {
   std::string parent;
   int64_t creation = 0;
   bool IsOpen() const { return state == "Open"; }
+
+  bool operator==(const QueueInfo&) const = default;
 };
 
 }  // namespace basalt

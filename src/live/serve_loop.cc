@@ -12,6 +12,7 @@
 #include "api/log.h"
 #include "api/quantity.h"
 #include "api/well_known.h"
+#include "engine/session_runner.h"
 #include "plugins/builtin.h"
 
 namespace basalt {
@@ -409,21 +410,21 @@ CycleSummary ServeLoop::RunCycle() {
                    std::chrono::system_clock::now().time_since_epoch())
                    .count();
     opts.snapshot_cache = &snapshot_cache_;
-    auto opened = Session::Open(*state_, *conf_, plugins_, opts);
-    if (!opened.ok()) {
-      sum.errors.push_back(opened.status().message());
+    SessionHooks timed;
+    Clock::time_point t0;
+    timed.before_action = [&t0](Session&, const Action&) { t0 = Clock::now(); };
+    timed.after_action = [&](Session&, const Action& action) {
+      metrics_->Observe("basalt_action_duration_seconds", {std::string(action.Name())},
+                        Seconds(Clock::now() - t0));
+    };
+    auto decided = RunSession(*state_, *conf_, plugins_, actions_, opts, timed);
+    if (!decided.ok()) {
+      sum.errors.push_back(decided.status().message());
       Log("serve").error("msg=\"session not opened\" error={}",
-                         LogValue(opened.status().message()));
+                         LogValue(decided.status().message()));
       return sum;
     }
-    Session& ssn = **opened;
-    for (auto& action : actions_) {
-      auto t0 = Clock::now();
-      ssn.Run(*action);
-      metrics_->Observe("basalt_action_duration_seconds", {std::string(action->Name())},
-                        Seconds(Clock::now() - t0));
-    }
-    d = ssn.Close();
+    d = std::move(decided).value();
     for (const auto& [key, pod] : state_->pods()) {
       pods[key] = PodInfo{pod.meta.uid, pod.nominated_node_name, !pod.spec.node_name.empty()};
       if (pod.spec.scheduler_name == options_.scheduler_name && pod.spec.node_name.empty() &&

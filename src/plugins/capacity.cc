@@ -53,9 +53,11 @@
 // No Overused function: capacity never marks a queue overused.
 #include <algorithm>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "framework/invariants.h"
 #include "framework/session.h"
 #include "plugins/builtin.h"
 #include "plugins/queue_share.h"
@@ -228,6 +230,34 @@ int CommonLevel(const QueueAttr& l, const QueueAttr& r) {
 class CapacityPlugin : public Plugin {
  public:
   std::string_view Name() const override { return kPluginName; }
+
+  // Checks 6 and 7 of framework/invariants.h: allocate keeps queues within
+  // capability; reclaim, when capacity alone chooses the victims, leaves no
+  // queue it took from below its guarantee.
+  void CheckInvariants(const Session& ssn, std::vector<std::string>* violations) const override {
+    if (ssn.PluginEnabled(*this, Switch::kAllocatable)) {
+      std::string over = CapabilityExceeded(ssn);
+      if (!over.empty()) violations->push_back(std::move(over));
+    }
+    if (ssn.invariants().action() != "reclaim" ||
+        !ssn.DecidesVictimsAlone(*this, Switch::kReclaimable)) {
+      return;
+    }
+    const ActionEvictions evicted = EvictionsOfAction(ssn);
+    if (evicted.lost_queues.empty()) return;
+    const std::vector<Resource> usage = QueueUsage(ssn);
+    for (QueueId q : evicted.lost_queues) {
+      const QueueInfo& queue = ssn.queue(q);
+      if (!queue.queue || !queue.queue->guarantee) continue;
+      const Resource& g = *queue.queue->guarantee;
+      if (LessEqual(g, usage[q])) continue;
+      std::ostringstream os;
+      os << "reclaim took queue " << queue.name << " to " << usage[q] << ", below its guarantee "
+         << g;
+      violations->push_back(os.str());
+      return;
+    }
+  }
 
   void OnSessionOpen(Session& ssn) override {
     hierarchy_ = HierarchyEnabled(ssn.config());

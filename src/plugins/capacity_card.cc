@@ -46,11 +46,11 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "api/card_annotations.h"
-#include "framework/card_accounting.h"
 #include "framework/session.h"
 #include "plugins/builtin.h"
 #include "plugins/card_discovery.h"
@@ -147,10 +147,15 @@ struct Options {
   std::map<std::string, ServiceType> owner_kind_service_type;
 };
 
-class CapacityCardPlugin : public Plugin, public CardAccountingView {
+// The cards one pod uses once placed.
+struct CardDemand {
+  std::vector<std::string> models;  // `card.name` alternatives, preferred first; empty: no cards
+  int64_t milli = 0;                // milli-cards of the model's resource
+};
+
+class CapacityCardPlugin : public Plugin {
  public:
   explicit CapacityCardPlugin(Options opts) : opts_(std::move(opts)) {}
-  ~CapacityCardPlugin() override { WithdrawCardAccounting(this); }
 
   std::string_view Name() const override { return kPluginName; }
 
@@ -159,19 +164,64 @@ class CapacityCardPlugin : public Plugin, public CardAccountingView {
     DiscoverCards(ssn);
     BuildQueues(ssn);
     Register(ssn);
-    PublishCardAccounting(&ssn, this);
   }
 
-  // ---- read-only view for the invariant checker (framework/card_accounting.h) ----
+  // Check 9 of framework/invariants.h. Per queue and model, the cards this
+  // plugin counts as used (kept by allocate / deallocate events) equal a
+  // recount over the queue's placed pods: a missed or doubled event would
+  // otherwise drift the quotas silently. The recount reads only the tasks'
+  // statuses and nodes, not the plugin's per-task bookkeeping.
+  void CheckInvariants(const Session& ssn, std::vector<std::string>* violations) const override {
+    const std::vector<CardMap> recount = RecountCards(ssn);
+    for (const QueueInfo& q : ssn.queues()) {
+      const CardMap charged = ChargedCards(q.id);
+      std::set<std::string> models;
+      for (const auto& [m, v] : charged) models.insert(m);
+      for (const auto& [m, v] : recount[q.id]) models.insert(m);
+      for (const std::string& m : models) {
+        const int64_t have = charged.count(m) ? charged.at(m) : 0;
+        const int64_t want = recount[q.id].count(m) ? recount[q.id].at(m) : 0;
+        if (have == want) continue;
+        std::ostringstream os;
+        os << kPluginName << ": queue " << q.name << " card " << m << " accounted " << have
+           << "m (milli-cards), its placed pods use " << want << "m";
+        violations->push_back(os.str());
+        return;
+      }
+    }
+  }
 
-  std::string_view AccountName() const override { return kPluginName; }
+ private:
+  // Per queue, the cards of every task its quota counts (allocated statuses
+  // and Pipelined), charged to the first of its models its node offers, else
+  // its preferred one.
+  std::vector<CardMap> RecountCards(const Session& ssn) const {
+    std::vector<CardMap> recount(ssn.queues().size());
+    for (const TaskInfo& t : ssn.tasks()) {
+      if (t.job == kNone || ssn.job(t.job).queue == kNone) continue;
+      if (!IsAllocatedStatus(t.status) && t.status != TaskStatus::kPipelined) continue;
+      CardDemand d = TaskCards(t);
+      if (d.models.empty()) continue;
+      std::string model = d.models.front();
+      for (const std::string& m : d.models) {
+        if (NodeOffers(t.node, m)) {
+          model = m;
+          break;
+        }
+      }
+      recount[ssn.job(t.job).queue][model] += d.milli;
+    }
+    return recount;
+  }
 
-  std::map<std::string, int64_t> ChargedCards(QueueId q) const override {
+  CardMap ChargedCards(QueueId q) const {
     return q >= 0 && q < static_cast<QueueId>(quotas_.size()) ? quotas_[q].allocated.cards
                                                               : CardMap();
   }
 
-  CardDemand TaskCards(const TaskInfo& t) const override {
+  // What `t` uses when placed (models empty when it asks for no cards or its
+  // request cannot be read, which charges no card).
+  CardDemand TaskCards(const TaskInfo& t) const {
     const bool cached =
         static_cast<size_t>(t.id) < task_requests_.size() && task_requests_[t.id].has_value();
     const TaskRequest r = cached ? *task_requests_[t.id] : ReadTaskRequest(t);
@@ -179,7 +229,8 @@ class CapacityCardPlugin : public Plugin, public CardAccountingView {
     return {r.models, r.card_milli};
   }
 
-  bool NodeOffers(NodeId node, const std::string& model) const override {
+  // True when `node` offers `model` (from the node's labels and allocatable).
+  bool NodeOffers(NodeId node, const std::string& model) const {
     if (node == kNone || static_cast<size_t>(node) >= node_cards_.size()) return false;
     for (const NodeCard& c : node_cards_[node]) {
       if (c.model == model) return true;
@@ -187,7 +238,6 @@ class CapacityCardPlugin : public Plugin, public CardAccountingView {
     return false;
   }
 
- private:
   // ---- cards on nodes ----
 
   void DiscoverCards(const Session& ssn) {

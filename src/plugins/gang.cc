@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "framework/invariants.h"
 #include "framework/session.h"
 #include "plugins/builtin.h"
 
@@ -52,6 +53,23 @@ bool IsReadyStatus(TaskStatus s) { return IsAllocatedStatus(s) || s == TaskStatu
 class GangPlugin : public Plugin {
  public:
   std::string_view Name() const override { return "gang"; }
+
+  // Check 8 of framework/invariants.h: when gang alone chooses the victims,
+  // preempt and reclaim break no gang below minMember.
+  void CheckInvariants(const Session& ssn, std::vector<std::string>* violations) const override {
+    const std::string_view action = ssn.invariants().action();
+    if (action != "reclaim" && action != "preempt") return;
+    const Switch vote = action == "reclaim" ? Switch::kReclaimable : Switch::kPreemptable;
+    if (!ssn.DecidesVictimsAlone(*this, vote)) return;
+    for (const auto& [jid, n] : EvictionsOfAction(ssn).evicted_of_job) {
+      const JobInfo& j = ssn.job(jid);
+      if (j.ReadyTaskNum() >= j.min_member) continue;
+      violations->push_back("job " + j.key + " left with " + std::to_string(j.ReadyTaskNum()) +
+                            " ready task(s) below minMember " + std::to_string(j.min_member) +
+                            " after " + std::to_string(n) + " eviction(s)");
+      return;
+    }
+  }
 
   void OnSessionOpen(Session& ssn) override {
     ssn.AddJobValidFn([&ssn](const JobInfo& job) -> std::optional<ValidateResult> {

@@ -40,6 +40,7 @@
 #include <set>
 #include <vector>
 
+#include "framework/invariants.h"
 #include "framework/session.h"
 #include "plugins/builtin.h"
 #include "plugins/queue_share.h"
@@ -127,6 +128,13 @@ void AddDiff(const Resource& now, const Resource& before, Resource* inc, Resourc
 class ProportionPlugin : public Plugin {
  public:
   std::string_view Name() const override { return "proportion"; }
+
+  // Check 6 of framework/invariants.h: allocate keeps queues within capability.
+  void CheckInvariants(const Session& ssn, std::vector<std::string>* violations) const override {
+    if (!ssn.PluginEnabled(*this, Switch::kAllocatable)) return;
+    std::string over = CapabilityExceeded(ssn);
+    if (!over.empty()) violations->push_back(std::move(over));
+  }
 
   void OnSessionOpen(Session& ssn) override {
     BuildAttrs(ssn);

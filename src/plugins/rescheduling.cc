@@ -221,6 +221,9 @@ class ReschedulingPlugin : public Plugin {
 
   std::string_view Name() const override { return "rescheduling"; }
 
+  // Its interval and how long a pod has run are measured against the session clock.
+  bool ReadsClock() const override { return true; }
+
   void OnSessionOpen(Session& ssn) override {
     const int64_t now = ssn.options().now * kNanosPerSecond;
     if (!memory_->last_nanos) {

@@ -60,6 +60,9 @@ class SlaPlugin : public Plugin {
 
   std::string_view Name() const override { return "sla"; }
 
+  // Waiting times are measured against the session clock.
+  bool ReadsClock() const override { return true; }
+
   void OnSessionOpen(Session& ssn) override {
     // Deadlines once per session, in nanoseconds since the epoch (creation
     // times have whole seconds; waiting times may not).

@@ -69,9 +69,9 @@ Status Simulator::Init() {
     for (const PluginOption& opt : tier.plugins) {
       auto p = plugins_.Create(opt.name, opt.arguments);
       if (!p.ok()) return p.status().WithContext(file + ": scheduler");
-      // These read the session clock: the same store can get a different
-      // answer a period later, so no cycle may be skipped.
-      if (opt.name == "sla" || opt.name == "rescheduling") clock_sensitive_ = true;
+      // A plugin that reads the session clock can give the same store a
+      // different answer a period later, so no cycle may be skipped.
+      if ((*p)->ReadsClock()) clock_sensitive_ = true;
     }
   }
 

@@ -155,9 +155,10 @@ class Simulator {
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   uint64_t next_event_seq_ = 0;
   int64_t now_ = 0;
-  bool dirty_ = true;             // an event was applied since the last cycle
-  bool changed_last_ = true;      // the last cycle changed the store
-  bool clock_sensitive_ = false;  // a configured plugin reads the session clock (sla, rescheduling)
+  bool dirty_ = true;         // an event was applied since the last cycle
+  bool changed_last_ = true;  // the last cycle changed the store
+  bool clock_sensitive_ =
+      false;  // a configured plugin reads the session clock (Plugin::ReadsClock)
 
   std::map<std::string, int32_t> priority_values_;
   std::vector<int64_t> training_seq_;
