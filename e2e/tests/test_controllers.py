@@ -1,8 +1,6 @@
-"""What `basalt serve` is to do next: the vcjob, PodGroup and Queue controllers,
-the admission webhook and pod conditions, as Volcano's controller manager,
-webhook manager and scheduler do them. Marked needs_live_controllers: scripts/e2e
-runs them only with E2E_ALL=1 until serve has them. Test-only assumptions about
-flags not written yet are named in each test."""
+"""What `basalt serve` does besides scheduling: the vcjob, PodGroup and Queue
+controllers, the admission webhook and pod conditions, as Volcano's controller
+manager, webhook manager and scheduler do them."""
 
 import base64
 import json
@@ -13,8 +11,6 @@ import pytest
 
 from lib import bound_node, free_port, phase, pod, podgroup, queue, wait_until
 from test_serve import wait_bound
-
-pytestmark = pytest.mark.needs_live_controllers
 
 
 def vcjob(ns, name, tasks, queue="default", min_available=None, plugins=None, policies=None):
@@ -140,8 +136,8 @@ def test_webhook_refuses_bad_queue(kubectl, ns, run_basalt, controlplane, tmp_pa
     """basalt serve --webhook-port: a ValidatingWebhookConfiguration sends
     Queue creates to it; `kubectl create` of a Queue with weight 0 is refused
     with basalt's message naming the field (spec.weight); a good Queue passes.
-    Assumed flags: --webhook-port, --webhook-cert-file, --webhook-key-file;
-    path /queues/validate (Volcano's)."""
+    Flags --webhook-port, --webhook-cert, --webhook-key, --webhook-bind;
+    path /queues/validate (Volcano's); docs/webhooks.md."""
     pki = os.path.join(controlplane.dir, "pki")
     cert, key = tmp_path / "webhook.crt", tmp_path / "webhook.key"
     ext = tmp_path / "webhook.ext"
@@ -154,8 +150,8 @@ def test_webhook_refuses_bad_queue(kubectl, ns, run_basalt, controlplane, tmp_pa
                     "-out", str(cert), "-days", "1", "-extfile", str(ext)],
                    check=True, capture_output=True)
     port = free_port()
-    run_basalt("k", "--webhook-port", str(port), "--webhook-cert-file", str(cert),
-               "--webhook-key-file", str(key)).wait_ready()
+    run_basalt("k", "--webhook-port", str(port), "--webhook-cert", str(cert),
+               "--webhook-key", str(key), "--webhook-bind", "127.0.0.1").wait_ready()
     ca = open(f"{pki}/ca.crt", "rb").read()
     name = f"basalt-{ns}"
     kubectl.create({

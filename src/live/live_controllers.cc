@@ -366,10 +366,13 @@ void LiveControllers::Apply(std::vector<Write> writes, ControllerPassSummary* su
   static const char* kVerbs[] = {"create", "delete", "patch"};
   for (Write& w : writes) {
     const char* verb = kVerbs[static_cast<int>(w.verb)];
-    // A patch is keyed by its content: a different status is sent at once.
-    std::string id = std::string(verb) + "|" + w.kind + "|" + w.key +
-                     (w.verb == Write::Verb::kMergePatch ? "|" + w.body.dump() : "");
-    if (InFlight(id, now)) continue;
+    // A patch is keyed by its content (a different status is sent at once), a
+    // delete by the incarnation it deletes. Creates are never held back: the
+    // controllers ask for one only when they make the object (again), and a
+    // repeated create is answered 409 and adopted.
+    std::string id = std::string(verb) + "|" + w.kind + "|" + w.key + "|" +
+                     (w.verb == Write::Verb::kMergePatch ? w.body.dump() : w.uid);
+    if (w.verb != Write::Verb::kCreate && InFlight(id, now)) continue;
     kube::ApiOr<kube::HttpResponse> r = kube::ApiError{};
     switch (w.verb) {
       case Write::Verb::kCreate:

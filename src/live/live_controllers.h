@@ -25,8 +25,9 @@
 // Idempotence: the store is the informers' picture of the server, so a write
 // that has not been seen back yet would be made again by the next pass. A
 // create answered 409 AlreadyExists adopts the object; a delete answered 404
-// is done; a write is not repeated while it is still "in flight" (sent, not
-// yet seen back, younger than `in_flight_ttl`). Writes go through the writes
+// is done; a delete or patch is not repeated while it is still "in flight"
+// (sent, not yet seen back, younger than `in_flight_ttl`). A create is asked
+// for only when a controller makes the object (again), and always sent. Writes go through the writes
 // client, fenced by the lease (kube/leader.h): a replica that lost the lease
 // writes nothing. A create that fails otherwise removes the controller's
 // local object, so the store keeps matching the server and the next pass
