@@ -4,7 +4,6 @@
 
 #include <csignal>
 #include <cstdlib>
-#include <iostream>
 #include <thread>
 
 #include "api/file_text.h"
@@ -16,9 +15,6 @@ namespace basalt {
 namespace {
 
 constexpr int kExitBadInput = 2;
-
-// The serve process's log line, as src/live/serve_app.cc writes it.
-void Log(const std::string& line) { std::cerr << "basalt serve: " << line << "\n"; }
 
 std::atomic<bool> g_signalled{false};
 extern "C" void OnSignal(int) { g_signalled = true; }

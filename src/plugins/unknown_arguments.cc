@@ -1,9 +1,10 @@
 #include "plugins/unknown_arguments.h"
 
 #include <algorithm>
-#include <iostream>
 #include <mutex>
 #include <set>
+
+#include "api/log.h"
 
 namespace basalt {
 
@@ -19,8 +20,8 @@ void WarnUnknownArguments(const Arguments& args, const UnknownArgumentPart& unkn
   for (const auto& [key, value] : args.values()) {
     const std::string part = unknown_part(key);
     if (part.empty() || !warned.insert(args.owner() + "/" + part).second) continue;
-    std::cerr << "basalt: warning: " << args.owner() << ": arguments." << part
-              << ": unknown argument, ignored (known: " << known << ")\n";
+    CliLog().warn("warning: {}: arguments.{}: unknown argument, ignored (known: {})", args.owner(),
+                  part, known);
   }
 }
 
