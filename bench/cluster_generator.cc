@@ -34,7 +34,7 @@ void AddGang(const ClusterProfile& cluster, const WorkloadProfile& w, const std:
   pg.min_member = running && w.running_min_member > 0 ? w.running_min_member : w.tasks_per_gang;
   pg.queue = queue;
   if (!running) pg.priority_class_name = w.pending_priority_class;
-  pg.phase = running ? "Running" : "Inqueue";
+  pg.phase = running ? PodGroupPhase::kRunning : PodGroupPhase::kInqueue;
   Resource total;
   for (int t = 0; t < w.tasks_per_gang; ++t) total += per_pod;
   pg.min_resources = total;
@@ -111,7 +111,7 @@ void Churn(const WorkloadProfile& workload, int gangs, int64_t now, std::mt19937
            int* serial, ClusterState* state) {
   std::vector<std::string> running;
   for (const auto& [key, pg] : state->podgroups()) {
-    if (pg.phase == "Running") running.push_back(key);
+    if (pg.phase == PodGroupPhase::kRunning) running.push_back(key);
   }
   for (int i = 0; i < gangs && !running.empty(); ++i) {
     size_t pick = rng() % running.size();

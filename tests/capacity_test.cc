@@ -368,8 +368,8 @@ TEST(CapacityTest, EnqueueAdmitsWithinRealCapability) {
   // pgb: 2 + 0 + 3 - 0 = 5 >  4 -> stays Pending.
   fx.RunActions({"enqueue"});
   Decisions d = fx.Close();
-  EXPECT_EQ(d.podgroup_phases.at("default/pga"), "Inqueue");
-  EXPECT_EQ(d.podgroup_phases.at("default/pgb"), "Pending");
+  EXPECT_EQ(d.podgroup_phases.at("default/pga"), PodGroupPhase::kInqueue);
+  EXPECT_EQ(d.podgroup_phases.at("default/pgb"), PodGroupPhase::kPending);
   ASSERT_EQ(d.events.size(), 1u);
   EXPECT_EQ(d.events[0].object, "PodGroup/default/pgb");
   EXPECT_EQ(d.events[0].type, "Normal");
@@ -438,7 +438,7 @@ TEST(CapacityTest, EnqueueRejectsClosedQueue) {
                     Conf(false, "enqueue"));
   fx.RunActions({"enqueue"});
   Decisions d = fx.Close();
-  EXPECT_EQ(d.podgroup_phases.at("default/pga"), "Pending");
+  EXPECT_EQ(d.podgroup_phases.at("default/pga"), PodGroupPhase::kPending);
   EXPECT_TRUE(d.events.empty());
 }
 
@@ -561,8 +561,8 @@ TEST(CapacityHierarchyTest, EnqueueChecksAncestors) {
   // = 3. pg2: a2 2 <= 4, a 2 + 3 = 5 > 4 -> Pending.
   fx.RunActions({"enqueue"});
   Decisions d = fx.Close();
-  EXPECT_EQ(d.podgroup_phases.at("default/pg1"), "Inqueue");
-  EXPECT_EQ(d.podgroup_phases.at("default/pg2"), "Pending");
+  EXPECT_EQ(d.podgroup_phases.at("default/pg1"), PodGroupPhase::kInqueue);
+  EXPECT_EQ(d.podgroup_phases.at("default/pg2"), PodGroupPhase::kPending);
   ASSERT_EQ(d.events.size(), 1u);
   EXPECT_EQ(d.events[0].object, "PodGroup/default/pg2");
   EXPECT_EQ(d.events[0].message, "queue resource quota insufficient: insufficient cpu");

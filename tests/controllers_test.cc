@@ -114,7 +114,7 @@ spec:
   ASSERT_NE(pg, nullptr);
   EXPECT_EQ(pg->meta.annotations.at("volcano.sh/preemptable"), "true");
   EXPECT_EQ(pg->min_member, 2);
-  EXPECT_EQ(pg->phase, "Pending");
+  EXPECT_EQ(pg->phase, PodGroupPhase::kPending);
   EXPECT_TRUE(state.pods().empty()) << "no pods before the PodGroup is admitted";
 }
 
@@ -144,7 +144,7 @@ TEST_F(JobControllerTest, RestartJobBumpsVersionAndRetry) {
   EXPECT_EQ(Job().version, 1);
   EXPECT_TRUE(state_.pods().empty()) << "pods wait for the new PodGroup to be admitted";
   ASSERT_NE(state_.FindPodGroup("default/j"), nullptr);
-  state_.EditPodGroup("default/j")->phase = "Inqueue";
+  state_.EditPodGroup("default/j")->phase = PodGroupPhase::kInqueue;
   jobs_.Sync(state_, 2);
   ASSERT_EQ(state_.pods().size(), 2u);
   for (const auto& [key, pod] : state_.pods()) {

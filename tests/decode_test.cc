@@ -260,14 +260,14 @@ TEST(DecodeTest, PodGroupFields) {
   EXPECT_EQ(pg.queue, "q1");
   EXPECT_EQ(pg.priority_class_name, "high");
   EXPECT_EQ(*pg.min_resources, *Resource::Parse("cpu=3,memory=3Gi"));
-  EXPECT_EQ(pg.phase, "Inqueue");
+  EXPECT_EQ(pg.phase, PodGroupPhase::kInqueue);
 }
 
-// A PodGroup without status has phase "" (= Pending) and no minResources.
+// A PodGroup without status is Pending and has no minResources.
 TEST(DecodeTest, PodGroupDefaults) {
   ClusterObjects objs = DecodeOk(PodGroupWith("{minMember: 1}"));
   const PodGroup& pg = objs.podgroups.at(0);
-  EXPECT_EQ(pg.phase, "");
+  EXPECT_EQ(pg.phase, PodGroupPhase::kPending);
   EXPECT_FALSE(pg.min_resources.has_value());
 }
 

@@ -364,8 +364,8 @@ TEST(ProportionTest, EnqueueAdmitsWithinRealCapability) {
   // pgb: 2 + 0 + 3 - 0 = 5 >  4 -> stays Pending, with an event.
   fx.RunActions({"enqueue"});
   Decisions d = fx.Close();
-  EXPECT_EQ(d.podgroup_phases.at("default/pga"), "Inqueue");
-  EXPECT_EQ(d.podgroup_phases.at("default/pgb"), "Pending");
+  EXPECT_EQ(d.podgroup_phases.at("default/pga"), PodGroupPhase::kInqueue);
+  EXPECT_EQ(d.podgroup_phases.at("default/pgb"), PodGroupPhase::kPending);
   ASSERT_EQ(d.events.size(), 1u);
   EXPECT_EQ(d.events[0].object, "PodGroup/default/pgb");
   EXPECT_EQ(d.events[0].type, "Normal");
@@ -421,7 +421,7 @@ TEST(ProportionTest, ClosedQueueRejects) {
   EXPECT_FALSE(fx.ssn().Allocatable(fx.QueueNamed("q1"), fx.Task("default/i-0")));
   fx.RunActions({"enqueue", "allocate"});
   Decisions d = fx.Close();
-  EXPECT_EQ(d.podgroup_phases.at("default/pga"), "Pending");
+  EXPECT_EQ(d.podgroup_phases.at("default/pga"), PodGroupPhase::kPending);
   EXPECT_TRUE(d.binds.empty());
   EXPECT_TRUE(d.events.empty());
 }
@@ -700,8 +700,8 @@ TEST(OvercommitTest, DefaultFactorAdmitsUpToTwelveTenths) {
   // pga: 0 + 12 <= 12 -> Inqueue (inqueue 12); pgb: 12 + 1 > 12 -> Pending + event.
   fx.RunActions({"enqueue"});
   Decisions d = fx.Close();
-  EXPECT_EQ(d.podgroup_phases.at("default/pga"), "Inqueue");
-  EXPECT_EQ(d.podgroup_phases.at("default/pgb"), "Pending");
+  EXPECT_EQ(d.podgroup_phases.at("default/pga"), PodGroupPhase::kInqueue);
+  EXPECT_EQ(d.podgroup_phases.at("default/pgb"), PodGroupPhase::kPending);
   ASSERT_EQ(d.events.size(), 1u);
   EXPECT_EQ(d.events[0].object, "PodGroup/default/pgb");
   EXPECT_EQ(d.events[0].type, "Normal");
@@ -718,9 +718,9 @@ TEST(OvercommitTest, FactorTwoAdmitsTwiceTheCluster) {
   // idle = 10 x 2 = 20 cpu: pga 12 <= 20; pgb 12 + 8 = 20 <= 20; pgc 21 > 20.
   fx.RunActions({"enqueue"});
   Decisions d = fx.Close();
-  EXPECT_EQ(d.podgroup_phases.at("default/pga"), "Inqueue");
-  EXPECT_EQ(d.podgroup_phases.at("default/pgb"), "Inqueue");
-  EXPECT_EQ(d.podgroup_phases.at("default/pgc"), "Pending");
+  EXPECT_EQ(d.podgroup_phases.at("default/pga"), PodGroupPhase::kInqueue);
+  EXPECT_EQ(d.podgroup_phases.at("default/pgb"), PodGroupPhase::kInqueue);
+  EXPECT_EQ(d.podgroup_phases.at("default/pgc"), PodGroupPhase::kPending);
 }
 
 // A factor below 1 falls back to the default 1.2.

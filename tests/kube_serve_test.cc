@@ -52,11 +52,11 @@ bool InSync(ServeApp& app, FakeApiServer& fake) {
          p["metadata"]["name"].get<std::string>()] = {p["spec"].value("nodeName", ""),
                                                       p["metadata"].contains("deletionTimestamp")};
   }
-  std::map<std::string, std::string> pgs;
+  std::map<std::string, std::optional<PodGroupPhase>> pgs;
   for (const Json& g : fake.List("PodGroup")) {
     pgs[g["metadata"]["namespace"].get<std::string>() + "/" +
         g["metadata"]["name"].get<std::string>()] =
-        g.contains("status") ? g["status"].value("phase", "") : "";
+        ParsePodGroupPhase(g.contains("status") ? g["status"].value("phase", "") : "");
   }
   return app.WithState([&](const ClusterState& s) {
     if (s.pods().size() != pods.size() || s.podgroups().size() != pgs.size()) return false;

@@ -15,11 +15,11 @@
 #include "actions/builtin.h"
 #include "actions/starving_jobs.h"
 #include "cluster_generator.h"
+#include "engine/cycle_runner.h"
 #include "framework/config.h"
 #include "plugins/builtin.h"
 #include "profiles.h"
 #include "random_cluster.h"
-#include "engine/cycle_runner.h"
 #include "testing.h"
 
 namespace basalt {
@@ -36,7 +36,8 @@ std::string Serialize(const Decisions& d) {
     os << "evict " << e.pod << " " << e.action << " " << e.reason << "\n";
   for (const auto& e : d.events)
     os << "event " << e.object << " " << e.type << " " << e.reason << " " << e.message << "\n";
-  for (const auto& [pg, phase] : d.podgroup_phases) os << "podgroup " << pg << " " << phase << "\n";
+  for (const auto& [pg, phase] : d.podgroup_phases)
+    os << "podgroup " << pg << " " << PodGroupPhaseName(phase) << "\n";
   for (const auto& [q, r] : d.queue_allocated) os << "queue " << q << " " << r.ToString() << "\n";
   return os.str();
 }

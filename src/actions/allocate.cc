@@ -53,7 +53,7 @@ class AllocateAction : public Action {
     for (JobInfo& job : ssn.jobs()) {
       if (job.IsPending()) {
         if (has_enqueue) continue;
-        job.phase = "Inqueue";  // without enqueue, allocate admits every job
+        job.phase = PodGroupPhase::kInqueue;  // without enqueue, allocate admits every job
       }
       if (auto invalid = ssn.JobValid(job)) {
         job.job_fit_error = invalid->message;

@@ -39,7 +39,7 @@ class EnqueueAction : public Action {
       JobInfo& job = ssn.job(jobs.Pop());
       if (!job.min_resources.has_value() || ssn.JobEnqueueable(job)) {
         ssn.JobEnqueued(job);
-        job.phase = "Inqueue";
+        job.phase = PodGroupPhase::kInqueue;
       }
       queues.Push(q);
     }

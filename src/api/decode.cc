@@ -775,14 +775,15 @@ Status DecodePodGroup(const YAML::Node& doc, PodGroup* pg) {
   }
   YAML::Node st = doc["status"];
   BASALT_RETURN_IF_ERROR(ExpectMap(st, "status"));
-  if (Present(st)) BASALT_RETURN_IF_ERROR(ReadString(st, "phase", "status", &pg->phase));
-  static const std::set<std::string> kPhases = {"",        "Pending", "Inqueue",
-                                                "Running", "Unknown", "Completed"};
-  if (!kPhases.count(pg->phase)) {
-    return FieldError("status.phase",
-                      "unknown phase \"" + pg->phase +
-                          "\" (want Pending, Inqueue, Running, Unknown or Completed)");
+  std::string phase;
+  if (Present(st)) BASALT_RETURN_IF_ERROR(ReadString(st, "phase", "status", &phase));
+  std::optional<PodGroupPhase> known = ParsePodGroupPhase(phase);
+  if (!known) {
+    return FieldError(
+        "status.phase",
+        "unknown phase \"" + phase + "\" (want Pending, Inqueue, Running, Unknown or Completed)");
   }
+  pg->phase = *known;
   return Status::Ok();
 }
 

@@ -6,11 +6,46 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/resource.h"
 
 namespace basalt {
+
+// A PodGroup's status.phase, as Volcano's scheduler moves it: Pending until
+// enqueue admits it (Inqueue), Running once minMember tasks are scheduled,
+// Completed when they all finished, Unknown when a gang with running tasks
+// broke. A PodGroup without a status is Pending.
+enum class PodGroupPhase { kPending, kInqueue, kRunning, kUnknown, kCompleted };
+
+// The phase as Volcano writes it: "Pending", "Inqueue", "Running", "Unknown", "Completed".
+constexpr const char* PodGroupPhaseName(PodGroupPhase phase) {
+  switch (phase) {
+    case PodGroupPhase::kPending:
+      return "Pending";
+    case PodGroupPhase::kInqueue:
+      return "Inqueue";
+    case PodGroupPhase::kRunning:
+      return "Running";
+    case PodGroupPhase::kUnknown:
+      return "Unknown";
+    case PodGroupPhase::kCompleted:
+      return "Completed";
+  }
+  return "Pending";
+}
+
+// The phase named `name` ("" — no status yet — is Pending); nullopt for any
+// other name.
+constexpr std::optional<PodGroupPhase> ParsePodGroupPhase(std::string_view name) {
+  if (name.empty()) return PodGroupPhase::kPending;
+  for (PodGroupPhase p : {PodGroupPhase::kPending, PodGroupPhase::kInqueue, PodGroupPhase::kRunning,
+                          PodGroupPhase::kUnknown, PodGroupPhase::kCompleted}) {
+    if (name == PodGroupPhaseName(p)) return p;
+  }
+  return std::nullopt;
+}
 
 struct OwnerReference {
   std::string api_version;
@@ -156,7 +191,7 @@ struct PodGroup {
   std::string queue;
   std::string priority_class_name;
   std::optional<Resource> min_resources;
-  std::string phase;  // "" = Pending
+  PodGroupPhase phase = PodGroupPhase::kPending;
 };
 
 // batch.volcano.sh/v1alpha1 Job (vcjob).

@@ -43,7 +43,7 @@ Json CycleJson(const CycleResult& c, bool scores) {
   }
   out["podgroups"] = Json::array();
   for (const auto& [name, phase] : c.podgroup_phases)
-    out["podgroups"].push_back({{"name", name}, {"phase", phase}});
+    out["podgroups"].push_back({{"name", name}, {"phase", PodGroupPhaseName(phase)}});
   auto events = d.events;
   std::sort(events.begin(), events.end(), [](const auto& a, const auto& b) {
     return std::tie(a.object, a.reason, a.type, a.message) <
@@ -95,7 +95,7 @@ Json FinalJson(const ClusterState& state) {
   }
   out["podgroups"] = Json::array();
   for (const auto& [key, pg] : state.podgroups()) {
-    out["podgroups"].push_back({{"name", key}, {"phase", pg.phase.empty() ? "Pending" : pg.phase}});
+    out["podgroups"].push_back({{"name", key}, {"phase", PodGroupPhaseName(pg.phase)}});
   }
   out["jobs"] = Json::array();
   for (const auto& [key, job] : state.jobs()) {

@@ -226,12 +226,12 @@ std::vector<std::string> SyncJobObjects(ClusterState& state, VcJob& job) {
     fresh.queue = job.queue.empty() ? "default" : job.queue;
     fresh.priority_class_name = job.priority_class_name;
     fresh.min_resources = MinResources(state, job);
-    fresh.phase = "Pending";
+    fresh.phase = PodGroupPhase::kPending;
     state.UpsertPodGroup(std::move(fresh));
     pg = state.FindPodGroup(pg_key);
   }
   // Pods exist only once the scheduler admitted the PodGroup (enqueue gates vcjobs).
-  if (pg->phase.empty() || pg->phase == "Pending") return created;
+  if (pg->phase == PodGroupPhase::kPending) return created;
   const std::string queue = pg->queue;
   // The pods named after the job, found in one pass over their range of the
   // ordered pod map (this runs for every job in every world step).
@@ -361,9 +361,9 @@ void JobController::SyncOne(ClusterState& state, const std::string& key, VcJob& 
   // `Unknown`: the PodGroup phase just changed to Unknown (gang broken).
   const std::string pg_key = job.meta.namespace_ + "/" + PodGroupName(job);
   const PodGroup* pg = state.FindPodGroup(pg_key);
-  std::string pg_phase = pg ? pg->phase : "";
-  std::string& seen = pg_phase_seen_[key];
-  if (pg_phase == "Unknown" && seen != "Unknown") {
+  const PodGroupPhase pg_phase = pg ? pg->phase : PodGroupPhase::kPending;
+  PodGroupPhase& seen = pg_phase_seen_[key];
+  if (pg_phase == PodGroupPhase::kUnknown && seen != PodGroupPhase::kUnknown) {
     seen = pg_phase;
     JobRequest req;
     req.job_key = key;
@@ -383,7 +383,7 @@ void JobController::SyncOne(ClusterState& state, const std::string& key, VcJob& 
     if (job.phase == before) break;
   }
   pg = state.FindPodGroup(pg_key);
-  pg_phase_seen_[key] = pg ? pg->phase : "";
+  pg_phase_seen_[key] = pg ? pg->phase : PodGroupPhase::kPending;
   RaisePodPending(state, job, now);
   if (job.phase == phase_before && job.version == version_before &&
       state.journal_end() == journal_before) {

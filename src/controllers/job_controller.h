@@ -114,7 +114,7 @@ class JobController {
 
   std::vector<Delayed> delayed_;
   // The last PodGroup phase seen per job, to raise `Unknown` on the change.
-  std::map<std::string, std::string> pg_phase_seen_;
+  std::map<std::string, PodGroupPhase> pg_phase_seen_;
   // Pods whose PodPending was raised: pod key -> "<job version>".
   std::map<std::string, std::string> pending_raised_;
 

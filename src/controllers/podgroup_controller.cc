@@ -90,7 +90,7 @@ void PodGroupController::SyncPod(ClusterState& state, const std::string& key, co
     auto it = pod.meta.annotations.find(k);
     if (it != pod.meta.annotations.end()) pg.meta.annotations[k] = it->second;
   }
-  pg.phase = "Pending";
+  pg.phase = PodGroupPhase::kPending;
   state.UpsertPodGroup(std::move(pg));
 }
 

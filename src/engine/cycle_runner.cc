@@ -91,8 +91,7 @@ Result<CycleResult> CycleRunner::RunCycle(bool want_scores) {
   for (auto& action : actions_) ssn.Run(*action);
   result.decisions = ssn.Close();
   result.state_changed = ApplyDecisions(result.decisions);
-  for (const auto& [key, pg] : state_.podgroups())
-    result.podgroup_phases[key] = pg.phase.empty() ? "Pending" : pg.phase;
+  for (const auto& [key, pg] : state_.podgroups()) result.podgroup_phases[key] = pg.phase;
   return result;
 }
 

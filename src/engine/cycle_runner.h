@@ -52,7 +52,7 @@ struct CycleResult {
   Decisions decisions;
   std::vector<ScoreEntry> scores;  // only with `want_scores`
   // Phase of every PodGroup in the store at session close.
-  std::map<std::string, std::string> podgroup_phases;
+  std::map<std::string, PodGroupPhase> podgroup_phases;
   // Whether applying the decisions changed the store (a bind, an eviction, a
   // nominated node, a PodGroup phase or a queue allocation). A session that
   // changed nothing, followed by a world step that changed nothing, would be

@@ -208,7 +208,8 @@ void FillQueue(const Session& ssn, const JobInfo& job, QueueFacts* out) {
   for (const JobInfo& other : ssn.jobs()) {
     if (other.queue != job.queue) continue;
     out->allocated += other.allocated;
-    if (other.phase == "Inqueue" && other.min_resources) out->inqueue += *other.min_resources;
+    if (other.phase == PodGroupPhase::kInqueue && other.min_resources)
+      out->inqueue += *other.min_resources;
   }
 }
 
@@ -218,7 +219,8 @@ void FillCluster(const Session& ssn, ClusterFacts* out) {
   out->allocatable = ssn.total_resource();
   for (const NodeInfo& n : ssn.nodes()) out->used += n.used();
   for (const JobInfo& job : ssn.jobs()) {
-    if (job.phase == "Inqueue" && job.min_resources) out->inqueue += *job.min_resources;
+    if (job.phase == PodGroupPhase::kInqueue && job.min_resources)
+      out->inqueue += *job.min_resources;
   }
 }
 
@@ -295,7 +297,7 @@ class Prober {
     }
     report_.min_member = pg->second.min_member;
     report_.min_resources = pg->second.min_resources;
-    report_.phase_before = pg->second.phase.empty() ? "Pending" : pg->second.phase;
+    report_.phase_before = PodGroupPhaseName(pg->second.phase);
     const std::string qname = pg->second.queue.empty() ? options_.default_queue : pg->second.queue;
     report_.queue.name = qname;
     auto q = state_.queues().find(qname);
@@ -380,8 +382,10 @@ class Prober {
     Decisions d = ssn.Close();
     AddEvents(d.events, before_close, "close");
     auto phase = d.podgroup_phases.find(group_);
-    report_.phase_after = phase != d.podgroup_phases.end() ? phase->second : report_.phase_before;
-    report_.verdict = Verdict(ssn, tasks, report_.phase_after == "Pending");
+    report_.phase_after =
+        phase != d.podgroup_phases.end() ? PodGroupPhaseName(phase->second) : report_.phase_before;
+    report_.verdict =
+        Verdict(ssn, tasks, report_.phase_after == PodGroupPhaseName(PodGroupPhase::kPending));
     std::unordered_map<std::string, TaskId> by_key;
     for (const TaskInfo& t : ssn.tasks()) by_key.emplace(t.key, t.id);
     for (const EvictDecision& e : d.evictions) {

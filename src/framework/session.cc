@@ -621,15 +621,15 @@ void Session::ComputeClose(Decisions& d) {
   for (JobInfo& job : jobs_) {
     // PodGroup phase (VOLCANO_SEMANTICS §7).
     if (job.unschedulable && job.Count(TaskStatus::kRunning) > 0) {
-      job.phase = "Unknown";
+      job.phase = PodGroupPhase::kUnknown;
     } else {
       int32_t scheduled = job.Count(TaskStatus::kRunning) + job.Count(TaskStatus::kBound) +
                           job.Count(TaskStatus::kFailed) + job.Count(TaskStatus::kSucceeded);
       int32_t completed = job.Count(TaskStatus::kFailed) + job.Count(TaskStatus::kSucceeded);
       if (scheduled >= job.min_member) {
-        job.phase = scheduled == completed ? "Completed" : "Running";
-      } else if (job.phase != "Inqueue") {
-        job.phase = "Pending";
+        job.phase = scheduled == completed ? PodGroupPhase::kCompleted : PodGroupPhase::kRunning;
+      } else if (job.phase != PodGroupPhase::kInqueue) {
+        job.phase = PodGroupPhase::kPending;
       }
     }
     d.podgroup_phases.emplace_hint(d.podgroup_phases.end(), job.key,

@@ -119,12 +119,12 @@ struct PipelineDecision {
 };
 
 struct Decisions {
-  std::vector<BindDecision> binds;                     // in issue order
-  std::vector<EvictDecision> evictions;                // in issue order
-  std::vector<EventRecord> events;                     // in issue order
-  std::vector<PipelineDecision> pipelined;             // tasks still pipelined at close
-  std::map<std::string, std::string> podgroup_phases;  // every job of the session
-  std::map<std::string, Resource> queue_allocated;     // every queue
+  std::vector<BindDecision> binds;                       // in issue order
+  std::vector<EvictDecision> evictions;                  // in issue order
+  std::vector<EventRecord> events;                       // in issue order
+  std::vector<PipelineDecision> pipelined;               // tasks still pipelined at close
+  std::map<std::string, PodGroupPhase> podgroup_phases;  // every job of the session
+  std::map<std::string, Resource> queue_allocated;       // every queue
 };
 
 struct SessionOptions {

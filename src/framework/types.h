@@ -101,7 +101,7 @@ struct JobInfo {
   int32_t min_member = 0;
   std::map<std::string, int32_t> min_task_member;
   std::optional<Resource> min_resources;
-  std::string phase;  // PodGroup phase, mutable during the session ("" = Pending)
+  PodGroupPhase phase = PodGroupPhase::kPending;  // mutable during the session
   int64_t creation = 0;
   bool preemptable = false;   // PodGroup-level volcano.sh/preemptable (default false)
   std::vector<TaskId> tasks;  // in snapshot order
@@ -113,7 +113,7 @@ struct JobInfo {
   bool unschedulable = false;  // gang marked Unschedulable at this session's close
 
   int32_t Count(TaskStatus s) const { return status_count[static_cast<size_t>(s)]; }
-  bool IsPending() const { return phase.empty() || phase == "Pending"; }
+  bool IsPending() const { return phase == PodGroupPhase::kPending; }
   // Volcano's counters (see VOLCANO_SEMANTICS §1.3).
   int32_t ReadyTaskNum() const;    // Bound+Binding+Running+Allocated+Succeeded
   int32_t WaitingTaskNum() const;  // Pipelined

@@ -395,8 +395,10 @@ CycleSummary ServeLoop::RunCycle() {
 
   for (const auto& [key, phase] : d.podgroup_phases) {
     auto [running, succeeded, failed] = pg_counts[key];
-    Json status = {
-        {"phase", phase}, {"running", running}, {"succeeded", succeeded}, {"failed", failed}};
+    Json status = {{"phase", PodGroupPhaseName(phase)},
+                   {"running", running},
+                   {"succeeded", succeeded},
+                   {"failed", failed}};
     std::string text = status.dump();
     auto written = podgroup_written_.find(key);
     if (written != podgroup_written_.end() && written->second == text) continue;

@@ -354,7 +354,7 @@ class CapacityCardPlugin : public Plugin, public CardAccountingView {
       }
       // The job's request is read once, and only when something needs it.
       std::optional<JobRequest> jr;
-      if (job.phase == "Inqueue") {
+      if (job.phase == PodGroupPhase::kInqueue) {
         jr = ReadJobRequest(job);
         if (jr->error.empty()) AddInqueue(a, *jr);
       }

@@ -62,9 +62,10 @@ class OvercommitPlugin : public Plugin {
 
     for (const JobInfo& job : ssn.jobs()) {
       if (!job.min_resources) continue;
-      if (job.phase == "Inqueue") {
+      if (job.phase == PodGroupPhase::kInqueue) {
         inqueue_ += *job.min_resources;
-      } else if (job.phase == "Running" && share::AllocatedTaskCount(job) >= job.min_member) {
+      } else if (job.phase == PodGroupPhase::kRunning &&
+                 share::AllocatedTaskCount(job) >= job.min_member) {
         // The minMember test keeps a Running PodGroup whose driver finished
         // (Spark) from reserving its room a second time.
         inqueue_ += share::RunningReservation(job);

@@ -163,11 +163,11 @@ class ProportionPlugin : public Plugin {
         }
       }
       const Resource min = job.min_resources.value_or(Resource());
-      if (job.phase == "Inqueue") a.inqueue += share::DeductGated(ssn, job, min);
+      if (job.phase == PodGroupPhase::kInqueue) a.inqueue += share::DeductGated(ssn, job, min);
       // A Running job whose gang is placed keeps room for the rest of its
       // minResources; the minMember test keeps a finished driver pod (Spark)
       // from reserving its job's room again.
-      if (job.phase == "Running" && job.min_resources &&
+      if (job.phase == PodGroupPhase::kRunning && job.min_resources &&
           share::AllocatedTaskCount(job) >= job.min_member) {
         a.inqueue += share::DeductGated(ssn, job, share::RunningReservation(job));
       }
