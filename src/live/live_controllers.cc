@@ -12,12 +12,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr const char* kMergePatch = "application/merge-patch+json";
 
-std::pair<std::string, std::string> SplitKey(const std::string& key) {
-  auto slash = key.find('/');
-  if (slash == std::string::npos) return {"", key};
-  return {key.substr(0, slash), key.substr(slash + 1)};
-}
-
 std::string PodsPath(const std::string& ns) { return "/api/v1/namespaces/" + ns + "/pods"; }
 std::string PodGroupsPath(const std::string& ns) {
   return "/apis/scheduling.volcano.sh/v1beta1/namespaces/" + ns + "/podgroups";

@@ -27,11 +27,10 @@
 // create answered 409 AlreadyExists adopts the object; a delete answered 404
 // is done; a delete or patch is not repeated while it is still "in flight"
 // (sent, not yet seen back, younger than `in_flight_ttl`). A create is asked
-// for only when a controller makes the object (again), and always sent. Writes go through the writes
-// client, fenced by the lease (kube/leader.h): a replica that lost the lease
-// writes nothing. A create that fails otherwise removes the controller's
-// local object, so the store keeps matching the server and the next pass
-// tries again.
+// for only when a controller makes the object (again), and always sent. Writes go through the
+// writes client, fenced by the lease (kube/leader.h): a replica that lost the lease writes nothing.
+// A create that fails otherwise removes the controller's local object, so the store keeps matching
+// the server and the next pass tries again.
 #pragma once
 
 #include <chrono>

@@ -100,6 +100,12 @@ const Json* TaskTemplate(const Json& job_object, const std::string& task_name) {
 
 }  // namespace
 
+std::pair<std::string, std::string> SplitKey(const std::string& key) {
+  auto slash = key.find('/');
+  if (slash == std::string::npos) return {"", key};
+  return {key.substr(0, slash), key.substr(slash + 1)};
+}
+
 std::map<std::string, std::string> ResourceListOf(const Resource& r) {
   std::map<std::string, std::string> out;
   out["cpu"] = FormatDimension(ResourceNames::kCpu, r.milli_cpu());

@@ -18,6 +18,9 @@ namespace basalt {
 
 using Json = nlohmann::json;
 
+// "ns/name" -> {"ns", "name"}; "name" -> {"", "name"}.
+std::pair<std::string, std::string> SplitKey(const std::string& key);
+
 // A Resource as a Kubernetes resource list ({"cpu": "500m", ...}); the
 // implicit `pods` dimension and zero scalars are left out.
 std::map<std::string, std::string> ResourceListOf(const Resource& r);

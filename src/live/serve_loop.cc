@@ -13,33 +13,15 @@
 #include "api/quantity.h"
 #include "api/well_known.h"
 #include "engine/session_runner.h"
+#include "live/render.h"
 #include "plugins/builtin.h"
 
 namespace basalt {
 namespace {
 
-using kube::Json;
 using Clock = std::chrono::steady_clock;
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
-
-// "ns/name" -> {"ns", "name"}; "name" -> {"", "name"}.
-std::pair<std::string, std::string> SplitKey(const std::string& key) {
-  auto slash = key.find('/');
-  if (slash == std::string::npos) return {"", key};
-  return {key.substr(0, slash), key.substr(slash + 1)};
-}
-
-std::map<std::string, std::string> ResourceList(const Resource& r) {
-  std::map<std::string, std::string> out;
-  out["cpu"] = FormatDimension(ResourceNames::kCpu, r.milli_cpu());
-  out["memory"] = FormatDimension(ResourceNames::kMemory, r.memory());
-  for (const auto& [id, v] : r.scalars()) {
-    if (id == ResourceNames::kPods || v == 0) continue;
-    out[ResourceNames::Name(id)] = FormatDimension(id, v);
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -511,7 +493,7 @@ CycleSummary ServeLoop::RunCycle() {
     }
   };
   for (const auto& [name, allocated] : d.queue_allocated) {
-    auto list = ResourceList(allocated);
+    auto list = ResourceListOf(allocated);
     put_gauge("basalt_queue_allocated", name, allocated);
     auto q = queues.find(name);
     if (q != queues.end() && q->second.deserved)
