@@ -1,6 +1,7 @@
 #include "live/live_controllers.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "api/log.h"
 #include "api/well_known.h"
@@ -47,8 +48,10 @@ const Json& Member(const Json& object, const char* key) {
 bool StatusMatches(const Json& server, const Json& desired) {
   for (const auto& [k, v] : desired.items()) {
     const Json& have = Member(server, k.c_str());
-    if (k == "state") {
+    if (k == "state" && v.is_object()) {
       if (Member(have, "phase") != Member(v, "phase")) return false;
+    } else if (k == "state" && v == "Open" && have.is_null()) {
+      continue;  // a queue without status is Open
     } else if (have != v && !(v == 0 && have.is_null())) {
       return false;
     }
@@ -112,11 +115,11 @@ void LiveControllers::OnApplied(const std::string& kind, bool deleted, const std
       job_objects_[key] = object;
     }
   } else if (kind == "Queue") {
-    const Json& st = Member(Member(object, "status"), "state");
     if (deleted) {
-      queue_state_.erase(key);
+      queue_status_.erase(key);
     } else {
-      queue_state_[key] = st.is_string() ? st.get<std::string>() : "";
+      const Json& st = Member(object, "status");
+      queue_status_[key] = st.is_object() ? st : Json::object();
     }
   }
 }
@@ -250,15 +253,25 @@ void LiveControllers::CollectJobWrites(std::vector<Write>* writes) {
   }
 }
 
+// A queue's state (after open/close) and, as Volcano's queue controller
+// keeps them, the number of its PodGroups in each phase.
 void LiveControllers::CollectQueueWrites(std::vector<Write>* writes) {
+  std::map<std::string, std::map<std::string, int>> counts;  // queue -> phase -> groups
+  for (const auto& [key, pg] : state_->podgroups()) {
+    std::string phase = PodGroupPhaseName(pg.phase);
+    phase[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(phase[0])));
+    ++counts[pg.queue.empty() ? "default" : pg.queue][phase];
+  }
   for (const auto& [name, q] : state_->queues()) {
-    auto server = queue_state_.find(name);
-    if (server == queue_state_.end()) continue;  // implicit queues have no object
-    const std::string& have = server->second.empty() ? std::string("Open") : server->second;
-    if (q.state == have) continue;
+    auto server = queue_status_.find(name);
+    if (server == queue_status_.end()) continue;  // implicit queues have no object
+    Json desired = {{"state", q.state}};
+    for (const char* phase : {"pending", "inqueue", "running", "unknown", "completed"})
+      desired[phase] = counts[name][phase];
+    if (StatusMatches(server->second, desired)) continue;
     writes->push_back({Write::Verb::kMergePatch, "QueueStatus", name,
                        "/apis/scheduling.volcano.sh/v1beta1/queues/" + name + "/status",
-                       Json{{"status", {{"state", q.state}}}}, ""});
+                       Json{{"status", std::move(desired)}}, ""});
   }
 }
 

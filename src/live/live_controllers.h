@@ -17,7 +17,8 @@
 //       pod annotations changed           -> merge patch
 //       vcjob status changed              -> merge patch on jobs/NAME/status
 //       vcjob deleted (TTL)               -> delete
-//       queue state changed               -> merge patch on queues/NAME/status
+//       queue state or PodGroup counts
+//         changed                         -> merge patch on queues/NAME/status
 //       Command run                       -> delete
 //       job plugin object new / gone      -> create / delete
 //   without the lock: the writes, in that order.
@@ -121,7 +122,7 @@ class LiveControllers {
   std::vector<Pod> deleted_pods_;
   std::vector<std::pair<std::string, std::string>> phase_changes_;  // pod key, old phase
   std::map<std::string, Json> job_objects_;                         // vcjobs as the server has them
-  std::map<std::string, std::string> queue_state_;  // the server's queue status.state
+  std::map<std::string, Json> queue_status_;                        // the server's queue status
 
   // Only the pass's thread.
   std::map<std::string, std::chrono::steady_clock::time_point> in_flight_;
