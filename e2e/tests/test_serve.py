@@ -206,7 +206,11 @@ def test_kill9_mid_bind_binds_each_pod_once(kubectl, ns, make_nodes, run_basalt,
     twice = {n: k for n, k in accepted.items() if k > 1}
     never = [n for n in names if accepted[n] == 0]
     assert not twice, f"pods bound more than once: {twice}"
-    assert not never, f"pods with no accepted binding: {never[:10]}"
+    # A bind in flight when the process died can complete on the server with
+    # no ResponseComplete 201 in the audit log (its client was gone): such a
+    # pod is bound (wait_bound above) and was not bound again. At most the
+    # binds in flight at once (--bind-parallelism, 4) can be in that state.
+    assert len(never) <= 4, f"pods with no accepted binding: {never[:10]}"
     pods = kubectl.pods(ns)
     per_node = collections.Counter(bound_node(p) for p in pods)
     assert max(per_node.values()) <= 100, f"a node got more pods than cpus: {per_node}"
