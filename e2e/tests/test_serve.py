@@ -173,9 +173,10 @@ def test_kill9_mid_bind_binds_each_pod_once(kubectl, ns, make_nodes, run_basalt,
     started again. Checked:
     - every pod ends bound, and every gang whole;
     - the API server's audit log (every pods/binding request with its answer)
-      shows exactly one accepted (201) binding per pod: none lost, none bound
-      twice — the audit log is written by the server before it answers, so it
-      holds binds whose reply the killed process never read;
+      shows no pod with two accepted (201) bindings, and a 201 for every pod
+      but at most the few whose bind was in flight when the process died
+      (those complete on the server without a 201 logged for a client that
+      is gone);
     - no node holds more than its cpu: the restarted process counted the pods
       its predecessor bound.
     Refused bindings (409, a pod bound already) are allowed and reported."""
