@@ -435,6 +435,8 @@ TEST(ExplainTest, LiveClusterThroughKubeconfig) {
   EXPECT_TRUE(Contains(r.out, "Pod default/big: Pending")) << r.out;
   EXPECT_TRUE(Contains(r.out, "2 nodes: Insufficient cpu (n1, n2)")) << r.out;
   EXPECT_TRUE(Contains(r.out, "needs cpu 2 more on n1")) << r.out;
+  // A live report says it is a look ahead, not the cluster's state.
+  EXPECT_TRUE(Contains(r.out, "nothing here was written to the cluster")) << r.out;
   RunResult missing = Basalt("explain pod/none --kubeconfig " + kubeconfig);
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_TRUE(Contains(missing.out, "no Pod named default/none in the cluster")) << missing.out;

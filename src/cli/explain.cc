@@ -157,9 +157,9 @@ Result<ExplainReport> RunExplain(const ExplainRequest& request) {
   if (now) runner.set_now(*now);
   Status init = runner.Init();
   if (!init.ok()) return init.WithContext(conf_source);
-  // On a live cluster the controllers run in `basalt serve`: what they have
-  // not created yet does not exist, and nothing is simulated ahead.
-  if (!live) runner.SyncControllers();
+  // The controllers sync once, as `basalt serve` would next (a bare pod gets
+  // its PodGroup); on a live cluster nothing is simulated further ahead.
+  runner.SyncControllers();
   std::string where = live ? "the cluster" : "the manifests";
   if (!request.cluster_paths.empty()) {
     where = "--cluster " + request.cluster_paths.front() +
@@ -289,8 +289,8 @@ std::string ExplainText(const ExplainReport& r) {
   std::ostringstream o;
   o << r.kind << " " << r.name << ": " << r.verdict << " (cycle " << r.cycle << ")\n";
   if (r.live) {
-    o << "  (the cluster as listed now, and what basalt's next cycle would decide on it: "
-         "nothing here was written to the cluster)\n";
+    o << "  (the cluster as listed now, and what basalt's controllers and next cycle would do "
+         "on it: nothing here was written to the cluster)\n";
   }
   if (!r.ignored_because.empty()) o << "  not scheduled by basalt: " << r.ignored_because << "\n";
   if (!r.podgroup.empty()) {

@@ -97,9 +97,9 @@ struct ExplainReport {
   // NotCreated (a vcjob whose pods do not exist yet), Ignored (not ours).
   std::string verdict;
   std::string ignored_because;  // for Ignored
-  // Explained on a live cluster: the report is what basalt's next cycle would
-  // decide on the cluster as listed, not what the cluster holds (pods it
-  // would bind are not bound, pods not created yet are not simulated).
+  // Explained on a live cluster: the report is what basalt's controllers and
+  // next cycle would do on the cluster as listed, not what the cluster holds
+  // (pods it would bind are not bound; no later cycle is simulated).
   bool live = false;
 
   std::string podgroup;  // ns/name; "" when none
