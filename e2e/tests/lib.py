@@ -259,9 +259,9 @@ def phase(p):
     return p.get("status", {}).get("phase")
 
 
-def audit_binds(audit_log, namespace):
-    """Every pods/binding create the API server answered for `namespace`, from
-    its audit log: [(pod name, HTTP code)]."""
+def audit_requests(audit_log, namespace, subresource):
+    """Every create of pods/`subresource` (binding, eviction) the API server
+    answered for `namespace`, from its audit log: [(pod name, HTTP code, user)]."""
     out = []
     try:
         with open(audit_log) as f:
@@ -274,19 +274,21 @@ def audit_binds(audit_log, namespace):
         except ValueError:
             continue  # a line being written
         ref = ev.get("objectRef", {})
-        if (ev.get("stage") == "ResponseComplete" and ref.get("subresource") == "binding"
+        if (ev.get("stage") == "ResponseComplete" and ref.get("subresource") == subresource
                 and ref.get("namespace") == namespace):
-            out.append((ref.get("name"), ev.get("responseStatus", {}).get("code")))
+            out.append((ref.get("name"), ev.get("responseStatus", {}).get("code"),
+                        ev.get("user", {}).get("username")))
     return out
 
 
+def audit_binds(audit_log, namespace):
+    """[(pod name, HTTP code)] of every pods/binding create in `namespace`."""
+    return [(name, code) for name, code, _ in audit_requests(audit_log, namespace, "binding")]
+
+
 def audit_evictions(audit_log, namespace):
-    out = []
-    try:
-        with open(audit_log) as f:
-            lines = f.readlines()
-    except FileNotFoundError:
-        return out
+    """[(pod name, HTTP code, user)] of every pods/eviction create in `namespace`."""
+    return audit_requests(audit_log, namespace, "eviction")
     for line in lines:
         try:
             ev = json.loads(line)
