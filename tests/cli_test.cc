@@ -60,6 +60,20 @@ TEST(CliTest, DefaultConfiguration) {
   ASSERT_EQ(r.exit_code, 0) << r.out;
 }
 
+// --log-level takes spdlog's level names; anything else exits 2 naming the
+// flag. -v is accepted by every command and leaves stdout (the JSON) alone.
+TEST(CliTest, LogLevelFlags) {
+  const std::string cluster = " schedule --cluster " + Example("gang-training/cluster");
+  RunResult bad = Basalt("--log-level loud" + cluster);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.out.find("--log-level: unknown level \"loud\""), std::string::npos) << bad.out;
+  RunResult quiet = Basalt("--log-level error" + cluster);
+  RunResult verbose = Basalt("-v" + cluster);
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.out;
+  ASSERT_EQ(verbose.exit_code, 0) << verbose.out;
+  EXPECT_EQ(quiet.out, verbose.out);
+}
+
 // A malformed manifest exits 2 naming the file, the object and the field.
 TEST(CliTest, BadManifestExitsTwo) {
   TempDir dir;
