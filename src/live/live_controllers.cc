@@ -59,6 +59,12 @@ bool StatusMatches(const Json& server, const Json& desired) {
   return true;
 }
 
+// metadata.uid of an object from the server; "" when it has none.
+std::string UidOf(const Json& object) {
+  const Json& uid = Member(Member(object, "metadata"), "uid");
+  return uid.is_string() ? uid.get<std::string>() : "";
+}
+
 Json AnnotationPatch(const std::map<std::string, std::string>& from,
                      const std::map<std::string, std::string>& to) {
   Json changes = Json::object();
@@ -99,8 +105,8 @@ void LiveControllers::OnApplied(const std::string& kind, bool deleted, const std
     // to the incarnation the server reports on: a pod the controller has just
     // made again under the same name (no uid yet) is not the one that went.
     if (old == nullptr || JobKeyOf(*old).empty() || old->meta.uid.empty()) return;
-    const Json& uid = Member(Member(object, "metadata"), "uid");
-    if (uid.is_string() && uid.get<std::string>() != old->meta.uid) return;
+    const std::string uid = UidOf(object);
+    if (!uid.empty() && uid != old->meta.uid) return;
     if (deleted) {
       deleted_pods_.push_back(*old);
       return;
@@ -239,8 +245,8 @@ void LiveControllers::CollectJobWrites(std::vector<Write>* writes) {
     auto [ns, name] = SplitKey(key);
     const VcJob* job = state_->FindJob(key);
     if (job == nullptr) {  // deleted by the controller (ttlSecondsAfterFinished)
-      writes->push_back({Write::Verb::kDelete, "Job", key, JobsPath(ns) + "/" + name, Json(),
-                         Member(Member(server, "metadata"), "uid").get<std::string>()});
+      writes->push_back(
+          {Write::Verb::kDelete, "Job", key, JobsPath(ns) + "/" + name, Json(), UidOf(server)});
       continue;
     }
     job_internal::PodCounts c = job_internal::CountPods(*state_, *job);
