@@ -11,27 +11,11 @@
 namespace basalt {
 namespace {
 
+using decode_fields::ExpectMap;
 using decode_fields::FieldError;
 using decode_fields::Join;
+using decode_fields::KindOf;
 using decode_fields::Present;
-
-std::string KindOf(const YAML::Node& n) {
-  switch (n.Type()) {
-    case YAML::NodeType::Map:
-      return "an object";
-    case YAML::NodeType::Sequence:
-      return "a list";
-    case YAML::NodeType::Scalar:
-      return "a scalar";
-    default:
-      return "null";
-  }
-}
-
-Status ExpectMap(const YAML::Node& n, const std::string& field) {
-  if (Present(n) && !n.IsMap()) return FieldError(field, "expected an object, got " + KindOf(n));
-  return Status::Ok();
-}
 
 Result<std::string> ScalarText(const YAML::Node& n, const std::string& field, const char* want) {
   if (!n.IsScalar())
