@@ -488,5 +488,78 @@ TEST(ArgumentsTest, WithPrefix) {
   EXPECT_TRUE(a.WithPrefix("nothing.").empty());
 }
 
+// ---- lenient reading (schedule, simulate, serve without --strict) ----
+
+// Sets the process-wide mode for one test and restores strict reading after it.
+class LenientConfig {
+ public:
+  LenientConfig() { SetLenientSchedulerConfig(true); }
+  ~LenientConfig() { SetLenientSchedulerConfig(false); }
+};
+
+// As Volcano does, an unknown plugin is skipped; the others stay.
+TEST(LenientConfigTest, UnknownPluginIsSkipped) {
+  LenientConfig lenient;
+  SchedulerConfig c =
+      ParseOk("actions: \"allocate\"\ntiers:\n- plugins:\n  - name: gangs\n  - name: priority\n");
+  ASSERT_EQ(c.tiers.size(), 1u);
+  ASSERT_EQ(c.tiers[0].plugins.size(), 1u);
+  EXPECT_EQ(c.tiers[0].plugins[0].name, "priority");
+}
+
+// A wrong type keeps the default and is Ok in lenient mode; strict mode (the
+// default, and `validate` / --strict) keeps the error naming plugin and key.
+TEST(LenientConfigTest, WrongTypeKeepsTheDefault) {
+  const std::string text = OnePlugin("nodeorder",
+                                     "    arguments:\n      mostrequested.weight: 1.5\n"
+                                     "      flag: maybe\n      factor: true\n      list: [1]\n");
+  {
+    LenientConfig lenient;
+    SchedulerConfig c = ParseOk(text);
+    const Arguments& a = c.tiers[0].plugins[0].arguments;
+    EXPECT_TRUE(a.lenient());
+    int64_t w = 1;
+    EXPECT_TRUE(a.GetInt("mostrequested.weight", &w).ok());
+    EXPECT_EQ(w, 1);
+    bool b = true;
+    EXPECT_TRUE(a.GetBool("flag", &b).ok());
+    EXPECT_TRUE(b);
+    double f = 1.2;
+    EXPECT_TRUE(a.GetDouble("factor", &f).ok());
+    EXPECT_DOUBLE_EQ(f, 1.2);
+    int64_t l = 4;
+    EXPECT_TRUE(a.GetInt("list", &l).ok());
+    EXPECT_EQ(l, 4);
+  }
+  SchedulerConfig c = ParseOk(text);
+  const Arguments& a = c.tiers[0].plugins[0].arguments;
+  EXPECT_FALSE(a.lenient());
+  int64_t w = 1;
+  EXPECT_EQ(a.GetInt("mostrequested.weight", &w).message(),
+            "plugin nodeorder: arguments.mostrequested.weight: expected an integer, got \"1.5\"");
+  double f = 1.2;
+  EXPECT_FALSE(a.GetDouble("factor", &f).ok());
+  int64_t l = 4;
+  EXPECT_FALSE(a.GetInt("list", &l).ok());
+}
+
+// Strict mode keeps refusing an unknown plugin.
+TEST(LenientConfigTest, StrictRefusesUnknownPlugin) {
+  { LenientConfig lenient; }  // restored to strict
+  EXPECT_HAS(ParseError(OnePlugin("gangs")), "unknown plugin \"gangs\"");
+}
+
+// `Invalid` for a value the caller cannot use: the caller's error in strict
+// mode, Ok in lenient mode; arguments parsed from a file know their line.
+TEST(LenientConfigTest, InvalidValue) {
+  Arguments a("plugin sla");
+  a.Set("sla-waiting-time", "1");
+  a.SetLocation("sla-waiting-time", "conf.yaml:7");
+  const Status bad = Status::InvalidArgument("plugin sla: arguments.sla-waiting-time: bad");
+  EXPECT_EQ(a.Invalid("sla-waiting-time", bad, "(none)").message(), bad.message());
+  a.SetLenient(true);
+  EXPECT_TRUE(a.Invalid("sla-waiting-time", bad, "(none)").ok());
+}
+
 }  // namespace
 }  // namespace basalt

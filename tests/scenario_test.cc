@@ -14,6 +14,7 @@
 
 #include "api/yaml_json.h"
 #include "cli/schedule.h"
+#include "framework/config.h"
 #include "testing.h"
 
 namespace basalt {
@@ -79,6 +80,12 @@ TEST_P(ScenarioTest, Matches) {
   req.scores = doc["scores"] && doc["scores"].as<bool>();
   if (doc["check_invariants"]) req.check_invariants = doc["check_invariants"].as<bool>();
   if (doc["now"]) req.now = doc["now"].Scalar();
+  // `basalt schedule` reads configurations leniently unless --strict.
+  const bool strict = doc["strict"] && doc["strict"].as<bool>();
+  SetLenientSchedulerConfig(!strict);
+  struct RestoreStrict {
+    ~RestoreStrict() { SetLenientSchedulerConfig(false); }
+  } restore;
   // Every scenario also checks that each cycle's patched snapshot equals a full build.
   req.verify_snapshot_cache = true;
 

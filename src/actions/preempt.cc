@@ -62,22 +62,29 @@ bool EligibleToPreempt(Session& ssn, const TaskInfo& t) {
   return true;
 }
 
-// Tries to make room for `preemptor` on `node` by evicting victims; true once
-// it is pipelined there. `skip_empty`: a node without candidates is passed
-// over without asking the Preemptable vote (which can only answer "none").
-// `candidates` is scratch space, reused between calls.
-bool TryNode(Session& ssn, Statement& stmt, TaskInfo& preemptor, const CandidateFilter& filter,
-             const QueueInfo& queue, NodeInfo& node, bool skip_empty,
-             std::vector<const TaskInfo*>& candidates) {
+enum class NodeAnswer {
+  kPipelined,  // the preemptor is pipelined on the node
+  kNoRoom,     // the victims named would not make room: nothing was changed
+  kRefused,    // anything else (the queue's Allocatable said no, perhaps after evictions)
+};
+
+// Tries to make room for `preemptor` on `node` by evicting victims. An empty victim list is a valid
+// answer: a preemptor that fits the node's future idle room (and its queue) as it is, is pipelined
+// without evictions. A node without candidates is not put to the Preemptable
+// vote, which could only name no victims. `candidates` is scratch space,
+// reused between calls.
+NodeAnswer TryNode(Session& ssn, Statement& stmt, TaskInfo& preemptor,
+                   const CandidateFilter& filter, const QueueInfo& queue, NodeInfo& node,
+                   std::vector<const TaskInfo*>& candidates) {
   candidates.clear();
   for (TaskId id : node.tasks) {
     const TaskInfo& c = ssn.task(id);
     if (IsCandidateStatus(c.status) && filter(c)) candidates.push_back(&c);
   }
-  if (skip_empty && candidates.empty()) return false;
-  std::vector<const TaskInfo*> victims = ssn.Preemptable(preemptor, candidates);
-  if (victims.empty() || !LessEqual(preemptor.request, node.FutureIdle() + SumRequests(victims)))
-    return false;
+  std::vector<const TaskInfo*> victims;
+  if (!candidates.empty()) victims = ssn.Preemptable(preemptor, candidates);
+  if (!LessEqual(preemptor.request, node.FutureIdle() + SumRequests(victims)))
+    return NodeAnswer::kNoRoom;
   SortVictims(ssn, queue, victims);
   bool evicted = false;
   for (const TaskInfo* v : victims) {
@@ -88,16 +95,16 @@ bool TryNode(Session& ssn, Statement& stmt, TaskInfo& preemptor, const Candidate
   }
   if (ssn.Allocatable(queue, preemptor) && LessEqual(preemptor.request, node.FutureIdle())) {
     stmt.Pipeline(preemptor, node, evicted);
-    return true;
+    return NodeAnswer::kPipelined;
   }
-  return false;
+  return NodeAnswer::kRefused;
 }
 
 // The fast path's memory of nodes that refused a preemptor during one job's
 // turn of the job-level pass, per (equivalence class, priority) of preemptor.
 //
-// A node refuses without changing anything when the Preemptable vote names no
-// victims or too few to make room. It refuses a later preemptor of the same
+// A node answers kNoRoom, changing nothing, when the Preemptable vote names too
+// few victims to make room. It refuses a later preemptor of the same
 // class and job again as long as neither the node nor the job of any
 // candidate on it has changed: the votes (priority, gang, conformance, drf)
 // read only the preemptor, the candidates and the candidates' jobs, and during
@@ -158,14 +165,16 @@ bool PreemptTask(Session& ssn, Statement& stmt, TaskInfo& preemptor, const Candi
       fast.watch.Refresh(ssn);
       std::vector<size_t>* refused = remember ? &fast.refused.For(ssn, preemptor) : nullptr;
       for (const auto& [score, id] : *order) {
-        if (fast.watch.Holding(id) == 0) continue;  // no running task: no candidates
         NodeInfo& node = ssn.node(id);
+        // No running task means no candidates: only room as it is can take the preemptor.
+        if (fast.watch.Holding(id) == 0 && !FitsFutureIdle(preemptor.request, node)) continue;
         if (refused && RefusedNodes::Still(ssn, fast.watch, (*refused)[id], node, job.id)) continue;
         const size_t before = log.size();
-        if (TryNode(ssn, stmt, preemptor, filter, queue, node, true, fast.scratch)) return true;
-        if (log.size() == before) {
+        const NodeAnswer answer = TryNode(ssn, stmt, preemptor, filter, queue, node, fast.scratch);
+        if (answer == NodeAnswer::kPipelined) return true;
+        if (answer == NodeAnswer::kNoRoom) {
           if (refused) (*refused)[id] = before + 1;
-        } else {
+        } else if (log.size() != before) {
           fast.watch.Refresh(ssn);  // evicted, then could not place: others may have changed
         }
       }
@@ -180,7 +189,9 @@ bool PreemptTask(Session& ssn, Statement& stmt, TaskInfo& preemptor, const Candi
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return scores[a] > scores[b]; });
   for (size_t i : order) {
-    if (TryNode(ssn, stmt, preemptor, filter, queue, *nodes[i], false, fast.scratch)) return true;
+    if (TryNode(ssn, stmt, preemptor, filter, queue, *nodes[i], fast.scratch) ==
+        NodeAnswer::kPipelined)
+      return true;
   }
   return false;
 }

@@ -10,7 +10,9 @@
 // evicted amount alone covers the request, then the task is pipelined there.
 //
 // Pods of a queue with a higher spec.priority than the reclaimer's are never
-// candidates (queue priority beats job priority; docs/semantics/preempt-reclaim.md).
+// candidates (queue priority beats job priority; docs/semantics/preempt-reclaim.md),
+// unless the action argument `protectHigherPriorityQueues` is false (Volcano's
+// rule: queue priority only orders reclaimers and victims).
 //
 // Unlike preempt, reclaim acts at once (no statement, no rollback), counts only
 // evicted resources, and drops a queue as soon as its best job is not starving:
@@ -31,6 +33,10 @@ namespace {
 class ReclaimAction : public Action {
  public:
   std::string_view Name() const override { return "reclaim"; }
+
+  Status Configure(const Arguments& args) override {
+    return args.GetBool(kProtectArgument, &protect_higher_priority_);
+  }
 
   void Execute(Session& ssn) override {
     auto queue_less = [&ssn](QueueId a, QueueId b) {
@@ -79,7 +85,8 @@ class ReclaimAction : public Action {
       if (!ssn.PrePredicate(task).ok()) continue;
       std::vector<char>& queue_barren = barren[q];
       if (queue_barren.empty()) queue_barren.assign(ssn.nodes().size(), 0);
-      if (ReclaimFor(ssn, queue, task, watch, queue_barren, candidates)) it->second.Push(job.id);
+      if (ReclaimFor(ssn, queue, task, watch, queue_barren, candidates, protect_higher_priority_))
+        it->second.Push(job.id);
       queues.Push(q);
     }
   }
@@ -92,31 +99,33 @@ class ReclaimAction : public Action {
   // candidates gets no victims either way, and predicates have no side
   // effects).
   static bool ReclaimFor(Session& ssn, const QueueInfo& queue, TaskInfo& task, EvictionWatch& watch,
-                         std::vector<char>& barren, std::vector<const TaskInfo*>& candidates) {
+                         std::vector<char>& barren, std::vector<const TaskInfo*>& candidates,
+                         bool protect) {
     if (ssn.options().reference_node_selection) {
       for (NodeInfo* node : NodesForEviction(ssn, task)) {
-        if (TryNode(ssn, queue, task, *node, candidates)) return true;
+        if (TryNode(ssn, queue, task, *node, candidates, protect)) return true;
       }
       return false;
     }
     watch.Refresh(ssn);
     for (NodeInfo& node : ssn.nodes()) {
       if (barren[node.id] || watch.Holding(node.id) == 0) continue;
-      Candidates(ssn, queue, node, candidates);
+      Candidates(ssn, queue, node, candidates, protect);
       if (candidates.empty()) {
         barren[node.id] = 1;
         continue;
       }
       PredicateStatus st = ssn.Predicate(task, node);
       if (!st.ok() && st.code != PredicateStatus::Code::kUnschedulable) continue;
-      if (TryNode(ssn, queue, task, node, candidates)) return true;
+      if (TryNode(ssn, queue, task, node, candidates, protect)) return true;
     }
     return false;
   }
 
   // The running, preemptable tasks on `node` of other reclaimable queues.
+  // `protect`: leave out the pods of queues of higher spec.priority.
   static void Candidates(const Session& ssn, const QueueInfo& queue, const NodeInfo& node,
-                         std::vector<const TaskInfo*>& out) {
+                         std::vector<const TaskInfo*>& out, bool protect) {
     out.clear();
     for (TaskId id : node.tasks) {
       const TaskInfo& c = ssn.task(id);
@@ -126,8 +135,8 @@ class ReclaimAction : public Action {
       // The preemption hierarchy (docs/semantics/preempt-reclaim.md): queue
       // priority beats job priority, so a queue never takes from a queue of
       // higher spec.priority, however important the reclaiming job. Volcano
-      // only orders by queue priority.
-      if (cq.priority > queue.priority) continue;
+      // only orders by queue priority (protectHigherPriorityQueues: false).
+      if (protect && cq.priority > queue.priority) continue;
       out.push_back(&c);
     }
   }
@@ -137,8 +146,8 @@ class ReclaimAction : public Action {
   // victim order until the evicted amount covers the request; true once the
   // task is pipelined there.
   static bool TryNode(Session& ssn, const QueueInfo& queue, TaskInfo& task, NodeInfo& node,
-                      std::vector<const TaskInfo*>& candidates) {
-    if (ssn.options().reference_node_selection) Candidates(ssn, queue, node, candidates);
+                      std::vector<const TaskInfo*>& candidates, bool protect) {
+    if (ssn.options().reference_node_selection) Candidates(ssn, queue, node, candidates, protect);
     std::vector<const TaskInfo*> victims = ssn.Reclaimable(task, candidates);
     if (victims.empty() || !LessEqual(task.request, node.FutureIdle() + SumRequests(victims)))
       return false;
@@ -156,6 +165,9 @@ class ReclaimAction : public Action {
     now.Pipeline(task, node);
     return true;
   }
+
+  static constexpr const char* kProtectArgument = "protectHigherPriorityQueues";
+  bool protect_higher_priority_ = true;
 };
 
 }  // namespace

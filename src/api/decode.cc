@@ -526,6 +526,8 @@ Status DecodePodSpec(const YAML::Node& spec, const std::string& path, PodSpec* o
   Resource req = Max(sum + overhead + sidecars, peak_init);
   req.Set(ResourceNames::kPods, 1);
   out->request = req;
+  out->device_request = sum;
+  for (const auto& init : inits) out->device_request = Max(out->device_request, init.first);
   DecodeCpuPinningInputs(spec, out);
   if (Present(spec["priority"])) {
     BASALT_RETURN_IF_ERROR(ReadInt(spec, "priority", path, &out->priority));

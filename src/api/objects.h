@@ -111,6 +111,10 @@ struct HostPort {
 // The scheduling-relevant part of a PodSpec (also used for vcjob task templates).
 struct PodSpec {
   Resource request;  // effective request, incl. the implicit `pods: 1`
+  // Per resource max(Σ app containers, largest init container), without the
+  // sidecar and overhead rules of `request`: how Volcano's shared-GPU device
+  // counts the cards and device memory a pod needs.
+  Resource device_request;
   bool has_priority = false;
   int32_t priority = 0;
   std::string priority_class_name;

@@ -18,6 +18,7 @@
 #include "cli/simulate.h"
 #include "cli/validate.h"
 #include "cli/webhook.h"
+#include "framework/config.h"
 
 namespace {
 
@@ -97,6 +98,11 @@ int main(int argc, char** argv) {
                    "Scheduling cycles to run, with the world moving between them")
       ->check(CLI::Range(1, 1000000));
   schedule->add_flag("--scores", scores, "Print node-order scores of every pod not yet running");
+  bool strict = false;  // one flag shared by schedule, simulate and serve
+  const char* strict_help =
+      "Refuse an unknown plugin name or a plugin argument of the wrong type (exit 2) instead of "
+      "warning and going on as Volcano does (docs/configuration.md)";
+  schedule->add_flag("--strict", strict, strict_help);
   schedule->add_flag("--check-invariants", check_invariants,
                      "Check the scheduler's invariants after every action; a violation exits 3 "
                      "(docs/reliability.md)");
@@ -133,6 +139,7 @@ int main(int argc, char** argv) {
   CLI::Option* seed_opt =
       simulate->add_option("--seed", sim_seed, "Random seed (overrides the scenario's)");
   simulate->add_option("--out", sim.out_dir, "Output folder (default: simulate-out)");
+  simulate->add_flag("--strict", strict, strict_help);
   simulate->footer("Example:\n  basalt simulate examples/tidal-day.yaml --out /tmp/tidal");
 
   basalt::ServeRequest serve_req;
@@ -179,6 +186,7 @@ int main(int argc, char** argv) {
                    "Concurrent bind calls per cycle")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
+  serve->add_flag("--strict", strict, strict_help);
   basalt::AddWebhookFlags(serve, &serve_req.webhook);
   serve->footer(
       "Exit code 2 on a bad kubeconfig, flag or configuration; 0 after SIGTERM (lease "
@@ -251,6 +259,9 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   }
   if (vc_outcome.ran) return vc_outcome.exit_code;
+  // Volcano reads its configuration leniently; validate and --strict do not.
+  basalt::SetLenientSchedulerConfig((schedule->parsed() || simulate->parsed() || serve->parsed()) &&
+                                    !strict);
   if (schedule->parsed())
     return RunScheduleCommand(conf, clusters, cycles, scores, check_invariants, now);
   if (serve->parsed()) {

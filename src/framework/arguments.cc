@@ -4,8 +4,11 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <mutex>
+#include <set>
 
 #include "api/decode.h"
+#include "api/log.h"
 
 namespace basalt {
 
@@ -27,6 +30,28 @@ std::string Arguments::NestedKind(const std::string& key) const {
   return "";
 }
 
+Status Arguments::Invalid(const std::string& key, const Status& error,
+                          const std::string& default_text) const {
+  if (!lenient_) return error;
+  static std::mutex mu;
+  static std::set<std::string> warned;  // "<owner>/<key>" already reported
+  std::lock_guard<std::mutex> lock(mu);
+  if (!warned.insert(owner_ + "/" + key).second) return Status::Ok();
+  // A nested value is flattened: its location is its first child's.
+  auto where = where_.lower_bound(key);
+  std::string at = where != where_.end() && where->first.compare(0, key.size(), key) == 0
+                       ? where->second + ": "
+                       : std::string();
+  CliLog().warn("warning: {}{}; ignored, the default {} is used", at, error.message(),
+                default_text);
+  return Status::Ok();
+}
+
+Status Arguments::WrongType(const std::string& key, const std::string& want,
+                            const std::string& default_text) const {
+  return Invalid(key, TypeError(key, want), default_text);
+}
+
 const std::string* Arguments::Find(const std::string& key, const std::string& want,
                                    Status* st) const {
   auto it = values_.find(key);
@@ -38,9 +63,10 @@ const std::string* Arguments::Find(const std::string& key, const std::string& wa
 Status Arguments::GetBool(const std::string& key, bool* out) const {
   Status st;
   const std::string* v = Find(key, "true or false", &st);
-  if (v == nullptr) return st;
+  const std::string def = *out ? "true" : "false";
+  if (v == nullptr) return st.ok() ? st : Invalid(key, st, def);
   std::optional<bool> b = ParseYamlBool(*v);
-  if (!b) return TypeError(key, "true or false");
+  if (!b) return WrongType(key, "true or false", def);
   *out = *b;
   return Status::Ok();
 }
@@ -48,14 +74,15 @@ Status Arguments::GetBool(const std::string& key, bool* out) const {
 Status Arguments::GetInt(const std::string& key, int64_t* out) const {
   Status st;
   const std::string* v = Find(key, "an integer", &st);
-  if (v == nullptr) return st;
+  const std::string def = std::to_string(*out);
+  if (v == nullptr) return st.ok() ? st : Invalid(key, st, def);
   // strtoll would skip leading whitespace; a YAML scalar never has any unquoted.
   if (v->empty() || std::isspace(static_cast<unsigned char>((*v)[0])))
-    return TypeError(key, "an integer");
+    return WrongType(key, "an integer", def);
   char* end = nullptr;
   errno = 0;
   long long x = std::strtoll(v->c_str(), &end, 10);
-  if (*end != '\0' || errno == ERANGE) return TypeError(key, "an integer");
+  if (*end != '\0' || errno == ERANGE) return WrongType(key, "an integer", def);
   *out = x;
   return Status::Ok();
 }
@@ -63,16 +90,17 @@ Status Arguments::GetInt(const std::string& key, int64_t* out) const {
 Status Arguments::GetDouble(const std::string& key, double* out) const {
   Status st;
   const std::string* v = Find(key, "a number", &st);
-  if (v == nullptr) return st;
+  const std::string def = fmt::format("{}", *out);
+  if (v == nullptr) return st.ok() ? st : Invalid(key, st, def);
   // strtod also reads hexadecimal floats, "inf" and "nan": not numbers a user means.
   if (v->empty() || std::isspace(static_cast<unsigned char>((*v)[0])) ||
       v->find_first_of("xXnN") != std::string::npos) {
-    return TypeError(key, "a number");
+    return WrongType(key, "a number", def);
   }
   char* end = nullptr;
   errno = 0;
   double x = std::strtod(v->c_str(), &end);
-  if (*end != '\0' || errno == ERANGE || !std::isfinite(x)) return TypeError(key, "a number");
+  if (*end != '\0' || errno == ERANGE || !std::isfinite(x)) return WrongType(key, "a number", def);
   *out = x;
   return Status::Ok();
 }
@@ -81,7 +109,7 @@ Status Arguments::GetString(const std::string& key, std::string* out) const {
   Status st;
   const std::string* v = Find(key, "a string", &st);
   if (v != nullptr) *out = *v;
-  return st;
+  return st.ok() ? st : Invalid(key, st, "\"" + *out + "\"");
 }
 
 std::map<std::string, std::string> Arguments::WithPrefix(const std::string& prefix) const {

@@ -1,9 +1,12 @@
 // Arguments: a plugin's or action's free-form `arguments:` map from the
 // scheduler configuration, with typed getters that fail on a wrong type.
 //
-// Volcano reads arguments leniently (a wrong type is ignored). basalt reports a
-// wrong type as an error naming the plugin and the key, so a typo in a quota
-// weight never silently changes decisions.
+// Volcano reads arguments leniently (a wrong type is logged and ignored).
+// basalt does the same in lenient mode (`schedule`, `simulate`, `serve`), with
+// a warning naming the owner, the key, where it is written and the default
+// kept; in strict mode (`validate`, `--strict`) a wrong type is an error
+// naming the plugin and the key, so a typo in a quota weight can be stopped
+// before it silently changes decisions.
 #pragma once
 
 #include <map>
@@ -28,8 +31,22 @@ class Arguments {
   const std::map<std::string, std::string>& values() const { return values_; }
   const std::string& owner() const { return owner_; }
 
-  // Each getter leaves `*out` unchanged when the key is absent, and returns an
-  // error naming the owner and the key when the value has the wrong type:
+  // Lenient mode: see the file comment and `Invalid`.
+  void SetLenient(bool lenient) { lenient_ = lenient; }
+  bool lenient() const { return lenient_; }
+  // Where `key` is written ("conf.yaml:12"), for messages.
+  void SetLocation(const std::string& key, std::string where) { where_[key] = std::move(where); }
+
+  // A value of `key` the caller cannot use: returns `error` in strict mode; in
+  // lenient mode logs it as a warning (once per owner and key and process:
+  // plugins are built every session), with its location and "ignored, the
+  // default <default_text> is used", and returns Ok so the caller keeps it.
+  Status Invalid(const std::string& key, const Status& error,
+                 const std::string& default_text) const;
+
+  // Each getter leaves `*out` unchanged when the key is absent, and, when the
+  // value has the wrong type, reports it through `Invalid` (`*out`, unchanged,
+  // is the default named) with the error naming the owner and the key:
   //   "plugin binpack: arguments.binpack.weight: expected an integer, got \"x\"".
   // A key given as a nested object or list (flattened to "key.a" / "key[0]") is
   // the wrong type for every getter ("... expected a number, got a list").
@@ -51,8 +68,13 @@ class Arguments {
   std::string NestedKind(const std::string& key) const;
   // The value of `key`, or nullptr (then `*st` is a type error when `key` is nested).
   const std::string* Find(const std::string& key, const std::string& want, Status* st) const;
+  // `Invalid` for a type error of `key` (want: "an integer", ...).
+  Status WrongType(const std::string& key, const std::string& want,
+                   const std::string& default_text) const;
   std::string owner_;
+  bool lenient_ = false;
   std::map<std::string, std::string> values_;
+  std::map<std::string, std::string> where_;  // key -> "file:line"
 };
 
 }  // namespace basalt

@@ -3,9 +3,11 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 
 #include "api/decode.h"
+#include "api/log.h"
 #include "api/text.h"
 
 namespace basalt {
@@ -33,9 +35,11 @@ std::string Where(const std::string& source, const YAML::Node& n) {
   return line >= 0 ? source + ":" + std::to_string(line + 1) : source;
 }
 
-// Flattens an `arguments:` tree into "a.b" keys ("a[i]" for lists).
+// Flattens an `arguments:` tree into "a.b" keys ("a[i]" for lists), each with
+// its location in `source`.
 Status Flatten(const YAML::Node& n, const std::string& prefix, Arguments* out,
-               const std::string& where) {
+               const std::string& where, const std::string& source) {
+  if (!prefix.empty()) out->SetLocation(prefix, Where(source, n));
   if (n.IsScalar()) {
     out->Set(prefix, n.Scalar());
   } else if (n.IsMap()) {
@@ -43,11 +47,12 @@ Status Flatten(const YAML::Node& n, const std::string& prefix, Arguments* out,
       if (!kv.first.IsScalar())
         return Status::InvalidArgument(where + ": arguments: keys must be strings");
       std::string key = prefix.empty() ? kv.first.Scalar() : prefix + "." + kv.first.Scalar();
-      BASALT_RETURN_IF_ERROR(Flatten(kv.second, key, out, where));
+      BASALT_RETURN_IF_ERROR(Flatten(kv.second, key, out, where, source));
     }
   } else if (n.IsSequence()) {
     for (size_t i = 0; i < n.size(); ++i) {
-      BASALT_RETURN_IF_ERROR(Flatten(n[i], prefix + "[" + std::to_string(i) + "]", out, where));
+      BASALT_RETURN_IF_ERROR(
+          Flatten(n[i], prefix + "[" + std::to_string(i) + "]", out, where, source));
     }
   } else if (n.IsNull() && !prefix.empty()) {
     out->Set(prefix, "");
@@ -56,6 +61,13 @@ Status Flatten(const YAML::Node& n, const std::string& prefix, Arguments* out,
 }
 
 }  // namespace
+
+namespace {
+std::atomic<bool> lenient_config{false};
+}  // namespace
+
+void SetLenientSchedulerConfig(bool lenient) { lenient_config = lenient; }
+bool LenientSchedulerConfig() { return lenient_config; }
 
 const char* SwitchKey(Switch s) { return kSwitchKeys[static_cast<size_t>(s)]; }
 
@@ -164,11 +176,15 @@ Result<SchedulerConfig> Parse(const YAML::Node& root, const std::string& source,
           return Error(Where(source, name), ppath + ".name", "expected a string");
         opt.name = name.Scalar();
         if (!Known(known_plugins, opt.name)) {
-          return Error(
+          Status unknown = Error(
               Where(source, name), ppath + ".name",
               "unknown plugin \"" + opt.name + "\" (known: " + JoinNames(known_plugins) + ")");
+          if (!LenientSchedulerConfig()) return unknown;
+          CliLog().warn("warning: {}; the plugin is skipped", unknown.message());
+          continue;
         }
         opt.arguments = Arguments("plugin " + opt.name);
+        opt.arguments.SetLenient(LenientSchedulerConfig());
         for (const auto& kv : pl) {
           const std::string& key = kv.first.Scalar();
           if (key == "name") continue;
@@ -177,8 +193,8 @@ Result<SchedulerConfig> Parse(const YAML::Node& root, const std::string& source,
             if (!kv.second.IsNull() && !kv.second.IsMap()) {
               return Error(Where(source, kv.second), fpath, "expected a mapping");
             }
-            BASALT_RETURN_IF_ERROR(
-                Flatten(kv.second, "", &opt.arguments, Where(source, kv.second) + ": " + fpath));
+            BASALT_RETURN_IF_ERROR(Flatten(kv.second, "", &opt.arguments,
+                                           Where(source, kv.second) + ": " + fpath, source));
             continue;
           }
           auto sw = std::find_if(std::begin(kSwitchKeys), std::end(kSwitchKeys),
@@ -234,12 +250,13 @@ Result<SchedulerConfig> Parse(const YAML::Node& root, const std::string& source,
                      "unknown action \"" + action + "\" (known: " + JoinNames(known_actions) + ")");
       }
       Arguments args("action " + action);
+      args.SetLenient(LenientSchedulerConfig());
       YAML::Node a = c["arguments"];
       if (a) {
         if (!a.IsNull() && !a.IsMap())
           return Error(Where(source, a), cpath + ".arguments", "expected a mapping");
         BASALT_RETURN_IF_ERROR(
-            Flatten(a, "", &args, Where(source, a) + ": " + cpath + ".arguments"));
+            Flatten(a, "", &args, Where(source, a) + ": " + cpath + ".arguments", source));
       }
       conf.action_arguments.emplace_back(action, std::move(args));
     }

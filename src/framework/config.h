@@ -85,8 +85,18 @@ struct SchedulerConfig {
   bool HasAction(const std::string& name) const;
 };
 
+// Whether configurations are read leniently, as Volcano reads them: an unknown
+// plugin name is skipped and a plugin or action argument of the wrong type
+// keeps its default, each with a warning naming the file and line
+// (`Arguments::Invalid`). Process-wide, set once by the command before it
+// reads its configuration: lenient for `schedule`, `simulate` and `serve`
+// unless `--strict`; strict (the default) for `validate` and everything else.
+void SetLenientSchedulerConfig(bool lenient);
+bool LenientSchedulerConfig();
+
 // Parses the configuration text. `source` names the file in messages.
 // `known_plugins` / `known_actions` validate names (empty = accept any).
+// Reads leniently when `LenientSchedulerConfig()`.
 Result<SchedulerConfig> ParseSchedulerConfig(const std::string& text, const std::string& source,
                                              const std::vector<std::string>& known_plugins,
                                              const std::vector<std::string>& known_actions);

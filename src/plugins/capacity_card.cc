@@ -27,15 +27,18 @@
 //                   whose cards come only from minResources (`nvidia.com/gpu`)
 //                   counts as a card job for cardUnlimitedCpuMemory.
 //   Allocatable,    queue Open and allocated + request <= capability (no
-//   Preemptive      overcommit), cpu / memory when requested; for `A|B` any one
+//   Preemptive      overcommit; Preemptive also refuses a training task), cpu / memory when
+//   requested; for `A|B` any one
 //                   model that fits passes. An empty request is refused by an
 //                   empty capability, else passes while the queue's allocation
 //                   is within its capability.
 //   NodeOrder       for `A|B|C` pods: 100 x 0.5^i x nodeOrderWeight on a node
 //                   offering the i-th model; single-model pods score 0.
 //   QueueOrder      higher spec.priority first, then lower share of capability.
-//   Reclaimable     training never reclaims; inference and unknown-type pods
-//                   are never victims; training pods are.
+//   Reclaimable     training never reclaims (its Preemptive check refuses a
+//                   training reclaimer, which holds in any tier layout);
+//                   inference and unknown-type pods are never victims; training
+//                   pods are.
 //   events          allocate / pipeline / unevict add, evict / unpipeline /
 //                   unallocate subtract, charging the model of the task's node
 //                   (the first of its alternatives the node offers).
@@ -671,7 +674,11 @@ class CapacityCardPlugin : public Plugin {
     ssn.AddAllocatableFn([this](const QueueInfo& q, const TaskInfo& t) {
       return q.IsOpen() && TaskFits(quotas_[q.id], t);
     });
+    // Training never reclaims. Said here, in the check reclaim requires of every
+    // plugin, the policy holds in any tier layout; the empty Reclaimable answer
+    // below only ends its own tier, and a later tier could name victims.
     ssn.AddPreemptiveFn([this](const QueueInfo& q, const TaskInfo& t) {
+      if (ServiceTypeOf(t) == ServiceType::kTraining) return false;
       return q.IsOpen() && TaskFits(quotas_[q.id], t);
     });
     ssn.AddNodeOrderFn([this](const TaskInfo& t, const NodeInfo& n) { return NodeScore(t, n); });

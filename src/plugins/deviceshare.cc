@@ -93,6 +93,11 @@ int64_t ScalarUnits(const Resource& r, const char* name) {
   return r.Get(id) / 1000;
 }
 
+bool HasScalar(const Resource& r, const char* name) {
+  ResourceId id;
+  return ResourceNames::Lookup(name, &id) && r.Has(id);
+}
+
 const std::string* Annotation(const TaskInfo& task, const char* key) {
   if (!task.pod) return nullptr;
   auto it = task.pod->meta.annotations.find(key);
@@ -149,8 +154,10 @@ class DeviceSharePlugin : public Plugin {
     PodDeviceRequest r;
     if (!task.pod) return r;
     const Resource& req = task.pod->spec.request;  // unstripped: per-card quantities included
-    if (opts_.gpu_sharing) r.share_memory = ScalarUnits(req, kShareMemoryResource);
-    if (opts_.gpu_number) r.share_number = ScalarUnits(req, kShareNumberResource);
+    // gpushare counts max(Σ containers, largest init container), sidecars included in neither.
+    const Resource& share = task.pod->spec.device_request;
+    if (opts_.gpu_sharing) r.share_memory = ScalarUnits(share, kShareMemoryResource);
+    if (opts_.gpu_number) r.share_number = ScalarUnits(share, kShareNumberResource);
     if (opts_.vgpu) r.vgpu = VgpuRequestOf(req, task.pod->meta.annotations);
     return r;
   }
@@ -164,7 +171,8 @@ class DeviceSharePlugin : public Plugin {
         const int64_t memory = ScalarUnits(n.node->capacity, kShareMemoryResource);
         const int64_t number = ScalarUnits(n.node->capacity, kShareNumberResource);
         auto unhealthy = n.node->meta.annotations.find(kUnhealthyGpuIdsAnnotation);
-        if (number > 0) {
+        // No gpu-memory capacity: Volcano builds no shared-GPU device, whatever the number.
+        if (number > 0 && HasScalar(n.node->capacity, kShareMemoryResource)) {
           GpuCards cards = GpuCards::Uniform(
               number, memory, unhealthy == n.node->meta.annotations.end() ? "" : unhealthy->second);
           if (!cards.empty()) d.share = std::move(cards);

@@ -33,9 +33,10 @@
 //   events       allocate / deallocate move `allocated` and `share`.
 //
 // Exact arithmetic: Volcano hands out `remaining * weight / totalWeight` as a
-// float64 and compares with a 0.1-unit epsilon; basalt rounds each hand-out
-// down to whole stored units (milli-cpu, bytes, milli-scalars, pods). See
-// `ShareOf` for where that can change a decision.
+// float64. basalt keeps every hand-out, and so deserved, as an exact rational
+// (`ExactResource`), so deserved is the arithmetic result of the water-filling;
+// the tests against whole values use its floor (`x <= deserved`) or ceiling
+// (`deserved <= x`), and the share is the exact quotient.
 #include <map>
 #include <set>
 #include <vector>
@@ -43,87 +44,26 @@
 #include "framework/invariants.h"
 #include "framework/session.h"
 #include "plugins/builtin.h"
+#include "plugins/exact_resource.h"
 #include "plugins/queue_share.h"
 
 namespace basalt {
 namespace {
-
-using share::DominantShare;
-using share::Fraction;
 
 struct QueueAttr {
   bool present = false;  // the queue has a job in the snapshot
   int32_t weight = 0;
   Resource guarantee;
   Resource real_capability;
-  Resource deserved;
+  ExactResource deserved;
+  Resource deserved_floor;  // tests of `x <= deserved` on whole values
+  Resource deserved_ceil;   // tests of `deserved <= x` on whole values
   Resource allocated;
   Resource request;
   Resource inqueue;
   Resource elastic;
-  Fraction share;
+  mpq_class share;
 };
-
-// Every dimension of `a` equals `b`'s, an absent scalar counting as 0. Volcano
-// compares these vectors with a deep equality after helpers.Max / ExceededPart
-// have dropped zero scalars, which amounts to the same thing.
-bool SameValues(const Resource& a, const Resource& b) {
-  if (a.milli_cpu() != b.milli_cpu() || a.memory() != b.memory()) return false;
-  for (const auto& [id, v] : a.scalars()) {
-    if (v != b.Get(id)) return false;
-  }
-  for (const auto& [id, v] : b.scalars()) {
-    if (v != a.Get(id)) return false;
-  }
-  return true;
-}
-
-// True when no dimension is positive (Volcano's IsEmpty: every value < 0.1).
-bool NothingLeft(const Resource& r) {
-  if (r.milli_cpu() > 0 || r.memory() > 0) return false;
-  for (const auto& [id, v] : r.scalars()) {
-    if (v > 0) return false;
-  }
-  return true;
-}
-
-// floor(v * weight / total_weight) per dimension: this round's hand-out to a
-// queue. Rounding down keeps Σ hand-outs <= remaining, so the water-filling
-// never hands out more than the cluster has.
-//
-// Where this departs from Volcano's float64 deserved d (integer values below):
-//  * Allocatable `x <= d` passes in Volcano for x <= floor(d + 0.1) (epsilon);
-//    basalt uses floor(d): they differ when d's fraction is >= 0.9 unit.
-//  * Overused `d <= allocated` passes in Volcano for allocated >= ceil(d - 0.1);
-//    basalt's floor(d) is reached one unit earlier when d's fraction is > 0.1.
-// Both need an exact share with a fraction of a milli-cpu / byte / pod, and a
-// task size that lands on it.
-Resource ShareOf(const Resource& remaining, int64_t weight, int64_t total_weight) {
-  auto part = [&](int64_t v) {
-    return static_cast<int64_t>(static_cast<__int128>(v) * weight / total_weight);
-  };
-  Resource r;
-  r.set_milli_cpu(part(remaining.milli_cpu()));
-  r.set_memory(part(remaining.memory()));
-  for (const auto& [id, v] : remaining.scalars()) r.Set(id, part(v));
-  return r;
-}
-
-// Splits `now - before` into its positive and negative parts and adds them to
-// `inc` and `dec` (Volcano's Resource.Diff with the Zero default).
-void AddDiff(const Resource& now, const Resource& before, Resource* inc, Resource* dec) {
-  auto one = [&](ResourceId id) {
-    const int64_t d = now.Get(id) - before.Get(id);
-    if (d > 0) inc->Set(id, inc->Get(id) + d);
-    if (d < 0) dec->Set(id, dec->Get(id) - d);
-  };
-  one(ResourceNames::kCpu);
-  one(ResourceNames::kMemory);
-  std::set<ResourceId> ids;
-  for (const auto& [id, v] : now.scalars()) ids.insert(id);
-  for (const auto& [id, v] : before.scalars()) ids.insert(id);
-  for (ResourceId id : ids) one(id);
-}
 
 class ProportionPlugin : public Plugin {
  public:
@@ -140,7 +80,10 @@ class ProportionPlugin : public Plugin {
     BuildAttrs(ssn);
     WaterFill();
     for (QueueAttr& a : attrs_) {
-      if (a.present) a.share = DominantShare(a.allocated, a.deserved);
+      if (!a.present) continue;
+      a.deserved_floor = a.deserved.Floor();
+      a.deserved_ceil = a.deserved.Ceil();
+      a.share = DominantShare(a.allocated, a.deserved);
     }
     Register(ssn);
   }
@@ -203,42 +146,80 @@ class ProportionPlugin : public Plugin {
   // its deserved or its deserved stops moving (it hit a cap). Rounds stop when
   // every queue is met, nothing is left, or nothing changed.
   //
-  // Termination: between rounds either a queue becomes met or `remaining`
-  // changes; deserved only grows after the first round and `remaining` only
-  // shrinks, both in whole units, so the rounds are finite. A queue whose
-  // hand-out rounds to zero in every dimension is met (its deserved did not
-  // move), which also ends the loop on a sub-unit residue.
+  // Exact: the hand-outs are rationals, so nothing is lost to rounding. In a
+  // dimension where an unmet queue already sits at its cap, Volcano's round
+  // still hands it a part, which the cap gives straight back to `remaining`
+  // for the next round; the other queues' totals are the same when the part is
+  // split among the queues below their cap at once (`Weights`), and that also
+  // ends the rounds: each one either fills a dimension or brings another queue
+  // to a cap in it, where an exact geometric series of returns would never end.
   void WaterFill() {
-    Resource remaining = total_;
+    ExactResource remaining(total_);
     std::vector<bool> met(attrs_.size(), false);
     while (true) {
-      int64_t total_weight = 0;
-      for (size_t i = 0; i < attrs_.size(); ++i) {
-        if (attrs_[i].present && !met[i]) total_weight += attrs_[i].weight;
-      }
-      if (total_weight == 0) break;  // every queue met, or only weight-0 queues left
-      const Resource before = remaining;
-      Resource increased, decreased;
+      std::map<ResourceId, int64_t> weights = Weights(remaining, met);
+      if (weights.empty()) break;  // every queue met, or only weight-0 queues left
+      const ExactResource before = remaining;
+      ExactResource increased, decreased;
       for (size_t i = 0; i < attrs_.size(); ++i) {
         QueueAttr& a = attrs_[i];
         if (!a.present || met[i]) continue;
-        const Resource old = a.deserved;
-        a.deserved += ShareOf(remaining, a.weight, total_weight);
-        a.deserved = MinUnlimited(a.deserved, a.real_capability);
-        a.deserved = MinZero(a.deserved, a.request);
-        a.deserved = Max(a.deserved, a.guarantee);
-        if (LessEqual(a.request, a.deserved) || SameValues(a.deserved, old)) met[i] = true;
+        const ExactResource old = a.deserved;
+        for (const auto& [id, left] : remaining.values()) {
+          auto w = weights.find(id);
+          if (w != weights.end() && !AtCap(a, id)) a.deserved.Add(id, left * a.weight / w->second);
+        }
+        a.deserved.MinUnlimited(a.real_capability);
+        a.deserved.MinZero(a.request);
+        a.deserved.Max(a.guarantee);
+        if (a.deserved.Covers(a.request) || a.deserved.SameValues(old)) met[i] = true;
         AddDiff(a.deserved, old, &increased, &decreased);
       }
-      remaining = ExceededPart(remaining + decreased, increased);
-      if (NothingLeft(remaining) || SameValues(remaining, before)) break;
+      remaining += decreased;
+      remaining = ExceededPart(remaining, increased);
+      if (remaining.NothingPositive() || remaining.SameValues(before)) break;
     }
+  }
+
+  // The cap of queue `a` in dimension `id`: min(realCapability, request), a
+  // scalar the request does not have counting 0 (as MinZero applies it).
+  static mpq_class CapOf(const QueueAttr& a, ResourceId id) {
+    const bool fixed = id == ResourceNames::kCpu || id == ResourceNames::kMemory;
+    if (!fixed && !a.request.Has(id)) return 0;
+    int64_t cap = a.request.Get(id);
+    if (fixed || a.real_capability.Has(id)) cap = std::min(cap, a.real_capability.Get(id));
+    return mpq_class(static_cast<long>(cap));
+  }
+
+  static bool AtCap(const QueueAttr& a, ResourceId id) {
+    return a.deserved.Get(id) >= CapOf(a, id);
+  }
+
+  // Per dimension with something left: the total weight of the unmet queues
+  // below their cap there (dimensions where it is 0 are left out); empty when
+  // no unmet queue has a weight.
+  std::map<ResourceId, int64_t> Weights(const ExactResource& remaining,
+                                        const std::vector<bool>& met) const {
+    std::map<ResourceId, int64_t> out;
+    int64_t any = 0;
+    for (size_t i = 0; i < attrs_.size(); ++i) {
+      const QueueAttr& a = attrs_[i];
+      if (!a.present || met[i]) continue;
+      any += a.weight;
+      for (const auto& [id, left] : remaining.values()) {
+        if (left > 0 && a.weight > 0 && !AtCap(a, id)) out[id] += a.weight;
+      }
+    }
+    if (any == 0) return {};
+    if (out.empty()) out[ResourceNames::kCpu] = any;  // nothing to hand out: one last round
+    return out;
   }
 
   void Register(Session& ssn) {
     ssn.AddQueueOrderFn([this](const QueueInfo& a, const QueueInfo& b) {
       if (a.priority != b.priority) return a.priority > b.priority ? -1 : 1;
-      return share::Compare(ShareOfQueue(a.id), ShareOfQueue(b.id));
+      const int c = cmp(ShareOfQueue(a.id), ShareOfQueue(b.id));
+      return c < 0 ? -1 : (c > 0 ? 1 : 0);
     });
 
     ssn.AddReclaimableFn([this, &ssn](const TaskInfo&, const std::vector<const TaskInfo*>& cands) {
@@ -247,14 +228,14 @@ class ProportionPlugin : public Plugin {
 
     ssn.AddOverusedFn([this](const QueueInfo& q) {
       const QueueAttr* a = Attr(q.id);
-      return a != nullptr && LessEqual(a->deserved, a->allocated);
+      return a != nullptr && LessEqual(a->deserved_ceil, a->allocated);
     });
 
     auto fits_deserved = [this](const QueueInfo& q, const TaskInfo& t) {
       if (!q.IsOpen()) return false;
       const QueueAttr* a = Attr(q.id);
       if (a == nullptr) return true;  // no job in the queue: nothing to check against
-      return LessEqualOnRequested(a->allocated + t.request, a->deserved, t.request);
+      return LessEqualOnRequested(a->allocated + t.request, a->deserved_floor, t.request);
     };
     ssn.AddAllocatableFn(fits_deserved);
     ssn.AddPreemptiveFn(fits_deserved);
@@ -267,9 +248,9 @@ class ProportionPlugin : public Plugin {
     ssn.AddEventHandler(std::move(handler));
   }
 
-  Fraction ShareOfQueue(QueueId id) const {
+  mpq_class ShareOfQueue(QueueId id) const {
     const QueueAttr* a = Attr(id);
-    return a ? a->share : Fraction();
+    return a ? a->share : mpq_class(0);
   }
 
   // Per candidate, with a running copy of its queue's allocation: a victim iff
@@ -287,7 +268,7 @@ class ProportionPlugin : public Plugin {
       if (a == nullptr) continue;
       auto it = running.find(q);
       if (it == running.end()) it = running.emplace(q, a->allocated).first;
-      if (!LessEqual(it->second, a->deserved)) {
+      if (!LessEqual(it->second, a->deserved_floor)) {
         it->second -= c->request;
         victims.push_back(c);
       }

@@ -129,9 +129,12 @@ Result<std::unique_ptr<Plugin>> NewSlaPlugin(const Arguments& args) {
   std::string text;
   BASALT_RETURN_IF_ERROR(args.GetString(kArgument, &text));  // a list or a map is the wrong type
   if (args.Has(kArgument)) {
-    BASALT_ASSIGN_OR_RETURN(int64_t nanos,
-                            ParseWaitingTime(text, args.owner() + ": arguments." + kArgument));
-    global = nanos;
+    Result<int64_t> nanos = ParseWaitingTime(text, args.owner() + ": arguments." + kArgument);
+    if (nanos.ok()) {
+      global = *nanos;
+    } else {
+      BASALT_RETURN_IF_ERROR(args.Invalid(kArgument, nanos.status(), "(no global waiting time)"));
+    }
   }
   WarnUnknownArguments(args, kArgument);
   return std::unique_ptr<Plugin>(new SlaPlugin(global));

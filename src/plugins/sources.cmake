@@ -7,6 +7,7 @@ basalt_library(plugins SOURCES
   src/plugins/conformance.cc
   src/plugins/deviceshare.cc
   src/plugins/drf.cc
+  src/plugins/exact_resource.cc
   src/plugins/fgd.cc
   src/plugins/gang.cc
   src/plugins/gpu_devices.cc
@@ -21,4 +22,4 @@ basalt_library(plugins SOURCES
   src/plugins/sla.cc
   src/plugins/task_topology.cc
   src/plugins/unknown_arguments.cc
-  DEPS basalt_framework)
+  DEPS basalt_framework PkgConfig::GMPXX)

@@ -18,6 +18,7 @@ PodSpec BaseSpec(const Resource& request, const std::string& pc, int32_t priorit
                  const std::string& card_label, const std::string& card_model) {
   PodSpec spec;
   spec.request = request;
+  spec.device_request = request;
   spec.request.Set(ResourceNames::kPods, 1);  // the implicit `pods: 1` decoding adds
   spec.scheduler_name = "volcano";
   if (!pc.empty()) {
