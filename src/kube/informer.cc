@@ -3,6 +3,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <optional>
 #include <thread>
 
 #include "api/decode.h"
@@ -45,6 +48,44 @@ void SleepUnlessStopped(std::chrono::milliseconds d, const std::atomic<bool>& st
     std::this_thread::sleep_for(std::min(left, std::chrono::milliseconds(20)));
   }
 }
+
+// Pages handed from the thread that lists to the one that decodes; at most
+// two wait, so a slow decoder holds the list back instead of memory growing.
+class PageQueue {
+ public:
+  struct Page {
+    std::vector<Json> items;
+    bool first_page = false;
+  };
+  void Push(Page page) {
+    std::unique_lock<std::mutex> lock(mu_);
+    room_.wait(lock, [this] { return queue_.size() < kCapacity; });
+    queue_.push_back(std::move(page));
+    ready_.notify_one();
+  }
+  // The next page; nullopt once closed and drained.
+  std::optional<Page> Pop() {
+    std::unique_lock<std::mutex> lock(mu_);
+    ready_.wait(lock, [this] { return closed_ || !queue_.empty(); });
+    if (queue_.empty()) return std::nullopt;
+    Page page = std::move(queue_.front());
+    queue_.pop_front();
+    room_.notify_one();
+    return page;
+  }
+  void Close() {
+    std::lock_guard<std::mutex> lock(mu_);
+    closed_ = true;
+    ready_.notify_all();
+  }
+
+ private:
+  static constexpr size_t kCapacity = 2;
+  std::mutex mu_;
+  std::condition_variable ready_, room_;
+  std::deque<Page> queue_;
+  bool closed_ = false;
+};
 
 }  // namespace
 
@@ -199,12 +240,26 @@ bool Informer::Step(const std::atomic<bool>& stop) {
   if (need_list_) {
     std::set<std::string> seen;
     int errors = 0;
+    const auto list_start = std::chrono::steady_clock::now();
+    std::chrono::steady_clock::duration applying{};
+    // Pages are decoded on a thread of their own while the next page is on
+    // its way: on a large cluster the list is as long as the slower of the
+    // two, not their sum.
+    PageQueue pages;
+    std::thread decoder([&] {
+      while (auto page = pages.Pop()) {
+        if (page->first_page) seen.clear();  // a restarted list: only its own keys count
+        auto t0 = std::chrono::steady_clock::now();
+        errors += sink_->ApplyPage(spec_.kind, page->items, &seen);
+        applying += std::chrono::steady_clock::now() - t0;
+      }
+    });
     auto list = client_->ListPages(path, options_.page_size,
                                    [&](std::vector<Json>& items, bool first_page) {
-                                     if (first_page)
-                                       seen.clear();  // a restarted list: only its own keys count
-                                     errors += sink_->ApplyPage(spec_.kind, items, &seen);
+                                     pages.Push(PageQueue::Page{std::move(items), first_page});
                                    });
+    pages.Close();
+    decoder.join();
     if (!list.ok()) {
       if (list.error().code == 404) {
         // The resource is not served (e.g. Volcano's Job or Command CRD is not
@@ -225,6 +280,11 @@ bool Informer::Step(const std::atomic<bool>& stop) {
     std::lock_guard<std::mutex> lock(stats_mu_);
     ++stats_.lists;
     stats_.decode_errors += errors;
+    stats_.last_list_objects = static_cast<int>(known_.size());
+    stats_.last_list_pages = list->pages;
+    stats_.last_list_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - list_start).count();
+    stats_.last_list_apply_seconds = std::chrono::duration<double>(applying).count();
   }
   if (stop.load()) return true;
   {

@@ -173,11 +173,13 @@ Status ServeApp::Start() {
         std::make_unique<kube::Informer>(watch_client_.get(), spec, &sink_, options_.informer));
   }
   informer_logged_errors_.assign(informers_.size(), "");
+  informer_logged_lists_.assign(informers_.size(), 0);
   if (req.webhook.port != 0) BASALT_RETURN_IF_ERROR(StartWebhook());
   stop_ = false;
   for (auto& inf : informers_) threads_.emplace_back([this, i = inf.get()] { i->Run(stop_); });
   if (elector_ && options_.renew_in_background) threads_.emplace_back([this] { RunLeaseThread(); });
   started_ = true;
+  started_at_ = std::chrono::steady_clock::now();
   last_tick_ns_ = NowNs();
   Log("serve").info(
       "msg=started server={} kubeconfig={} scheduler={} period={} lease={} identity={}",
@@ -295,7 +297,15 @@ std::chrono::milliseconds ServeApp::Tick() {
   // Report each informer's new errors once (401/403 stay visible in the log
   // and in /readyz rather than being retried silently).
   for (size_t i = 0; i < informers_.size(); ++i) {
-    std::string err = informers_[i]->stats().last_error;
+    kube::InformerStats stats = informers_[i]->stats();
+    if (stats.lists != informer_logged_lists_[i]) {
+      informer_logged_lists_[i] = stats.lists;
+      Log("serve").info(
+          "msg=listed kind={} objects={} pages={} seconds={:.3f} decode_and_apply_seconds={:.3f}",
+          informer_kinds_[i], stats.last_list_objects, stats.last_list_pages,
+          stats.last_list_seconds, stats.last_list_apply_seconds);
+    }
+    const std::string& err = stats.last_error;
     if (!err.empty() && err != informer_logged_errors_[i]) {
       Log("serve").warn("msg=\"informer error\" kind={} error={}", informer_kinds_[i],
                         LogValue(err));
@@ -310,8 +320,14 @@ std::chrono::milliseconds ServeApp::Tick() {
   std::chrono::milliseconds next = period_;
   if (elector_) next = std::min<std::chrono::milliseconds>(next, options_.retry_period);
   if (!lead && controllers_) controllers_->Idle();
-  if (!lead || !Synced())
-    return std::min<std::chrono::milliseconds>(next, std::chrono::milliseconds(100));
+  if (!Synced()) return std::min<std::chrono::milliseconds>(next, std::chrono::milliseconds(100));
+  if (!logged_synced_) {
+    logged_synced_ = true;
+    Log("serve").info(
+        "msg=\"informers synced\" seconds_since_start={:.3f}",
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started_at_).count());
+  }
+  if (!lead) return std::min<std::chrono::milliseconds>(next, std::chrono::milliseconds(100));
   if (ever_cycled_ && now - last_cycle_ < period_) {
     return std::min(
         next, std::chrono::duration_cast<std::chrono::milliseconds>(period_ - (now - last_cycle_)));

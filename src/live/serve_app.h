@@ -144,6 +144,9 @@ class ServeApp {
   std::vector<std::unique_ptr<kube::Informer>> informers_;
   std::vector<std::string> informer_kinds_;
   std::vector<std::string> informer_logged_errors_;
+  std::vector<int> informer_logged_lists_;
+  bool logged_synced_ = false;
+  std::chrono::steady_clock::time_point started_at_{};
   std::vector<std::thread> threads_;
   std::unique_ptr<ServeLoop> loop_;
   std::unique_ptr<LiveControllers> controllers_;  // null with --controllers=false
