@@ -286,10 +286,18 @@ std::chrono::milliseconds ServeApp::Tick() {
   // Report each informer's new errors once (401/403 stay visible in the log
   // and in /readyz rather than being retried silently).
   for (size_t i = 0; i < informers_.size(); ++i) {
-    std::string err = informers_[i]->stats().last_error;
+    kube::InformerStats stats = informers_[i]->stats();
+    const std::string& err = stats.last_error;
     if (!err.empty() && err != informer_logged_errors_[i]) {
-      Log("serve").warn("msg=\"informer error\" kind={} error={}", informer_kinds_[i],
-                        LogValue(err));
+      if (stats.not_served) {
+        Log("serve").info(
+            "msg=\"resource not served (CRD not installed?): none of them, checked again "
+            "later\" kind={} error={}",
+            informer_kinds_[i], LogValue(err));
+      } else {
+        Log("serve").warn("msg=\"informer error\" kind={} error={}", informer_kinds_[i],
+                          LogValue(err));
+      }
       informer_logged_errors_[i] = err;
     }
   }
