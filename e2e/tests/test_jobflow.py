@@ -86,7 +86,10 @@ def test_jobflow_runs_b_after_a_completes(kubectl, ns, make_nodes, run_basalt, c
     second = run_basalt("jf", log_name="jf-restarted").wait_ready()
 
     def b_created_only_after_a_completed():
-        a, b = vcjob_or_none(kubectl, ns, "flow-a"), vcjob_or_none(kubectl, ns, "flow-b")
+        # B first: A's status is written before B is created, so a B seen
+        # now means A's Completed is visible to the next read.
+        b = vcjob_or_none(kubectl, ns, "flow-b")
+        a = vcjob_or_none(kubectl, ns, "flow-a")
         if b is not None:
             assert vcjob_phase(a) == "Completed", f"flow-b exists while flow-a is {vcjob_phase(a)}"
         return b

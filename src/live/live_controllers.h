@@ -117,6 +117,7 @@ class LiveControllers {
   // live/live_jobflow.cc. Under the lock, inside the change observer's window
   // (jobRetainPolicy `delete` drops the jobs' pods and PodGroups).
   void SyncJobFlows(int64_t now, std::vector<Write>* writes);
+  bool TargetsCompletedOnServer(const JobFlow& flow, const Flow& f) const;
   bool InFlight(const std::string& id, std::chrono::steady_clock::time_point now) const;
   void Apply(std::vector<Write> writes, ControllerPassSummary* sum);
   void DropLocalObject(const Write& w);

@@ -137,6 +137,18 @@ bool FlowStatusMatches(const Json& server, const Json& desired) {
 
 }  // namespace
 
+// The store's phase of a job may be one this pass decided and has not written
+// yet; a dependency counts once the server says Completed, as Volcano reads it.
+bool LiveControllers::TargetsCompletedOnServer(const JobFlow& flow, const Flow& f) const {
+  for (const std::string& target : f.targets) {
+    auto job = job_objects_.find(FlowJobKey(flow, target));
+    if (job == job_objects_.end()) return false;
+    if (StringField(Field(Field(job->second, "status"), "state"), "phase") != "Completed")
+      return false;
+  }
+  return true;
+}
+
 void LiveControllers::SyncJobFlows(int64_t now, std::vector<Write>* writes) {
   const auto sent_now = std::chrono::steady_clock::now();
   for (auto it = flow_job_creates_.begin(); it != flow_job_creates_.end();) {
@@ -166,7 +178,7 @@ void LiveControllers::SyncJobFlows(int64_t now, std::vector<Write>* writes) {
     };
     for (const Flow* f : FlowsToCreate(*state_, flow, created)) {
       auto tmpl = template_objects_.find(flow.meta.namespace_ + "/" + f->name);
-      if (tmpl == template_objects_.end()) continue;
+      if (tmpl == template_objects_.end() || !TargetsCompletedOnServer(flow, *f)) continue;
       const std::string job_key = FlowJobKey(flow, f->name);
       flow_job_creates_[job_key] = sent_now;
       Log("controllers").info("msg=\"creating job of JobFlow\" jobflow={} job={}", key, job_key);
