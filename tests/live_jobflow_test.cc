@@ -111,9 +111,12 @@ class LiveJobFlowTest : public ::testing::Test {
   bool CompleteJobUntil(ServeApp& app, const std::string& name, Pred done) {
     return CycleUntil(app, [&] {
       auto job = fake_.Get("Job", "fx", name);
-      if (job && (*job)["status"]["state"].value("phase", "") != "Completed") {
-        (*job)["status"]["state"]["phase"] = "Completed";
-        fake_.Put(*job);
+      if (job) {
+        Json& state = (*job)["status"]["state"];  // made an object when absent
+        if (!state.is_object() || state.value("phase", "") != "Completed") {
+          state["phase"] = "Completed";
+          fake_.Put(*job);
+        }
       }
       return done();
     });
