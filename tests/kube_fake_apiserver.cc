@@ -97,6 +97,8 @@ FakeApiServer::FakeApiServer() {
       {"scheduling.volcano.sh", "v1beta1", "podgroups", "PodGroup", true, true, false},
       {"batch.volcano.sh", "v1alpha1", "jobs", "Job", true, true, true},
       {"bus.volcano.sh", "v1alpha1", "commands", "Command", true, true, false},
+      {"flow.volcano.sh", "v1alpha1", "jobflows", "JobFlow", true, true, true},
+      {"flow.volcano.sh", "v1alpha1", "jobtemplates", "JobTemplate", true, true, true},
       {"apps", "v1", "deployments", "Deployment", true, false, true},
       {"apps", "v1", "replicasets", "ReplicaSet", true, false, true},
       {"coordination.k8s.io", "v1", "leases", "Lease", true, false, false},
@@ -357,8 +359,9 @@ void FakeApiServer::Handle(const FakeRequest& req, FakeResponder& out) {
   }
   Route r;
   if (!Route_(req.path, &r)) {
-    return out.Respond(404, StatusBody(404, "NotFound",
-                                       "the server could not find the requested resource", Json{}));
+    return out.Respond(
+        404,
+        StatusBody(404, "NotFound", "the server could not find the requested resource").dump());
   }
   const bool watch =
       req.query.count("watch") && (req.query.at("watch") == "true" || req.query.at("watch") == "1");

@@ -423,6 +423,42 @@ TEST_F(WebhookTest, PodBudgetAnnotations) {
   ASSERT_TRUE(r.contains("warnings")) << r.dump();
 }
 
+// JobFlows: the decoder's rules (targets known, no cycle), in its words; a
+// JobTemplate is read as a vcjob spec.
+TEST_F(WebhookTest, JobFlowAndJobTemplateValidation) {
+  auto flow = [](const Json& flows) {
+    return Json{{"apiVersion", "flow.volcano.sh/v1alpha1"},
+                {"kind", "JobFlow"},
+                {"metadata", {{"name", "f"}, {"namespace", "ns"}}},
+                {"spec", {{"flows", flows}}}};
+  };
+  Json ok = flow({{{"name", "a"}}, {{"name", "b"}, {"dependsOn", {{"targets", {"a"}}}}}});
+  EXPECT_TRUE(Review("/jobflows/validate", "CREATE", ok).value("allowed", false));
+  Json cycle = flow({{{"name", "a"}, {"dependsOn", {{"targets", {"b"}}}}},
+                     {{"name", "b"}, {"dependsOn", {{"targets", {"a"}}}}}});
+  Json r = Review("/jobflows/validate", "CREATE", cycle);
+  EXPECT_FALSE(r.value("allowed", true));
+  const std::string message = r["status"].value("message", "");
+  EXPECT_NE(message.find("JobFlow ns/f"), std::string::npos) << message;
+  EXPECT_NE(message.find("cycle"), std::string::npos) << message;
+  EXPECT_EQ(message.rfind("request", 0), std::string::npos) << message;
+  Json unknown = flow({{{"name", "a"}, {"dependsOn", {{"targets", {"zz"}}}}}});
+  r = Review("/jobflows/validate", "UPDATE", unknown);
+  EXPECT_FALSE(r.value("allowed", true));
+  EXPECT_NE(r["status"].value("message", "").find("spec.flows[0].dependsOn.targets[0]"),
+            std::string::npos)
+      << r.dump();
+
+  Json tmpl = JobJson("default");
+  tmpl["apiVersion"] = "flow.volcano.sh/v1alpha1";
+  tmpl["kind"] = "JobTemplate";
+  EXPECT_TRUE(Review("/jobtemplates/validate", "CREATE", tmpl).value("allowed", false));
+  tmpl["spec"]["tasks"][0]["replicas"] = "two";
+  r = Review("/jobtemplates/validate", "CREATE", tmpl);
+  EXPECT_FALSE(r.value("allowed", true));
+  EXPECT_NE(r["status"].value("message", "").find("replicas"), std::string::npos) << r.dump();
+}
+
 TEST_F(WebhookTest, QueuesUnavailableRefusesWithReason) {
   lookup_.Fail(true);
   Json r = Review("/jobs/validate", "CREATE", JobJson("default"));

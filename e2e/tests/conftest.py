@@ -77,13 +77,13 @@ class Deployment:
 @pytest.fixture(scope="session")
 def deployed(controlplane, kubectl, tmp_path_factory):
     """The steps of docs/serve.md "Deploying" (all but the image): namespace,
-    RBAC, configuration, Volcano's CRDs, the default queue."""
+    RBAC, configuration, Volcano's CRDs (JobFlow's too), the default queue."""
     d = os.path.join(REPO, "deploy")
     kubectl.run("apply", "-f", f"{d}/namespace.yaml", "-f", f"{d}/rbac.yaml",
                 "-f", f"{d}/configmap.yaml")
-    kubectl.run("apply", "-f", f"{d}/crds/volcano-crds.yaml")
-    kubectl.run("wait", "--for", "condition=established", "--timeout=60s", "-f",
-                f"{d}/crds/volcano-crds.yaml")
+    crds = ["-f", f"{d}/crds/volcano-crds.yaml", "-f", f"{d}/crds/jobflow-crds.yaml"]
+    kubectl.run("apply", *crds)
+    kubectl.run("wait", "--for", "condition=established", "--timeout=60s", *crds)
     # A CRD just established can still answer 404 for a moment: retry the queue.
     wait_until(lambda: kubectl.run("apply", "-f", f"{d}/queue-default.yaml",
                                    check=False).returncode == 0, 30, "the default Queue")
@@ -120,7 +120,8 @@ def ns(request, kubectl):
     kubectl.run("create", "namespace", name)
     kubectl.run("create", "serviceaccount", "default", "-n", name)
     yield name
-    for kind in ("jobs.batch.volcano.sh", "podgroups.scheduling.volcano.sh"):
+    for kind in ("jobflows.flow.volcano.sh", "jobtemplates.flow.volcano.sh",
+                 "jobs.batch.volcano.sh", "podgroups.scheduling.volcano.sh"):
         kubectl.run("delete", kind, "--all", "-n", name, "--wait=false", check=False)
     kubectl.run("delete", "pods", "--all", "-n", name, "--force", "--grace-period=0",
                 "--wait=false", check=False)

@@ -268,9 +268,10 @@ def phase(p):
     return p.get("status", {}).get("phase")
 
 
-def audit_requests(audit_log, namespace, subresource):
-    """Every create of pods/`subresource` (binding, eviction) the API server
-    answered for `namespace`, from its audit log: [(pod name, HTTP code, user)]."""
+def audit_requests(audit_log, namespace, subresource, resource="pods", group=""):
+    """Every create of `resource`/`subresource` (pods/binding, pods/eviction;
+    subresource "" for the resource itself, e.g. batch.volcano.sh jobs) the API
+    server answered for `namespace`, from its audit log: [(name, HTTP code, user)]."""
     out = []
     try:
         with open(audit_log) as f:
@@ -283,11 +284,18 @@ def audit_requests(audit_log, namespace, subresource):
         except ValueError:
             continue  # a line being written
         ref = ev.get("objectRef", {})
-        if (ev.get("stage") == "ResponseComplete" and ref.get("subresource") == subresource
+        if (ev.get("stage") == "ResponseComplete" and ev.get("verb") == "create"
+                and ref.get("resource") == resource and ref.get("apiGroup", "") == group
+                and ref.get("subresource", "") == subresource
                 and ref.get("namespace") == namespace):
             out.append((ref.get("name"), ev.get("responseStatus", {}).get("code"),
                         ev.get("user", {}).get("username")))
     return out
+
+
+def audit_job_creates(audit_log, namespace):
+    """[(job name, HTTP code, user)] of every batch.volcano.sh jobs create in `namespace`."""
+    return audit_requests(audit_log, namespace, "", resource="jobs", group="batch.volcano.sh")
 
 
 def audit_binds(audit_log, namespace):
@@ -298,14 +306,3 @@ def audit_binds(audit_log, namespace):
 def audit_evictions(audit_log, namespace):
     """[(pod name, HTTP code, user)] of every pods/eviction create in `namespace`."""
     return audit_requests(audit_log, namespace, "eviction")
-    for line in lines:
-        try:
-            ev = json.loads(line)
-        except ValueError:
-            continue
-        ref = ev.get("objectRef", {})
-        if (ev.get("stage") == "ResponseComplete" and ref.get("subresource") == "eviction"
-                and ref.get("namespace") == namespace):
-            out.append((ref.get("name"), ev.get("responseStatus", {}).get("code"),
-                        ev.get("user", {}).get("username")))
-    return out

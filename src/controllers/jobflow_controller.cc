@@ -7,10 +7,6 @@
 namespace basalt {
 namespace {
 
-std::string JobKey(const JobFlow& flow, const std::string& template_name) {
-  return flow.meta.namespace_ + "/" + FlowJobName(flow, template_name);
-}
-
 VcJob JobFromTemplate(const JobFlow& flow, const VcJob& tmpl, int64_t now) {
   VcJob job = tmpl;
   const std::string created_by = flow.meta.namespace_ + "." + tmpl.meta.name;
@@ -40,7 +36,13 @@ void DeleteJobWithObjects(ClusterState& state, const std::string& key) {
   state.DeleteJob(key);
 }
 
-void RebuildStatus(const ClusterState& state, JobFlow& flow) {
+}  // namespace
+
+std::string FlowJobKey(const JobFlow& flow, const std::string& template_name) {
+  return flow.meta.namespace_ + "/" + FlowJobName(flow, template_name);
+}
+
+void RebuildJobFlowStatus(const ClusterState& state, JobFlow& flow) {
   flow.pending_jobs.clear();
   flow.running_jobs.clear();
   flow.completed_jobs.clear();
@@ -49,7 +51,7 @@ void RebuildStatus(const ClusterState& state, JobFlow& flow) {
   flow.unknown_jobs.clear();
   std::vector<FlowJobStatus> list;
   for (const Flow& f : flow.flows) {
-    auto it = state.jobs().find(JobKey(flow, f.name));
+    auto it = state.jobs().find(FlowJobKey(flow, f.name));
     if (it == state.jobs().end()) continue;
     const VcJob& job = it->second;
     const std::string& phase = job.phase;
@@ -89,38 +91,53 @@ void RebuildStatus(const ClusterState& state, JobFlow& flow) {
   }
 }
 
-}  // namespace
+std::vector<const Flow*> FlowsToCreate(const ClusterState& state, const JobFlow& flow,
+                                       const std::function<bool(const std::string&)>& created) {
+  std::vector<const Flow*> out;
+  for (const Flow& f : flow.flows) {
+    const std::string job_key = FlowJobKey(flow, f.name);
+    if (state.jobs().count(job_key) || created(job_key)) continue;
+    bool ready = true;
+    for (const std::string& target : f.targets) {
+      const auto it = state.jobs().find(FlowJobKey(flow, target));
+      ready &= it != state.jobs().end() && it->second.phase == "Completed";
+    }
+    if (!ready) continue;
+    // Absent: refused at load offline (CheckJobFlowTemplates); live, not created yet.
+    if (!state.job_templates().count(flow.meta.namespace_ + "/" + f.name)) continue;
+    out.push_back(&f);
+  }
+  return out;
+}
+
+bool DeleteSucceededFlowJobs(ClusterState& state, const JobFlow& flow) {
+  bool deleted = false;
+  for (const Flow& f : flow.flows) {
+    const std::string job_key = FlowJobKey(flow, f.name);
+    if (state.FindJob(job_key)) {
+      DeleteJobWithObjects(state, job_key);
+      deleted = true;
+    }
+  }
+  return deleted;
+}
 
 bool JobFlowController::Sync(ClusterState& state, int64_t now) {
   bool changed = false;
   for (auto& [key, flow] : state.mutable_job_flows()) {
     if (flow.phase.empty()) flow.phase = "Pending";
     if (flow.job_retain_policy == "delete" && flow.phase == "Succeed") {
-      for (const Flow& f : flow.flows) {
-        const std::string job_key = JobKey(flow, f.name);
-        if (state.FindJob(job_key)) {
-          DeleteJobWithObjects(state, job_key);
-          changed = true;
-        }
-      }
+      changed |= DeleteSucceededFlowJobs(state, flow);
       continue;
     }
-    for (const Flow& f : flow.flows) {
-      const std::string job_key = JobKey(flow, f.name);
-      if (state.jobs().count(job_key) || created_.count(job_key)) continue;
-      bool ready = true;
-      for (const std::string& target : f.targets) {
-        const auto it = state.jobs().find(JobKey(flow, target));
-        ready &= it != state.jobs().end() && it->second.phase == "Completed";
-      }
-      if (!ready) continue;
-      const auto tmpl = state.job_templates().find(flow.meta.namespace_ + "/" + f.name);
-      if (tmpl == state.job_templates().end()) continue;  // refused at load (CheckJobFlowTemplates)
-      state.UpsertJob(JobFromTemplate(flow, tmpl->second, now));
-      created_.insert(job_key);
+    auto created = [this](const std::string& job_key) { return created_.count(job_key) > 0; };
+    for (const Flow* f : FlowsToCreate(state, flow, created)) {
+      const VcJob& tmpl = state.job_templates().at(flow.meta.namespace_ + "/" + f->name);
+      state.UpsertJob(JobFromTemplate(flow, tmpl, now));
+      created_.insert(FlowJobKey(flow, f->name));
       changed = true;
     }
-    RebuildStatus(state, flow);
+    RebuildJobFlowStatus(state, flow);
   }
   return changed;
 }

@@ -27,12 +27,34 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "state/cluster_state.h"
 
 namespace basalt {
+
+// The pieces of one sync, shared with `basalt serve`'s live JobFlow
+// controller (live/live_jobflow.cc), which creates the jobs through the API
+// server instead of in the store.
+
+// "ns/<flow>-<template>": the key of the job a flow of `flow` makes.
+std::string FlowJobKey(const JobFlow& flow, const std::string& template_name);
+
+// The flows (spec order) whose job should be created now: no job yet, not
+// created before (`created(job_key)`), every target's job Completed, and the
+// JobTemplate present in the flow's namespace.
+std::vector<const Flow*> FlowsToCreate(const ClusterState& state, const JobFlow& flow,
+                                       const std::function<bool(const std::string&)>& created);
+
+// jobRetainPolicy `delete` once the flow Succeeded: deletes the flow's jobs
+// with their pods and PodGroups from the store. Returns whether one existed.
+bool DeleteSucceededFlowJobs(ClusterState& state, const JobFlow& flow);
+
+// Step 3 above: the job lists, jobStatusList and phase of `flow` from its jobs.
+void RebuildJobFlowStatus(const ClusterState& state, JobFlow& flow);
 
 class JobFlowController {
  public:

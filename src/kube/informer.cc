@@ -99,6 +99,8 @@ std::vector<InformerSpec> DefaultInformerSpecs() {
       {"PodGroup", {sched, "podgroups"}},
       {"Job", {"/apis/batch.volcano.sh/v1alpha1", "jobs"}},
       {"Command", {"/apis/bus.volcano.sh/v1alpha1", "commands"}},
+      {"JobTemplate", {"/apis/flow.volcano.sh/v1alpha1", "jobtemplates"}},
+      {"JobFlow", {"/apis/flow.volcano.sh/v1alpha1", "jobflows"}},
       {"Deployment", {"/apis/apps/v1", "deployments"}},
       {"ReplicaSet", {"/apis/apps/v1", "replicasets"}},
   };
@@ -117,6 +119,10 @@ void StateSink::DeleteLocked(const std::string& kind, const std::string& key) {
     state_->mutable_jobs().erase(key);
   } else if (kind == "Command") {
     state_->DeleteCommand(key);
+  } else if (kind == "JobTemplate") {
+    state_->DeleteJobTemplate(key);
+  } else if (kind == "JobFlow") {
+    state_->DeleteJobFlow(key);
   }
   // TODO(kube): PriorityClass and owner objects have no delete in
   // ClusterState yet; a deleted PriorityClass keeps its last value (pods carry
@@ -133,6 +139,8 @@ void StateSink::UpsertLocked(ClusterObjects objs) {
   for (auto& o : objs.priority_classes) state_->UpsertPriorityClass(std::move(o));
   for (auto& o : objs.owners) state_->UpsertOwner(std::move(o));
   for (auto& o : objs.commands) state_->UpsertCommand(std::move(o));
+  for (auto& o : objs.job_templates) state_->UpsertJobTemplate(std::move(o));
+  for (auto& o : objs.job_flows) state_->UpsertJobFlow(std::move(o));
 }
 
 Status StateSink::Apply(const std::string& kind, bool deleted, const Json& object) {
@@ -262,12 +270,18 @@ bool Informer::Step(const std::atomic<bool>& stop) {
     decoder.join();
     if (!list.ok()) {
       if (list.error().code == 404) {
-        // The resource is not served (e.g. Volcano's Job or Command CRD is not
-        // installed): there are none of them. Count as synced and empty, so the
-        // scheduler can run, and keep checking after the backoff.
-        int errors = sink_->Replace(spec_.kind, {}, &known_);
-        (void)errors;
+        // The resource is not served (e.g. the JobFlow or Command CRD is not
+        // installed): there are none of them. That is a state of the cluster,
+        // not a failure: synced and empty, healthy (so /readyz stays 200),
+        // not counted as a failure, and checked again after the backoff so a
+        // CRD installed later is picked up.
+        sink_->Replace(spec_.kind, {}, &known_);
         synced_ = true;
+        failing_ = false;
+        std::lock_guard<std::mutex> lock(stats_mu_);
+        stats_.not_served = true;
+        stats_.last_error = list.error().ToString();
+        return false;
       }
       Fail(list.error().ToString());
       return false;
@@ -279,6 +293,7 @@ bool Informer::Step(const std::atomic<bool>& stop) {
     failing_ = false;
     std::lock_guard<std::mutex> lock(stats_mu_);
     ++stats_.lists;
+    stats_.not_served = false;
     stats_.decode_errors += errors;
     stats_.last_list_objects = static_cast<int>(known_.size());
     stats_.last_list_pages = list->pages;

@@ -42,7 +42,7 @@ struct InformerSpec {
 };
 
 // Nodes, Pods, PriorityClasses, Queues, PodGroups, vcjobs, Commands,
-// Deployments, ReplicaSets.
+// JobTemplates, JobFlows, Deployments, ReplicaSets.
 std::vector<InformerSpec> DefaultInformerSpecs();
 
 // Applies decoded objects to a `ClusterState` under a mutex that the
@@ -110,6 +110,9 @@ struct InformerStats {
   int bookmarks = 0;
   int decode_errors = 0;
   int failures = 0;
+  // The last list answered 404: the resource is not served (its CRD is not
+  // installed). Synced, empty and healthy; `last_error` says what the server said.
+  bool not_served = false;
   std::string last_error;
   std::string resource_version;
   // The last complete list: objects, pages, wall seconds in all and the part
@@ -134,7 +137,7 @@ class Informer {
   bool Step(const std::atomic<bool>& stop);
 
   // True once the first list has been applied (or answered 404: the
-  // resource is not served, so there are none).
+  // resource is not served, so there are none; that is not a failure either).
   bool synced() const { return synced_.load(); }
   // False after a failed list or watch, until the next list or event: the
   // store may be falling behind the server.

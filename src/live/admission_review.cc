@@ -299,6 +299,34 @@ Verdict ValidatePod(const Request& req, const AdmissionOptions& options) {
   return FromProblems(ProblemsOf(*objs, objs->pods[0].meta.source));
 }
 
+// flow.volcano.sh. A JobFlow: the decoder's rules, as `basalt validate`
+// applies them (flows named and unique, targets naming its flows, no
+// dependency cycle, jobRetainPolicy retain|delete); the templates it names may
+// come later, as in Volcano.
+Verdict ValidateJobFlow(const Request& req) {
+  if (req.operation != "CREATE" && req.operation != "UPDATE") return {};
+  auto objs = DecodeOne(req.object, "JobFlow", &ClusterObjects::job_flows);
+  return objs.ok() ? Verdict{} : Refuse(objs.status().message());
+}
+
+// A JobTemplate at creation, as Volcano checks it: the Job rules but the
+// queue's (a template runs nowhere; its jobs are checked when created).
+Verdict ValidateJobTemplate(const Request& req) {
+  if (req.operation != "CREATE") return {};
+  auto objs = DecodeOne(req.object, "JobTemplate", &ClusterObjects::job_templates);
+  if (!objs.ok()) return Refuse(objs.status().message());
+  objs->jobs = std::move(objs->job_templates);
+  objs->job_templates.clear();
+  std::string out;
+  for (const AdmissionProblem& p : ValidateObjects(*objs)) {
+    if (p.field == "spec.queue") continue;
+    std::string object = p.object;
+    if (object.rfind("Job ", 0) == 0) object = "JobTemplate " + object.substr(4);
+    out += (out.empty() ? "" : "\n") + object + ": " + p.field + ": " + p.message;
+  }
+  return FromProblems(std::move(out));
+}
+
 // ---- mutation: Volcano's defaults as a JSON Patch ----
 
 // RFC 6901: "~" -> "~0", "/" -> "~1".
@@ -452,6 +480,10 @@ Verdict Dispatch(WebhookEndpoint endpoint, const Request& req, AdmissionLookup& 
       return MutatePodGroup(req, lookup);
     case WebhookEndpoint::kPodsValidate:
       return ValidatePod(req, options);
+    case WebhookEndpoint::kJobFlowsValidate:
+      return ValidateJobFlow(req);
+    case WebhookEndpoint::kJobTemplatesValidate:
+      return ValidateJobTemplate(req);
   }
   return {};
 }
@@ -467,6 +499,8 @@ const std::vector<std::pair<std::string, WebhookEndpoint>>& WebhookEndpoints() {
       {"/podgroups/validate", WebhookEndpoint::kPodGroupsValidate},
       {"/podgroups/mutate", WebhookEndpoint::kPodGroupsMutate},
       {"/pods/validate", WebhookEndpoint::kPodsValidate},
+      {"/jobflows/validate", WebhookEndpoint::kJobFlowsValidate},
+      {"/jobtemplates/validate", WebhookEndpoint::kJobTemplatesValidate},
   };
   return kEndpoints;
 }

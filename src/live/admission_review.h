@@ -47,6 +47,8 @@ enum class WebhookEndpoint {
   kPodGroupsValidate,
   kPodGroupsMutate,
   kPodsValidate,
+  kJobFlowsValidate,
+  kJobTemplatesValidate,
 };
 
 // Every endpoint with its HTTP path ("/jobs/validate", ...), in a fixed order.

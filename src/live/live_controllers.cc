@@ -123,6 +123,13 @@ void LiveControllers::OnApplied(const std::string& kind, bool deleted, const std
     } else {
       job_objects_[key] = object;
     }
+  } else if (kind == "JobFlow" || kind == "JobTemplate") {
+    auto& objects = kind == "JobFlow" ? flow_objects_ : template_objects_;
+    if (deleted) {
+      objects.erase(key);
+    } else {
+      objects[key] = object;
+    }
   } else if (kind == "Queue") {
     if (deleted) {
       queue_status_.erase(key);
@@ -347,12 +354,15 @@ ControllerPassSummary LiveControllers::Sync(int64_t now) {
     job_plugins_.Sync(*state_);
     podgroups_.Sync(*state_);
     queues_.Sync(*state_);
+    std::vector<Write> flow_writes;
+    SyncJobFlows(now, &flow_writes);
     state_->set_change_observer(nullptr);
     CollectPluginObjectWrites(&writes);
     CollectPodGroupWrites(groups_before, pods_before, &writes);
     CollectPodWrites(pods_before, &writes);
     CollectJobWrites(&writes);
     CollectQueueWrites(&writes);
+    for (Write& w : flow_writes) writes.push_back(std::move(w));
   }
   ControllerPassSummary sum;
   Apply(std::move(writes), &sum);
@@ -460,6 +470,7 @@ void LiveControllers::Record(const Write& w, const std::string& id,
         .warn("msg=\"write failed\" verb={} kind={} object={} error={}", verb, w.kind, w.key,
               LogValue(r.error().ToString()));
     if (w.verb == Write::Verb::kCreate) DropLocalObject(w);
+    if (w.verb == Write::Verb::kCreate && w.kind == "Job") flow_job_creates_.erase(w.key);
   }
   if (outcome != "error" && (w.kind == "Secret" || w.kind == "ConfigMap" || w.kind == "Service" ||
                              w.kind == "NetworkPolicy")) {

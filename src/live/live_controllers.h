@@ -1,4 +1,4 @@
-// The controllers of `basalt serve`: the vcjob, PodGroup and Queue
+// The controllers of `basalt serve`: the vcjob, PodGroup, Queue and JobFlow
 // controllers of `basalt schedule` and `simulate` (controllers/), run by the
 // leader on the informers' store, their changes written to the API server.
 //
@@ -21,8 +21,18 @@
 //         changed                         -> merge patch on queues/NAME/status
 //       Command run                       -> delete
 //       job plugin object new / gone      -> create / delete
+//       JobFlow: a flow's job due         -> create (POST jobs), from the
+//                                            JobTemplate's JSON as stored
+//       JobFlow status changed            -> merge patch on jobflows/NAME/status
 //   without the lock: the writes — one object's in that order, different
 //   objects' side by side (up to 16 on the wire).
+//
+// The JobFlow controller (live/live_jobflow.cc) never puts the jobs it creates
+// into the store: the informers bring them in, so the vcjob controller sees
+// them exactly as the server has them. A flow's job is created once: not
+// while the job exists, nor while its create is on its way, nor once the
+// flow's status lists it (jobStatusList outlives the job, and survives a
+// restart of basalt).
 //
 // Idempotence: the store is the informers' picture of the server, so a write
 // that has not been seen back yet would be made again by the next pass. A
@@ -105,6 +115,10 @@ class LiveControllers {
   void CollectJobWrites(std::vector<Write>* writes);
   void CollectQueueWrites(std::vector<Write>* writes);
   void CollectPluginObjectWrites(std::vector<Write>* writes);
+  // live/live_jobflow.cc. Under the lock, inside the change observer's window
+  // (jobRetainPolicy `delete` drops the jobs' pods and PodGroups).
+  void SyncJobFlows(int64_t now, std::vector<Write>* writes);
+  bool TargetsCompletedOnServer(const JobFlow& flow, const Flow& f) const;
   bool InFlight(const std::string& id, std::chrono::steady_clock::time_point now) const;
   void Apply(std::vector<Write> writes, ControllerPassSummary* sum);
   kube::ApiOr<kube::HttpResponse> Send(const Write& w);
@@ -127,10 +141,17 @@ class LiveControllers {
   std::vector<std::pair<std::string, std::string>> phase_changes_;  // pod key, old phase
   std::map<std::string, Json> job_objects_;                         // vcjobs as the server has them
   std::map<std::string, Json> queue_status_;                        // the server's queue status
+  std::map<std::string, Json> flow_objects_;      // JobFlows as the server has them
+  std::map<std::string, Json> template_objects_;  // JobTemplates as the server has them
 
   // Only the pass's thread.
   std::map<std::string, std::chrono::steady_clock::time_point> in_flight_;
   std::set<std::string> plugin_objects_;  // "Kind/ns/name" created by us
+  // Jobs of JobFlows sent (POST answered 201 or 409), not yet seen by the
+  // informers: "ns/name" -> when.
+  std::map<std::string, std::chrono::steady_clock::time_point> flow_job_creates_;
+  // Jobs of JobFlows: "ns/name" -> {phase, when first seen in it} (runningHistories).
+  std::map<std::string, std::pair<std::string, std::string>> flow_job_phase_times_;
 };
 
 }  // namespace basalt

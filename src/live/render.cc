@@ -209,4 +209,25 @@ Json VcJobStatusJson(const VcJob& job, const JobPodCounts& counts) {
           {"terminating", counts.terminating}};
 }
 
+Json FlowJobJson(const JobFlow& flow, const std::string& template_name,
+                 const Json& template_object) {
+  const std::string created_by = flow.meta.namespace_ + "." + template_name;
+  Json owner = {{"apiVersion", "flow.volcano.sh/v1alpha1"},
+                {"kind", "JobFlow"},
+                {"name", flow.meta.name},
+                {"uid", flow.meta.uid},
+                {"controller", true},
+                {"blockOwnerDeletion", true}};
+  Json meta = {{"name", FlowJobName(flow, template_name)},
+               {"namespace", flow.meta.namespace_},
+               {"labels", {{kCreatedByJobTemplate, created_by}}},
+               {"annotations", {{kCreatedByJobTemplate, created_by}}},
+               {"ownerReferences", Json::array({owner})}};
+  auto spec = template_object.is_object() ? template_object.find("spec") : template_object.end();
+  return {{"apiVersion", "batch.volcano.sh/v1alpha1"},
+          {"kind", "Job"},
+          {"metadata", std::move(meta)},
+          {"spec", spec != template_object.end() && spec->is_object() ? *spec : Json::object()}};
+}
+
 }  // namespace basalt

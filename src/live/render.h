@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "api/jobflow.h"
 #include "api/objects.h"
 #include "controllers/job_plugins.h"
 
@@ -35,6 +36,14 @@ Json PodGroupJson(const PodGroup& pg, const OwnerReference* owner);
 // no task of the pod's task name.
 Result<Json> VcJobPodJson(const Json& job_object, const Pod& pod,
                           const PodPluginAdditions* additions);
+
+// The vcjob a JobFlow's flow creates, as Volcano's JobFlow controller makes
+// it: named `<flow>-<template>` in the flow's namespace, the label and
+// annotation `volcano.sh/createdByJobTemplate: <ns>.<template>`, the JobFlow
+// as controller owner, and the JobTemplate's `spec` exactly as stored
+// (`template_object` is the JobTemplate as the API server returned it).
+Json FlowJobJson(const JobFlow& flow, const std::string& template_name,
+                 const Json& template_object);
 
 // The vcjob plugins' objects.
 Json ServiceJson(const Service& svc);

@@ -307,8 +307,15 @@ std::chrono::milliseconds ServeApp::Tick() {
     }
     const std::string& err = stats.last_error;
     if (!err.empty() && err != informer_logged_errors_[i]) {
-      Log("serve").warn("msg=\"informer error\" kind={} error={}", informer_kinds_[i],
-                        LogValue(err));
+      if (stats.not_served) {
+        Log("serve").info(
+            "msg=\"resource not served (CRD not installed?): none of them, checked again "
+            "later\" kind={} error={}",
+            informer_kinds_[i], LogValue(err));
+      } else {
+        Log("serve").warn("msg=\"informer error\" kind={} error={}", informer_kinds_[i],
+                          LogValue(err));
+      }
       informer_logged_errors_[i] = err;
     }
   }

@@ -129,6 +129,16 @@ void ClusterState::UpsertCommand(Command c) {
   commands_[k] = std::move(c);
   ++generation_;
 }
+void ClusterState::UpsertJobTemplate(VcJob tmpl) {
+  std::string k = tmpl.meta.Key();
+  job_templates_[k] = std::move(tmpl);
+  ++generation_;
+}
+void ClusterState::UpsertJobFlow(JobFlow flow) {
+  std::string k = flow.meta.Key();
+  job_flows_[k] = std::move(flow);
+  ++generation_;
+}
 void ClusterState::UpsertNumatopology(Numatopology t) {
   std::string k = t.meta.Key();
   numatopologies_[k] = std::move(t);
@@ -169,6 +179,14 @@ bool ClusterState::DeleteJob(const std::string& key) {
 bool ClusterState::DeleteCommand(const std::string& key) {
   ++generation_;
   return commands_.erase(key) > 0;
+}
+bool ClusterState::DeleteJobTemplate(const std::string& key) {
+  ++generation_;
+  return job_templates_.erase(key) > 0;
+}
+bool ClusterState::DeleteJobFlow(const std::string& key) {
+  ++generation_;
+  return job_flows_.erase(key) > 0;
 }
 
 const Pod* ClusterState::FindPod(const std::string& key) const {

@@ -43,12 +43,18 @@ class ClusterState {
   void UpsertOwner(OwnerObject owner);
   void UpsertCommand(Command command);
   void UpsertNumatopology(Numatopology topo);
+  // flow.volcano.sh objects (`basalt serve`'s informers). No session reads
+  // them, so, like Commands, they bump `generation` only.
+  void UpsertJobTemplate(VcJob tmpl);
+  void UpsertJobFlow(JobFlow flow);
   // Deletes; returns false when absent.
   bool DeletePod(const std::string& key);
   bool DeletePodGroup(const std::string& key);
   bool DeleteNode(const std::string& name);
   bool DeleteJob(const std::string& key);
   bool DeleteCommand(const std::string& key);
+  bool DeleteJobTemplate(const std::string& key);
+  bool DeleteJobFlow(const std::string& key);
 
   const Pod* FindPod(const std::string& key) const;
   const PodGroup* FindPodGroup(const std::string& key) const;
