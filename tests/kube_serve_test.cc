@@ -82,6 +82,7 @@ bool CycleUntil(ServeApp& app, FakeApiServer& fake, ManualKubeClock& clock, Pred
   for (int i = 0; i < max; ++i) {
     clock.Advance(std::chrono::seconds(1));
     app.Tick();
+    app.AwaitBinds(std::chrono::milliseconds(5000));
     if (done()) return true;
     EXPECT_TRUE(Eventually([&] { return InSync(app, fake); }, std::chrono::milliseconds(5000)));
   }
@@ -123,7 +124,7 @@ TEST_F(ServeTest, BindsOnceAcrossCyclesAndRestart) {
   EXPECT_EQ(NodeOf(fake_, "fx-1", "not-ours"), "");
   Json pg = *fake_.Get("PodGroup", "fx-1", "pg-a");
   EXPECT_FALSE(pg["status"].value("phase", "").empty()) << pg.dump();
-  EXPECT_GE(pg["metadata"]["generation"].get<int>(), 2);  // no /status: the PUT bumps generation
+  EXPECT_GE(pg["metadata"]["generation"].get<int>(), 2);  // no /status: the patch bumps generation
   Json q = *fake_.Get("Queue", "", "default");
   EXPECT_EQ(q["status"]["allocated"]["cpu"], "1") << q.dump();
   EXPECT_EQ(q["metadata"]["generation"], 1);  // /status leaves generation alone
@@ -168,6 +169,7 @@ TEST_F(ServeTest, BindConflictIsNotRetried) {
   });
   clock_.Advance(std::chrono::seconds(1));
   app->Tick();
+  app->AwaitBinds(std::chrono::milliseconds(5000));
   ASSERT_FALSE(app->summaries().empty());
   EXPECT_EQ(app->summaries().back().bind_conflicts, 1);
   EXPECT_EQ(app->summaries().back().binds, 0);
@@ -240,32 +242,37 @@ TEST_F(ServeTest, ReclaimEvictsThroughEvictionApiDespiteBudget) {
   StopApp(*app, fake_);
 }
 
-// A stale resourceVersion on the PodGroup status PUT (someone wrote the
-// PodGroup in between): 409, refetch, retry; the other writer's change stays.
-TEST_F(ServeTest, StalePodGroupWriteIsRetriedOnFreshObject) {
+// PodGroup status is one merge patch per change: no read first, no PUT, a
+// label someone else wrote stays; an unchanged status is not written again,
+// and a restarted basalt does not rewrite what the server already holds.
+TEST_F(ServeTest, PodGroupStatusIsOnePatchPerChange) {
   SeedGang(fake_);
+  Json labelled = *fake_.Get("PodGroup", "fx-1", "pg-a");
+  labelled["metadata"]["labels"] = {{"touched-by", "someone-else"}};
+  fake_.Put(labelled);
+  const std::string path = "/apis/scheduling.volcano.sh/v1beta1/namespaces/fx-1/podgroups/pg-a";
   auto app = StartSynced();
-  int conflicts = 0;
-  fake_.SetHook([&](const FakeRequest& r) {
-    if (r.method == "PUT" && r.path.ends_with("/podgroups/pg-a") && conflicts == 0) {
-      ++conflicts;
-      Json pg = *fake_.Get("PodGroup", "fx-1", "pg-a");
-      pg["metadata"]["labels"] = {{"touched-by", "someone-else"}};
-      fake_.Put(pg);
-    }
-  });
-  clock_.Advance(std::chrono::seconds(1));
-  app->Tick();
-  fake_.SetHook(nullptr);
-  EXPECT_EQ(conflicts, 1);
-  EXPECT_GE(fake_.http().CountRequests(
-                "PUT", "/apis/scheduling.volcano.sh/v1beta1/namespaces/fx-1/podgroups/pg-a"),
-            2u);
+  ASSERT_TRUE(CycleUntil(
+      *app, fake_, clock_, [&] { return fake_.TotalBinds() == 2; }, 2));
+  size_t patches = fake_.http().CountRequests("PATCH", path);
+  EXPECT_GE(patches, 1u);
+  EXPECT_EQ(fake_.http().CountRequests("GET", path), 0u);
+  EXPECT_EQ(fake_.http().CountRequests("PUT", path), 0u);
   Json pg = *fake_.Get("PodGroup", "fx-1", "pg-a");
   EXPECT_EQ(pg["metadata"]["labels"]["touched-by"], "someone-else");
   EXPECT_FALSE(pg["status"].value("phase", "").empty());
-  EXPECT_EQ(app->metrics().Value("basalt_api_errors_total", {"409"}), 1);
+  CycleUntil(
+      *app, fake_, clock_, [] { return false; }, 2);
+  patches = fake_.http().CountRequests("PATCH", path);
+  CycleUntil(
+      *app, fake_, clock_, [] { return false; }, 2);
+  EXPECT_EQ(fake_.http().CountRequests("PATCH", path), patches);  // nothing changed
   StopApp(*app, fake_);
+  auto again = StartSynced("basalt-test-1");
+  CycleUntil(
+      *again, fake_, clock_, [] { return false; }, 2);
+  EXPECT_EQ(fake_.http().CountRequests("PATCH", path), patches);  // the server has it already
+  StopApp(*again, fake_);
 }
 
 // Faults: the watch is cut mid-stream, the server answers 500 then 429 for a
@@ -359,6 +366,7 @@ TEST_F(ServeTest, AuthErrorsAreReportedClearly) {
   auto app2 = StartSynced();
   clock_.Advance(std::chrono::seconds(1));
   app2->Tick();
+  app2->AwaitBinds(std::chrono::milliseconds(5000));
   ASSERT_FALSE(app2->summaries().empty());
   const CycleSummary& sum = app2->summaries().back();
   ASSERT_FALSE(sum.errors.empty());
@@ -376,6 +384,117 @@ TEST_F(ServeTest, AuthErrorsAreReportedClearly) {
   EXPECT_EQ(fake_.TotalBinds(), 0);
   EXPECT_EQ(app2->metrics().Value("basalt_api_errors_total", {"403"}), 2);  // not retried
   StopApp(*app2, fake_);
+}
+
+// Binds run off the cycle: a cycle hands them out and returns while they are
+// still on the wire; the next cycle sees them as assumed and sends nothing
+// again; their answers are collected afterwards.
+TEST_F(ServeTest, CycleDoesNotWaitForBinds) {
+  SeedGang(fake_);
+  auto app = StartSynced();
+  std::atomic<bool> release{false};
+  std::atomic<int> held{0};
+  fake_.SetHook([&](const FakeRequest& r) {
+    if (r.method != "POST" || !r.path.ends_with("/binding")) return;
+    ++held;
+    for (int i = 0; i < 10000 && !release.load(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  });
+  clock_.Advance(std::chrono::seconds(1));
+  app->Tick();
+  EXPECT_EQ(app->summaries().back().binds_sent, 2);
+  EXPECT_EQ(app->summaries().back().binds, 0);
+  EXPECT_TRUE(Eventually([&] { return held.load() == 2; }));
+  EXPECT_EQ(app->loop().binds_in_flight(), 2u);
+  clock_.Advance(std::chrono::seconds(1));
+  app->Tick();  // a second cycle while both binds are on the wire
+  EXPECT_EQ(app->loop().cycles(), 2);
+  EXPECT_EQ(app->summaries().back().binds_sent, 0);
+  release = true;
+  app->AwaitBinds(std::chrono::milliseconds(5000));
+  EXPECT_EQ(app->summaries().back().binds, 2);
+  fake_.SetHook(nullptr);
+  EXPECT_EQ(fake_.BindCount("fx-1/pod-a"), 1);
+  EXPECT_EQ(fake_.BindCount("fx-1/pod-b"), 1);
+  EXPECT_EQ(app->loop().binds_in_flight(), 0u);
+  StopApp(*app, fake_);
+}
+
+// A bind without a verdict (500 on every attempt) puts its pod back to the
+// sessions after a backoff; it is then bound, once.
+TEST_F(ServeTest, FailedBindIsDecidedAgainAfterBackoff) {
+  SeedGang(fake_);
+  ServeAppOptions o = LoopbackServeOptions(fake_, &clock_);
+  o.request.period = "100ms";  // cycles well within the 1 s backoff
+  auto app = StartApp(std::move(o));
+  ASSERT_TRUE(Eventually([&] { return app->Synced(); }));
+  fake_.SetHook([&](const FakeRequest& r) {
+    if (r.method == "POST" && r.path.ends_with("/pods/pod-a/binding")) fake_.FailNext(1, 500);
+  });
+  clock_.Advance(std::chrono::seconds(1));
+  app->Tick();
+  app->AwaitBinds(std::chrono::milliseconds(5000));
+  fake_.SetHook(nullptr);
+  EXPECT_EQ(app->summaries().back().bind_failures, 1);
+  EXPECT_EQ(app->summaries().back().binds, 1);
+  EXPECT_EQ(app->metrics().Value("basalt_bind_failures_total"), 1);
+  EXPECT_EQ(fake_.BindCount("fx-1/pod-a"), 0);
+  ASSERT_TRUE(Eventually([&] { return InSync(*app, fake_); }));
+  // Within the backoff the session decides it again but nothing is sent.
+  clock_.Advance(std::chrono::milliseconds(200));
+  app->Tick();
+  EXPECT_EQ(app->summaries().back().binds_deferred, 1);
+  EXPECT_EQ(app->summaries().back().binds_sent, 0);
+  ASSERT_TRUE(CycleUntil(
+      *app, fake_, clock_, [&] { return fake_.BindCount("fx-1/pod-a") == 1; }, 3));
+  CycleUntil(
+      *app, fake_, clock_, [] { return false; }, 2);
+  EXPECT_EQ(fake_.BindCount("fx-1/pod-a"), 1);
+  EXPECT_EQ(fake_.BindCount("fx-1/pod-b"), 1);
+  StopApp(*app, fake_);
+}
+
+// SIGTERM with binds on the wire that never get an answer: Stop takes the
+// grace and about a second more, never the request timeout; nothing is sent
+// after it, and the lease is released.
+TEST_F(ServeTest, StopWithBindsOnTheWireIsPrompt) {
+  SeedGang(fake_);
+  ServeAppOptions o = LoopbackServeOptions(fake_, &clock_);
+  o.request_timeout = std::chrono::milliseconds(30000);
+  o.shutdown_grace = std::chrono::milliseconds(500);
+  auto app = StartApp(std::move(o));
+  ASSERT_TRUE(Eventually([&] { return app->Synced(); }));
+  std::atomic<bool> release{false};
+  std::atomic<int> held{0};
+  fake_.SetHook([&](const FakeRequest& r) {
+    if (r.method != "POST" || !r.path.ends_with("/binding")) return;
+    ++held;
+    for (int i = 0; i < 20000 && !release.load(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  });
+  clock_.Advance(std::chrono::seconds(1));
+  app->Tick();
+  ASSERT_TRUE(Eventually([&] { return held.load() == 2; }));
+  auto start = std::chrono::steady_clock::now();
+  StopApp(*app, fake_);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 3.5);
+  size_t requests = fake_.http().requests().size();
+  release = true;
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  fake_.SetHook(nullptr);
+  // The held binds are handled by the server after release (or not at all);
+  // basalt sends nothing more, and a second replica takes the lease at once.
+  size_t binds_after = 0;
+  const auto& all = fake_.http().requests();
+  for (size_t i = requests; i < all.size(); ++i)
+    binds_after += all[i].method == "POST" && all[i].path.ends_with("/binding");
+  EXPECT_EQ(binds_after, 0u);
+  auto again = StartSynced("basalt-test-1");
+  clock_.Advance(std::chrono::seconds(1));
+  again->Tick();
+  EXPECT_TRUE(again->leader());
+  StopApp(*again, fake_);
 }
 
 // /healthz, /readyz and /metrics; the metrics parse as Prometheus text and

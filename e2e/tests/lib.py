@@ -244,6 +244,15 @@ class Basalt:
             self.proc.wait(5)
         self._log.close()
 
+    def terminate(self, timeout=30):
+        """SIGTERM and wait for the exit: (exit code, seconds it took)."""
+        start = time.monotonic()
+        self.proc.send_signal(signal.SIGTERM)
+        code = self.proc.wait(timeout)
+        took = time.monotonic() - start
+        self._log.close()
+        return code, took
+
     def kill9(self):
         if self.alive():
             self.proc.kill()

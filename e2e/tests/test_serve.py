@@ -210,8 +210,9 @@ def test_kill9_mid_bind_binds_each_pod_once(kubectl, ns, make_nodes, run_basalt,
     # A bind in flight when the process died can complete on the server with
     # no ResponseComplete 201 in the audit log (its client was gone): such a
     # pod is bound (wait_bound above) and was not bound again. At most the
-    # binds in flight at once (--bind-parallelism, 4) can be in that state.
-    assert len(never) <= 4, f"pods with no accepted binding: {never[:10]}"
+    # binds on the wire at once (--bind-parallelism, 16 by default) can be in
+    # that state.
+    assert len(never) <= 16, f"pods with no accepted binding: {never[:10]}"
     pods = kubectl.pods(ns)
     per_node = collections.Counter(bound_node(p) for p in pods)
     assert max(per_node.values()) <= 100, f"a node got more pods than cpus: {per_node}"
@@ -219,6 +220,49 @@ def test_kill9_mid_bind_binds_each_pod_once(kubectl, ns, make_nodes, run_basalt,
     assert all(v == 10 for v in per_gang.values()), f"partly bound gangs: {per_gang}"
     print(f"killed after {done_at_kill} accepted binds (saw {at_kill}); "
           f"refused bindings: {dict(refused) or 'none'}")
+
+
+def test_sigterm_mid_bind_exits_promptly(kubectl, ns, make_nodes, run_basalt, controlplane):
+    """300 pods in 30 gangs of 10; basalt gets SIGTERM while its binds are on
+    the wire. It exits 0 within 5 s (binds not yet sent are dropped, those on
+    the wire answered or cut off, the Lease released), a second replica leads
+    at once (not after the lease duration) and binds the rest; no pod is
+    bound twice and every gang ends whole."""
+    make_nodes(3, cpu="100", memory="200Gi", pods="200")
+    objs = []
+    for g in range(30):
+        objs += gang(ns, f"t{g:02d}", 10)
+    kubectl.create(objs)
+    names = [o["metadata"]["name"] for o in objs if o["kind"] == "Pod"]
+    # A low client rate keeps binds queued and on the wire for a few seconds,
+    # so the signal surely lands mid-bind.
+    first = run_basalt("t1", "--qps", "30", "--burst", "10")
+
+    def some_bound():
+        ok = sum(1 for _, code in audit_binds(controlplane.audit_log, ns) if code == 201)
+        return ok if ok >= 20 else None
+    wait_until(some_bound, 60, "basalt to start binding", interval=0.02)
+    code, took = first.terminate()
+    done_at_stop = sum(1 for _, c in audit_binds(controlplane.audit_log, ns) if c == 201)
+    assert code == 0, f"exit code {code}"
+    assert took < 5, f"SIGTERM to exit took {took:.1f} s"
+    if done_at_stop >= len(names):
+        pytest.fail(f"the SIGTERM came after all {len(names)} binds: not a mid-bind stop")
+    started = time.monotonic()
+    second = run_basalt("t2")
+    second.wait_leader(timeout=10)
+    assert time.monotonic() - started < 10, "the lease was not released"
+    wait_bound(kubectl, ns, names, timeout=90, running=False)
+    binds = audit_binds(controlplane.audit_log, ns)
+    accepted = collections.Counter(n for n, c in binds if c == 201)
+    twice = {n: k for n, k in accepted.items() if k > 1}
+    assert not twice, f"pods bound more than once: {twice}"
+    never = [n for n in names if accepted[n] == 0]
+    assert len(never) <= 16, f"pods with no accepted binding: {never[:10]}"
+    per_gang = collections.Counter(p["metadata"]["name"][:3] for p in kubectl.pods(ns)
+                                   if bound_node(p))
+    assert all(v == 10 for v in per_gang.values()), f"partly bound gangs: {per_gang}"
+    print(f"SIGTERM to exit: {took:.2f} s, {done_at_stop} binds accepted before it")
 
 
 def test_reclaim_between_queues(kubectl, ns, make_nodes, run_basalt, controlplane):

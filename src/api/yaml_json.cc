@@ -66,6 +66,42 @@ Status Convert(const YAML::Node& node, const std::string& where, int depth, Json
   return Status::Ok();
 }
 
+Status BuildNode(const Json& v, int depth, bool skip_managed_fields, YAML::Node* out) {
+  if (depth > 100) return Status::InvalidArgument("nested too deeply");
+  switch (v.type()) {
+    case Json::value_t::object: {
+      *out = YAML::Node(YAML::NodeType::Map);
+      for (const auto& [key, child] : v.items()) {
+        if (skip_managed_fields && depth == 1 && key == "managedFields") continue;
+        YAML::Node c;
+        BASALT_RETURN_IF_ERROR(BuildNode(child, depth + 1, skip_managed_fields, &c));
+        out->force_insert(key, c);
+      }
+      return Status::Ok();
+    }
+    case Json::value_t::array: {
+      *out = YAML::Node(YAML::NodeType::Sequence);
+      for (const Json& child : v) {
+        YAML::Node c;
+        BASALT_RETURN_IF_ERROR(BuildNode(child, depth + 1, skip_managed_fields, &c));
+        out->push_back(c);
+      }
+      return Status::Ok();
+    }
+    case Json::value_t::string:
+      *out = YAML::Node(v.get_ref<const std::string&>());
+      out->SetTag("!");  // as a quoted scalar: always a string
+      return Status::Ok();
+    case Json::value_t::null:
+    case Json::value_t::discarded:
+      *out = YAML::Node(YAML::NodeType::Null);
+      return Status::Ok();
+    default:  // numbers and booleans: their JSON text is their plain YAML scalar
+      *out = YAML::Node(v.dump());
+      return Status::Ok();
+  }
+}
+
 bool NeedsQuotes(const std::string& s) {
   if (!PlainScalar(s).is_string()) return true;
   // YAML 1.1 booleans: Kubernetes' reader would take these for true/false.
@@ -104,6 +140,10 @@ void Emit(YAML::Emitter& e, const Json& v) {
 }
 
 }  // namespace
+
+Status JsonToYamlNode(const Json& value, YAML::Node* out, bool skip_managed_fields) {
+  return BuildNode(value, 0, skip_managed_fields, out);
+}
 
 Result<Json> YamlToJson(const YAML::Node& node, const std::string& where) {
   Json out;

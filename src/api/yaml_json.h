@@ -24,6 +24,12 @@ namespace basalt {
 Result<nlohmann::json> YamlToJson(const YAML::Node& node, const std::string& where);
 // Parses one YAML/JSON document from `text`.
 Result<nlohmann::json> ParseYamlDocument(const std::string& text, const std::string& where);
+// The YAML tree `value` reads as, built directly (no text in between), with
+// strings tagged as quoted scalars so they mean what they would in the text.
+// `metadata.managedFields` (server bookkeeping, often most of an object's
+// bytes) is left out when `skip_managed_fields`. Depth beyond 100 is refused.
+Status JsonToYamlNode(const nlohmann::json& value, YAML::Node* out,
+                      bool skip_managed_fields = false);
 // Block-style YAML of `value`, keys in the JSON object's (sorted) order;
 // strings that would read back as another type are quoted. Ends in a newline.
 std::string JsonToYaml(const nlohmann::json& value);

@@ -53,6 +53,7 @@ int RunServe(const ServeRequest& request) {
     opt.conf_text = *text;
   }
   opt.renew_in_background = true;
+  opt.interrupted = &g_signalled;
   ServeApp app(std::move(opt));
   Status s = app.Start();
   if (!s.ok()) {

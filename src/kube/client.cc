@@ -201,15 +201,22 @@ ApiOr<HttpResponse> Client::Call(const std::string& verb, const std::string& pat
   req.timeout = options_.request_timeout;
   ApiError err;
   int attempts = std::max(1, options_.max_attempts);
+  const bool write = verb != "GET";
+  auto withheld = [&] {
+    ApiError e;
+    e.verb = verb;
+    e.path = path;
+    e.message = "write withheld: this replica no longer holds a fresh lease, or is stopping";
+    return e;
+  };
   for (int attempt = 0; attempt < attempts; ++attempt) {
+    // Asked before waiting for a token too: a withheld write never waits.
+    if (write && options_.may_write && !options_.may_write()) return withheld();
     limiter_.Acquire();
     err = ApiError{};
     err.verb = verb;
     err.path = path;
-    if (verb != "GET" && options_.may_write && !options_.may_write()) {
-      err.message = "write withheld: this replica no longer holds a fresh lease";
-      return err;
-    }
+    if (write && options_.may_write && !options_.may_write()) return withheld();
     Result<HttpResponse> r = transport_->Do(req);
     if (r.ok() && r->status >= 200 && r->status < 300) return std::move(r).value();
     if (!r.ok()) {
@@ -243,6 +250,24 @@ ApiOr<Json> Client::Get(const std::string& path) {
 ApiOr<ListResult> Client::List(const std::string& path, int limit,
                                const std::vector<std::pair<std::string, std::string>>& extra_query,
                                int max_relists) {
+  std::vector<Json> all;
+  auto r = ListPages(
+      path, limit,
+      [&](std::vector<Json>& items, bool first_page) {
+        if (first_page) all.clear();
+        for (Json& item : items) all.push_back(std::move(item));
+      },
+      extra_query, max_relists);
+  if (!r.ok()) return r.error();
+  ListResult result = std::move(r).value();
+  result.items = std::move(all);
+  return result;
+}
+
+ApiOr<ListResult> Client::ListPages(
+    const std::string& path, int limit,
+    const std::function<void(std::vector<Json>& items, bool first_page)>& on_page,
+    const std::vector<std::pair<std::string, std::string>>& extra_query, int max_relists) {
   ListResult result;
   std::string cont;
   // Safety valve against a server that hands out continue tokens forever.
@@ -266,6 +291,8 @@ ApiOr<ListResult> Client::List(const std::string& path, int limit,
       return r.error();
     }
     Json page = Parse(r->body);
+    r->body.clear();
+    r->body.shrink_to_fit();
     if (!page.is_object())
       return MakeError(r->status, "list reply is not a JSON object", "GET", path);
     ++result.pages;
@@ -278,17 +305,20 @@ ApiOr<ListResult> Client::List(const std::string& path, int limit,
                                 ? list_kind.substr(0, list_kind.size() - 4)
                                 : "";
     std::string api_version = Str(page, "apiVersion");
-    auto items = page.find("items");
-    if (items != page.end() && items->is_array()) {
-      for (Json& item : *items) {
+    std::vector<Json> items;
+    auto found = page.find("items");
+    if (found != page.end() && found->is_array()) {
+      items.reserve(found->size());
+      for (Json& item : *found) {
         if (!item.is_object()) continue;
         if (!item.contains("kind") && !item_kind.empty()) item["kind"] = item_kind;
         if (!item.contains("apiVersion") && !api_version.empty()) item["apiVersion"] = api_version;
-        result.items.push_back(std::move(item));
+        items.push_back(std::move(item));
       }
     }
     // Built-in lists omit `continue` on the last page; CRD lists send "".
     cont = meta ? Str(*meta, "continue") : "";
+    on_page(items, result.pages == 1);
     if (cont.empty()) return result;
     if (result.pages >= kMaxPages) {
       return MakeError(r->status, "list did not end after " + std::to_string(kMaxPages) + " pages",

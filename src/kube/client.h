@@ -248,6 +248,16 @@ class Client {
                          const std::vector<std::pair<std::string, std::string>>& extra_query = {},
                          int max_relists = 3);
 
+  // The same list, handed over a page at a time (`first_page` true again when
+  // an expired continue token restarted it) instead of gathered: a caller
+  // decodes and drops each page, so a list of 100,000 pods is never held
+  // whole as JSON. The result carries the resourceVersion and counts, no items.
+  ApiOr<ListResult> ListPages(
+      const std::string& path, int limit,
+      const std::function<void(std::vector<Json>& items, bool first_page)>& on_page,
+      const std::vector<std::pair<std::string, std::string>>& extra_query = {},
+      int max_relists = 3);
+
   // Watches `path` from `resource_version` with bookmarks, calling `on_event`
   // for ADDED/MODIFIED/DELETED/BOOKMARK (ERROR events end the watch: 410 as
   // kGone, others as an error). The stream is split on newlines with partial

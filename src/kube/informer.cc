@@ -1,9 +1,12 @@
 #include "kube/informer.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <thread>
 
 #include "api/decode.h"
+#include "api/yaml_json.h"
 
 namespace basalt::kube {
 namespace {
@@ -21,7 +24,18 @@ std::string KeyOf(const Json& obj) {
   return ns.empty() ? name : ns + "/" + name;
 }
 
-// Kinds the informer receives but `ClusterState` does not store.
+// Decodes one API object with the manifest decoder (the same rules and
+// messages as `basalt schedule`), from a tree built straight from the JSON:
+// no text and no YAML parse in between, and without managedFields.
+Status DecodeApiObject(const std::string& kind, const std::string& key, const Json& object,
+                       ClusterObjects* out) {
+  const std::string source = "kube:" + kind + "/" + key;
+  YAML::Node node;
+  Status built = JsonToYamlNode(object, &node, /*skip_managed_fields=*/true);
+  if (!built.ok()) return Status::InvalidArgument(source + ": " + built.message());
+  return DecodeObject(node, source, out);
+}
+
 // Sleeps `d` on the real clock in short slices so `stop` is noticed quickly.
 void SleepUnlessStopped(std::chrono::milliseconds d, const std::atomic<bool>& stop) {
   auto end = std::chrono::steady_clock::now() + d;
@@ -69,20 +83,7 @@ void StateSink::DeleteLocked(const std::string& kind, const std::string& key) {
   // object only matters to controllers that look it up by a pod's reference.
 }
 
-Status StateSink::ApplyLocked(const std::string& kind, bool deleted, const Json& object) {
-  std::string key = KeyOf(object);
-  if (key.empty()) return Status::InvalidArgument("watched " + kind + " without metadata.name");
-  if (observer_) observer_(kind, deleted, key, object, *state_);
-  if (deleted) {
-    DeleteLocked(kind, key);
-    return Status::Ok();
-  }
-  // The JSON text goes through the manifest decoder (yaml-cpp reads JSON),
-  // including its tree checks, so API objects and manifests share one set of
-  // rules and one set of error messages.
-  ClusterObjects objs;
-  Status s = DecodeText(object.dump(), "kube:" + kind + "/" + key, &objs);
-  if (!s.ok()) return s;
+void StateSink::UpsertLocked(ClusterObjects objs) {
   for (auto& o : objs.pods) state_->UpsertPod(std::move(o));
   for (auto& o : objs.nodes) state_->UpsertNode(std::move(o));
   for (auto& o : objs.queues) state_->UpsertQueue(std::move(o));
@@ -91,34 +92,88 @@ Status StateSink::ApplyLocked(const std::string& kind, bool deleted, const Json&
   for (auto& o : objs.priority_classes) state_->UpsertPriorityClass(std::move(o));
   for (auto& o : objs.owners) state_->UpsertOwner(std::move(o));
   for (auto& o : objs.commands) state_->UpsertCommand(std::move(o));
-  return Status::Ok();
 }
 
 Status StateSink::Apply(const std::string& kind, bool deleted, const Json& object) {
+  std::string key = KeyOf(object);
+  if (key.empty()) return Status::InvalidArgument("watched " + kind + " without metadata.name");
+  ClusterObjects objs;
+  Status decoded = deleted ? Status::Ok() : DecodeApiObject(kind, key, object, &objs);
   std::lock_guard<std::mutex> lock(mu_);
-  return ApplyLocked(kind, deleted, object);
+  for (const auto& observe : observers_) observe(kind, deleted, key, object, *state_);
+  if (deleted) {
+    DeleteLocked(kind, key);
+    return Status::Ok();
+  }
+  if (!decoded.ok()) return decoded;
+  UpsertLocked(std::move(objs));
+  return Status::Ok();
 }
 
-int StateSink::Replace(const std::string& kind, const std::vector<Json>& items,
-                       std::set<std::string>* known) {
-  std::set<std::string> now;
-  for (const Json& item : items) {
-    std::string key = KeyOf(item);
-    if (!key.empty()) now.insert(key);
+int StateSink::ApplyPage(const std::string& kind, const std::vector<Json>& items,
+                         std::set<std::string>* seen) {
+  struct Decoded {
+    std::string key;
+    ClusterObjects objs;
+    Status status;
+  };
+  std::vector<Decoded> decoded(items.size());
+  auto decode_range = [&](size_t from, size_t to) {
+    for (size_t i = from; i < to; ++i) {
+      decoded[i].key = KeyOf(items[i]);
+      decoded[i].status = decoded[i].key.empty()
+                              ? Status::InvalidArgument("listed " + kind + " without metadata.name")
+                              : DecodeApiObject(kind, decoded[i].key, items[i], &decoded[i].objs);
+    }
+  };
+  // A large page (a restart on a big cluster) is decoded on two threads: the
+  // first list is what stands between a restart and the first bind.
+  constexpr size_t kParallelFrom = 256;
+  if (items.size() >= kParallelFrom) {
+    size_t half = items.size() / 2;
+    std::thread other(decode_range, half, items.size());
+    decode_range(0, half);
+    other.join();
+  } else {
+    decode_range(0, items.size());
   }
   int errors = 0;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (size_t i = 0; i < items.size(); ++i) {
+    Decoded& d = decoded[i];
+    if (d.key.empty()) {
+      ++errors;
+      continue;
+    }
+    seen->insert(d.key);
+    for (const auto& observe : observers_) observe(kind, false, d.key, items[i], *state_);
+    if (!d.status.ok()) {
+      ++errors;
+      continue;
+    }
+    UpsertLocked(std::move(d.objs));
+  }
+  return errors;
+}
+
+void StateSink::FinishList(const std::string& kind, std::set<std::string> seen,
+                           std::set<std::string>* known) {
   std::lock_guard<std::mutex> lock(mu_);
   // Objects deleted while we were not watching (the reason for the relist)
   // exist only as absences in the new list.
   for (const std::string& key : *known) {
-    if (now.count(key)) continue;
-    if (observer_) observer_(kind, true, key, Json(), *state_);
+    if (seen.count(key)) continue;
+    for (const auto& observe : observers_) observe(kind, true, key, Json(), *state_);
     DeleteLocked(kind, key);
   }
-  for (const Json& item : items) {
-    if (!ApplyLocked(kind, false, item).ok()) ++errors;
-  }
-  *known = std::move(now);
+  *known = std::move(seen);
+}
+
+int StateSink::Replace(const std::string& kind, const std::vector<Json>& items,
+                       std::set<std::string>* known) {
+  std::set<std::string> seen;
+  int errors = ApplyPage(kind, items, &seen);
+  FinishList(kind, std::move(seen), known);
   return errors;
 }
 
@@ -142,7 +197,14 @@ void Informer::Fail(const std::string& message) {
 bool Informer::Step(const std::atomic<bool>& stop) {
   const std::string path = spec_.path.Collection();
   if (need_list_) {
-    auto list = client_->List(path, options_.page_size);
+    std::set<std::string> seen;
+    int errors = 0;
+    auto list = client_->ListPages(path, options_.page_size,
+                                   [&](std::vector<Json>& items, bool first_page) {
+                                     if (first_page)
+                                       seen.clear();  // a restarted list: only its own keys count
+                                     errors += sink_->ApplyPage(spec_.kind, items, &seen);
+                                   });
     if (!list.ok()) {
       if (list.error().code == 404) {
         // The resource is not served (e.g. Volcano's Job or Command CRD is not
@@ -155,7 +217,7 @@ bool Informer::Step(const std::atomic<bool>& stop) {
       Fail(list.error().ToString());
       return false;
     }
-    int errors = sink_->Replace(spec_.kind, list->items, &known_);
+    sink_->FinishList(spec_.kind, std::move(seen), &known_);
     rv_ = list->resource_version;
     need_list_ = false;
     synced_ = true;

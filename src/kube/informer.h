@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "api/decode.h"
 #include "kube/client.h"
 #include "state/cluster_state.h"
 
@@ -60,6 +61,14 @@ class StateSink {
   // of `items`. Returns the number of decode errors.
   int Replace(const std::string& kind, const std::vector<Json>& items,
               std::set<std::string>* known);
+  // A list a page at a time: `ApplyPage` decodes the page's objects (before
+  // taking the lock, on more than one thread for a large page) and upserts
+  // them, adding their keys to `seen`; `FinishList` then deletes what `known`
+  // had and the list did not, and makes `known` the list's keys.
+  int ApplyPage(const std::string& kind, const std::vector<Json>& items,
+                std::set<std::string>* seen);
+  void FinishList(const std::string& kind, std::set<std::string> seen,
+                  std::set<std::string>* known);
 
   // Sees every watched object just before it is applied, under the sink's
   // lock, with the store as it still is: `deleted` with the object's last
@@ -70,14 +79,16 @@ class StateSink {
   using ApplyObserver =
       std::function<void(const std::string& kind, bool deleted, const std::string& key,
                          const Json& object, const ClusterState& before)>;
-  void set_apply_observer(ApplyObserver observer) { observer_ = std::move(observer); }
+  void set_apply_observer(ApplyObserver observer) { observers_ = {std::move(observer)}; }
+  // Adds one more observer (each sees every object, in the order added).
+  void add_apply_observer(ApplyObserver observer) { observers_.push_back(std::move(observer)); }
 
  private:
-  Status ApplyLocked(const std::string& kind, bool deleted, const Json& object);
+  void UpsertLocked(ClusterObjects objects);
   void DeleteLocked(const std::string& kind, const std::string& key);
   ClusterState* state_;
   std::mutex mu_;
-  ApplyObserver observer_;
+  std::vector<ApplyObserver> observers_;
 };
 
 struct InformerOptions {

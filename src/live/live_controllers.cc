@@ -92,7 +92,7 @@ LiveControllers::LiveControllers(kube::Client* client, ClusterState* state, kube
   metrics_->Counter("basalt_controller_writes_total",
                     "Writes of the live controllers by object kind, verb and outcome.",
                     {"kind", "verb", "outcome"});
-  sink_->set_apply_observer(
+  sink_->add_apply_observer(
       [this](const std::string& kind, bool deleted, const std::string& key, const Json& object,
              const ClusterState& before) { OnApplied(kind, deleted, key, object, before); });
 }

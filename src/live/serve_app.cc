@@ -91,7 +91,10 @@ std::unique_ptr<kube::Client> ServeApp::MakeClient(ClientRole role) {
     // A write sent while the lease is fresh must land (or fail) before the
     // lease can expire for the other replicas: bound its time by the margin
     // between the renew deadline and the lease duration (kube/leader.h).
-    opt.may_write = [this] { return !elector_ || elector_->MayWrite(); };
+    // After a shutdown's grace nothing more is sent (retries included).
+    opt.may_write = [this] {
+      return !abort_writes_ && !Interrupted() && (!elector_ || elector_->MayWrite());
+    };
     auto margin = std::chrono::duration_cast<std::chrono::milliseconds>(options_.lease_duration -
                                                                         options_.renew_deadline);
     if (options_.request.leader_elect && margin.count() > 0)
@@ -109,6 +112,7 @@ std::unique_ptr<kube::Client> ServeApp::MakeClient(ClientRole role) {
   kube::CurlOptions curl;
   curl.tls = options_.kubeconfig.tls;
   if (role == ClientRole::kWatches) curl.cancel = &stop_;
+  if (role == ClientRole::kWrites) curl.cancel = &abort_writes_;
   return std::make_unique<kube::Client>(opt, std::make_unique<kube::CurlTransport>(curl));
 }
 
@@ -123,10 +127,15 @@ Status ServeApp::Start() {
   ServeLoopOptions lo;
   lo.scheduler_name = req.scheduler_name;
   lo.bind_parallelism = req.bind_parallelism;
+  lo.stopping = [this] { return Interrupted() || stop_.load(); };
   std::string identity = req.identity.empty() ? DefaultIdentity() : req.identity;
   lo.reporting_instance = identity;
   loop_ =
       std::make_unique<ServeLoop>(client_.get(), &state_, &sink_.mutex(), &metrics_, clock_, lo);
+  sink_.add_apply_observer([this](const std::string& kind, bool deleted, const std::string& key,
+                                  const kube::Json& object, const ClusterState&) {
+    loop_->ObserveObject(kind, deleted, key, object);
+  });
   const std::string source = req.conf_path.empty() ? "(default configuration)" : req.conf_path;
   BASALT_RETURN_IF_ERROR(loop_->Configure(options_.conf_text, source));
   if (!req.conf_path.empty()) conf_mtime_ = FileMtime(req.conf_path);
@@ -323,17 +332,30 @@ std::chrono::milliseconds ServeApp::Tick() {
     }
   }
   CycleSummary sum = loop_->RunCycle();
-  if (sum.binds || sum.evictions || sum.evictions_blocked || sum.bind_conflicts ||
-      sum.api_failures) {
+  if (sum.binds_sent || sum.binds || sum.evictions || sum.evictions_blocked || sum.bind_conflicts ||
+      sum.bind_failures || sum.api_failures) {
     Log("serve").info(
-        "msg=cycle cycle={} bound={} evicted={} evictions_blocked={} bind_conflicts={} "
-        "api_failures={} pending={}",
-        sum.cycle, sum.binds, sum.evictions, sum.evictions_blocked, sum.bind_conflicts,
-        sum.api_failures, sum.pending);
+        "msg=cycle cycle={} binds_sent={} bound={} bind_conflicts={} bind_failures={} "
+        "in_flight={} evicted={} evictions_blocked={} api_failures={} pending={} seconds={:.3f}",
+        sum.cycle, sum.binds_sent, sum.binds, sum.bind_conflicts, sum.bind_failures,
+        loop_->binds_in_flight(), sum.evictions, sum.evictions_blocked, sum.api_failures,
+        sum.pending, sum.seconds);
   }
   summaries_.push_back(std::move(sum));
   if (summaries_.size() > 64) summaries_.erase(summaries_.begin());
   return next;
+}
+
+void ServeApp::AwaitBinds(std::chrono::milliseconds limit) {
+  CycleSummary answers = loop_->AwaitBinds(limit);
+  if (summaries_.empty()) summaries_.emplace_back();
+  CycleSummary& last = summaries_.back();
+  last.binds += answers.binds;
+  last.bind_conflicts += answers.bind_conflicts;
+  last.bind_failures += answers.bind_failures;
+  last.events += answers.events;
+  last.api_failures += answers.api_failures;
+  last.errors.insert(last.errors.end(), answers.errors.begin(), answers.errors.end());
 }
 
 void ServeApp::RunLeaseThread() {
@@ -346,10 +368,16 @@ void ServeApp::RunLeaseThread() {
   }
 }
 
+// SIGTERM: take no new work; binds on the wire get a moment to be answered
+// (a bind cut short either landed or did not — the next leader reads the pod
+// and never binds it twice); then the lease is released so a standby takes
+// over at once instead of waiting for it to expire.
 void ServeApp::Stop() {
   if (!started_) return;
   started_ = false;
   stop_ = true;
+  // Whatever is still on the wire after the grace is aborted.
+  if (loop_) loop_->Shutdown(options_.shutdown_grace, [this] { abort_writes_ = true; });
   for (auto& t : threads_) t.join();
   threads_.clear();
   if (elector_) elector_->Release();

@@ -42,9 +42,12 @@ struct ServeRequest {
   std::string lease_name = "basalt";
   std::string scheduler_name = "volcano";
   std::string identity;  // empty: "<hostname>_<random>"
-  double qps = 50;
-  int burst = 100;
-  int bind_parallelism = 4;
+  // Volcano's scheduler defaults (--kube-api-qps / --kube-api-burst): a
+  // scheduler binds in bursts and must not be throttled below what the API
+  // server accepts.
+  double qps = 2000;
+  int burst = 2000;
+  int bind_parallelism = 16;
   // Run the vcjob, PodGroup and Queue controllers (live/live_controllers.h);
   // off when Volcano's controller manager runs beside basalt.
   bool controllers = true;
@@ -74,6 +77,11 @@ struct ServeAppOptions {
   int max_attempts = 5;
   std::chrono::milliseconds initial_backoff{200};
   std::chrono::milliseconds request_timeout{30000};
+  // On Stop: how long binds on the wire and queued events may still take.
+  std::chrono::milliseconds shutdown_grace{2000};
+  // Set (by a signal handler) when the process must stop: from then on no new
+  // write is sent, even by the cycle in progress. Null: only Stop stops.
+  const std::atomic<bool>* interrupted = nullptr;
 };
 
 class ServeApp {
@@ -90,6 +98,9 @@ class ServeApp {
   std::chrono::milliseconds Tick();
   // Stops the informers, releases the lease, stops the endpoints.
   void Stop();
+  // Waits (at most `limit`) for the binds on the wire and adds their answers
+  // to the last cycle's summary (tests step through cycles with it).
+  void AwaitBinds(std::chrono::milliseconds limit);
 
   bool Synced();
   bool Ready();
@@ -111,6 +122,7 @@ class ServeApp {
  private:
   enum class ClientRole { kWrites, kWatches, kLease };
   std::unique_ptr<kube::Client> MakeClient(ClientRole role);
+  bool Interrupted() const { return options_.interrupted && options_.interrupted->load(); }
   void RunLeaseThread();
   Status StartWebhook();
   void ReloadConfIfChanged();
@@ -125,6 +137,7 @@ class ServeApp {
   ClusterState state_;
   kube::StateSink sink_{&state_};
   std::atomic<bool> stop_{false};
+  std::atomic<bool> abort_writes_{false};       // set at the end of a shutdown's grace
   std::unique_ptr<kube::Client> client_;        // binds, evictions, status, events (fenced)
   std::unique_ptr<kube::Client> watch_client_;  // lists and watches (cut by stop_)
   std::unique_ptr<kube::Client> lease_client_;  // the lease alone: never waits behind writes

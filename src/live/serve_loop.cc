@@ -35,10 +35,12 @@ void DeclareServeMetrics(kube::Metrics& m) {
   m.Counter("basalt_pods_bound_total", "Pods bound through pods/binding (201).");
   m.Counter("basalt_bind_conflicts_total", "Binds answered 409 or 404 (re-read, never retried).",
             {"outcome"});
+  m.Counter("basalt_bind_failures_total",
+            "Binds without a verdict (no reply, 5xx): the pod is decided again after a backoff.");
+  m.Gauge("basalt_binds_in_flight", "Binds sent and not answered yet.");
   m.Counter("basalt_pods_evicted_total", "Pods evicted through pods/eviction (201).", {"action"});
   m.Counter("basalt_evictions_blocked_total", "Evictions refused by a disruption budget (429).");
-  m.Counter("basalt_podgroup_status_writes_total",
-            "PodGroup status writes (PUT with resourceVersion).");
+  m.Counter("basalt_podgroup_status_writes_total", "PodGroup status writes (merge patch).");
   m.Counter("basalt_queue_status_writes_total",
             "Queue status merge patches on queues/NAME/status.");
   m.Counter("basalt_events_total", "Events written.", {"reason"});
@@ -62,7 +64,11 @@ ServeLoop::ServeLoop(kube::Client* client, ClusterState* state, std::mutex* stat
   RegisterBuiltinPlugins(plugins_);
   RegisterBuiltinActions(actions_registry_);
   DeclareServeMetrics(*metrics_);
+  binder_ = std::make_unique<BindPipeline>(client_, options_.bind_parallelism);
+  events_ = std::make_unique<EventWriter>(client_, metrics_);
 }
+
+ServeLoop::~ServeLoop() { Shutdown(std::chrono::milliseconds(0)); }
 
 Status ServeLoop::Configure(const std::string& conf_text, const std::string& source) {
   const std::string text = conf_text.empty() ? DefaultSchedulerConfigText() : conf_text;
@@ -94,7 +100,7 @@ void ServeLoop::ApplyAssumedLocked(Clock::time_point now) {
     const Pod* pod = state_->FindPod(it->first);
     const Assumed& a = it->second;
     bool drop = pod == nullptr || (!a.uid.empty() && pod->meta.uid != a.uid) ||
-                now - a.since > options_.assume_ttl;
+                (!a.on_the_wire && now - a.since > options_.assume_ttl);
     if (!drop && a.evicted) {
       if (pod->meta.deleting)
         drop = true;  // the informer shows it: nothing to assume
@@ -117,27 +123,6 @@ void ServeLoop::Fail(const kube::ApiError& e, CycleSummary* sum) {
   ++sum->api_failures;
   sum->errors.push_back(e.ToString());
   Log("serve").warn("msg=\"API call failed\" error={}", LogValue(e.ToString()));
-}
-
-// After a 409/404 on binding: the server knows better. Read the pod and take
-// it as it is there (bound elsewhere, terminating, gone) until the informer
-// shows the same.
-void ServeLoop::Refresh(const std::string& pod_key, const std::string& uid) {
-  auto [ns, name] = SplitKey(pod_key);
-  auto got = client_->Get("/api/v1/namespaces/" + ns + "/pods/" + name);
-  if (!got.ok()) return;  // 404: the informer's DELETED follows; other errors: next cycle
-  const Json& pod = *got;
-  std::string node;
-  bool deleting = false;
-  if (auto spec = pod.find("spec"); spec != pod.end() && spec->is_object()) {
-    if (auto n = spec->find("nodeName"); n != spec->end() && n->is_string())
-      node = n->get<std::string>();
-  }
-  if (auto meta = pod.find("metadata"); meta != pod.end() && meta->is_object()) {
-    deleting = meta->contains("deletionTimestamp") && !(*meta)["deletionTimestamp"].is_null();
-  }
-  if (node.empty() && !deleting) return;
-  assumed_[pod_key] = Assumed{uid, node, node.empty() && deleting, clock_->Now()};
 }
 
 void ServeLoop::Event(const std::string& object, const std::string& uid, const std::string& type,
@@ -167,14 +152,9 @@ void ServeLoop::Event(const std::string& object, const std::string& uid, const s
   ev.note = message.size() > 1000 ? message.substr(0, 1000) : message;
   ev.reporting_controller = "basalt";
   ev.reporting_instance = options_.reporting_instance;
-  auto r = client_->CreateEvent(ev);
-  if (!r.ok()) {
-    Fail(r.error(), sum);
-    return;
-  }
+  if (!events_->Post(std::move(ev))) return;  // dropped (counted): the queue is full
   sent_events_[dedupe] = SentEvent{message, now};
   ++sum->events;
-  metrics_->Inc("basalt_events_total", {reason});
 }
 
 void ServeLoop::ApplyEvictions(const std::vector<EvictDecision>& evictions,
@@ -182,6 +162,7 @@ void ServeLoop::ApplyEvictions(const std::vector<EvictDecision>& evictions,
   auto now = clock_->Now();
   std::set<std::string> done;
   for (const EvictDecision& e : evictions) {
+    if (Stopping()) break;  // SIGTERM: no new writes
     if (!done.insert(e.pod).second) continue;
     auto info = pods.find(e.pod);
     std::string uid = info == pods.end() ? "" : info->second.uid;
@@ -221,80 +202,97 @@ void ServeLoop::ApplyEvictions(const std::vector<EvictDecision>& evictions,
   }
 }
 
-void ServeLoop::ApplyBinds(const std::vector<BindDecision>& binds,
-                           const std::map<std::string, PodInfo>& pods, CycleSummary* sum) {
-  struct Job {
-    const BindDecision* bind;
-    std::string uid;
-    std::optional<kube::ApiOr<kube::BindResult>> result;
-  };
-  std::vector<Job> jobs;
+void ServeLoop::SendBinds(const std::vector<BindDecision>& binds,
+                          const std::map<std::string, PodInfo>& pods, CycleSummary* sum) {
+  auto now = clock_->Now();
   std::set<std::string> seen;
   for (const BindDecision& b : binds) {
     auto info = pods.find(b.pod);
-    // Defensive: the session never binds a pod that has a node, and the same
-    // pod twice in one cycle would be a session bug; neither reaches the API.
+    // Defensive: the session never binds a pod that has a node (a bind on the
+    // wire counts: it is assumed), and the same pod twice in one cycle would
+    // be a session bug; neither reaches the API.
     if (info == pods.end() || info->second.has_node || !seen.insert(b.pod).second) continue;
-    jobs.push_back(Job{&b, info->second.uid, std::nullopt});
-  }
-  // Bounded parallelism: a few workers pull binds in decision order.
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i = next++; i < jobs.size(); i = next++) {
-      auto [ns, name] = SplitKey(jobs[i].bind->pod);
-      // The cards a device plugin reads (deviceshare) go onto the pod before
-      // the bind, as Volcano patches them; a failed patch skips the bind and
-      // the next cycle decides again.
-      if (!jobs[i].bind->annotations.empty()) {
-        auto patched =
-            client_->Patch("/api/v1/namespaces/" + ns + "/pods/" + name,
-                           Json{{"metadata", {{"annotations", jobs[i].bind->annotations}}}},
-                           "application/strategic-merge-patch+json");
-        if (!patched.ok()) {
-          jobs[i].result.emplace(patched.error());
-          continue;
-        }
-      }
-      jobs[i].result.emplace(client_->Bind(ns, name, jobs[i].bind->node, jobs[i].uid));
-    }
-  };
-  size_t workers = std::min<size_t>(std::max(1, options_.bind_parallelism), jobs.size());
-  std::vector<std::thread> threads;
-  for (size_t w = 1; w < workers; ++w) threads.emplace_back(work);
-  if (workers > 0) work();
-  for (auto& t : threads) t.join();
-
-  auto now = clock_->Now();
-  for (Job& job : jobs) {
-    const std::string& key = job.bind->pod;
-    auto& r = *job.result;
-    if (!r.ok()) {
-      Fail(r.error(), sum);  // no reply or 5xx after retries: the next cycle decides again
+    if (Stopping()) break;
+    auto backoff = bind_backoff_.find(b.pod);
+    if (backoff != bind_backoff_.end() && now < backoff->second.until) {
+      ++sum->binds_deferred;
       continue;
     }
-    switch (r->outcome) {
-      case kube::BindOutcome::kBound:
-        assumed_[key] = Assumed{job.uid, job.bind->node, false, now};
-        ++sum->binds;
-        metrics_->Inc("basalt_pods_bound_total");
-        Event("Pod/" + key, job.uid, "Normal", "Scheduled", "Binding",
-              "Successfully assigned " + key + " to " + job.bind->node, sum);
-        break;
-      case kube::BindOutcome::kAlreadyBound:
-      case kube::BindOutcome::kPodTerminating:
-      case kube::BindOutcome::kConflict:
-      case kube::BindOutcome::kPodGone: {
-        static const char* names[] = {"bound", "already_bound", "terminating", "conflict", "gone"};
-        ++sum->bind_conflicts;
-        metrics_->Inc("basalt_bind_conflicts_total", {names[static_cast<int>(r->outcome)]});
-        Log("serve").info(
-            "msg=\"bind refused, re-reading the pod (not retried)\" pod={} node={} reply={}", key,
-            job.bind->node, LogValue(r->message));
-        Refresh(key, job.uid);
-        break;
+    assumed_[b.pod] = Assumed{info->second.uid, b.node, false, now, true};
+    if (!binder_->Submit(BindRequest{b.pod, info->second.uid, b.node, b.annotations})) {
+      assumed_.erase(b.pod);  // shutting down: never sent
+      continue;
+    }
+    ++sum->binds_sent;
+  }
+  metrics_->Set("basalt_binds_in_flight", static_cast<double>(binder_->InFlight()));
+}
+
+void ServeLoop::CollectBindAnswers(CycleSummary* sum) {
+  auto now = clock_->Now();
+  for (BindCompletion& done : binder_->TakeCompleted()) {
+    const std::string& key = done.request.pod;
+    const std::string& uid = done.request.uid;
+    auto assumed = assumed_.find(key);
+    bool ours = assumed != assumed_.end() && assumed->second.uid == uid;
+    if (done.error) {
+      // No verdict: the next sessions may decide again, after a backoff.
+      Fail(*done.error, sum);
+      ++sum->bind_failures;
+      metrics_->Inc("basalt_bind_failures_total");
+      if (ours && assumed->second.on_the_wire) assumed_.erase(assumed);
+      BindBackoff& b = bind_backoff_[key];
+      auto wait = options_.bind_backoff_initial * (int64_t{1} << std::min(b.failures, 16));
+      b.until = now + std::min<std::chrono::milliseconds>(wait, options_.bind_backoff_max);
+      ++b.failures;
+      continue;
+    }
+    bind_backoff_.erase(key);
+    if (done.outcome == kube::BindOutcome::kBound) {
+      if (ours) {
+        assumed->second.on_the_wire = false;
+        assumed->second.since = now;  // the TTL runs from the server's answer
       }
+      ++sum->binds;
+      metrics_->Inc("basalt_pods_bound_total");
+      Event("Pod/" + key, uid, "Normal", "Scheduled", "Binding",
+            "Successfully assigned " + key + " to " + done.request.node, sum);
+      continue;
+    }
+    static const char* names[] = {"bound", "already_bound", "terminating", "conflict", "gone"};
+    ++sum->bind_conflicts;
+    metrics_->Inc("basalt_bind_conflicts_total", {names[static_cast<int>(done.outcome)]});
+    Log("serve").info("msg=\"bind refused, re-read the pod (not retried)\" pod={} node={} reply={}",
+                      key, done.request.node, LogValue(done.message));
+    // Take the pod as the server has it until the informer shows the same.
+    if (done.refreshed && (!done.server_node.empty() || done.server_deleting)) {
+      assumed_[key] = Assumed{uid, done.server_node,
+                              done.server_node.empty() && done.server_deleting, now, false};
+    } else if (ours) {
+      assumed_.erase(assumed);
     }
   }
+  metrics_->Set("basalt_binds_in_flight", static_cast<double>(binder_->InFlight()));
+}
+
+CycleSummary ServeLoop::AwaitBinds(std::chrono::milliseconds limit) {
+  CycleSummary sum;
+  sum.cycle = cycle_;
+  binder_->WaitIdle(limit);
+  CollectBindAnswers(&sum);
+  events_->WaitIdle(limit);
+  return sum;
+}
+
+void ServeLoop::Shutdown(std::chrono::milliseconds limit, const std::function<void()>& cut_off) {
+  auto start = Clock::now();
+  for (const BindRequest& never_sent : binder_->StopTaking(limit)) assumed_.erase(never_sent.pod);
+  if (cut_off) cut_off();
+  binder_->Stop(std::chrono::milliseconds(0));
+  CycleSummary sum;
+  CollectBindAnswers(&sum);
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(limit - (Clock::now() - start));
+  events_->Stop(std::max(std::chrono::milliseconds(0), left));
 }
 
 // Every pod of ours still without a node gets the condition cluster
@@ -317,6 +315,7 @@ void ServeLoop::ReportUnschedulable(const std::vector<PendingPod>& pending, cons
   }
   std::set<std::string> still_pending;
   for (const PendingPod& p : pending) {
+    if (Stopping()) break;  // SIGTERM: no new writes
     if (bound.count(p.key)) continue;
     still_pending.insert(p.key);
     std::string message;
@@ -361,6 +360,72 @@ void ServeLoop::ReportUnschedulable(const std::vector<PendingPod>& pending, cons
     it = still_pending.count(it->first) ? std::next(it) : condition_written_.erase(it);
 }
 
+namespace {
+
+// The PodGroup status fields basalt writes, in one canonical text (absent
+// counts are zero, as Volcano's types omit them when empty).
+std::string PodGroupStatusText(const std::string& phase, int running, int succeeded, int failed) {
+  return Json{{"phase", phase}, {"running", running}, {"succeeded", succeeded}, {"failed", failed}}
+      .dump();
+}
+
+}  // namespace
+
+void ServeLoop::ObserveObject(const std::string& kind, bool deleted, const std::string& key,
+                              const Json& object) {
+  if (kind != "PodGroup") return;
+  if (deleted) {
+    podgroup_on_server_.erase(key);
+    return;
+  }
+  auto st = object.find("status");
+  if (st == object.end() || !st->is_object()) {
+    podgroup_on_server_.erase(key);
+    return;
+  }
+  auto str = [&](const char* f) {
+    auto it = st->find(f);
+    return it != st->end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  auto num = [&](const char* f) {
+    auto it = st->find(f);
+    return it != st->end() && it->is_number_integer() ? it->get<int>() : 0;
+  };
+  podgroup_on_server_[key] =
+      PodGroupStatusText(str("phase"), num("running"), num("succeeded"), num("failed"));
+}
+
+// One merge patch of `status` per PodGroup whose status changed since we
+// last wrote it: no read first, and nothing but the status fields we own is
+// touched (a label someone else set stays).
+void ServeLoop::WritePodGroupStatus(const Decisions& d,
+                                    const std::map<std::string, std::tuple<int, int, int>>& counts,
+                                    CycleSummary* sum) {
+  for (const auto& [key, phase] : d.podgroup_phases) {
+    if (Stopping()) break;  // SIGTERM: no new writes
+    auto c = counts.find(key);
+    auto [running, succeeded, failed] = c == counts.end() ? std::tuple<int, int, int>{} : c->second;
+    Json status = {{"phase", PodGroupPhaseName(phase)},
+                   {"running", running},
+                   {"succeeded", succeeded},
+                   {"failed", failed}};
+    std::string text = status.dump();  // the same text as PodGroupStatusText
+    auto written = podgroup_written_.find(key);
+    if (written != podgroup_written_.end() && written->second == text) continue;
+    auto [ns, name] = SplitKey(key);
+    auto r = client_->Patch(
+        "/apis/scheduling.volcano.sh/v1beta1/namespaces/" + ns + "/podgroups/" + name,
+        Json{{"status", status}}, "application/merge-patch+json");
+    if (!r.ok()) {
+      if (r.error().code != 404) Fail(r.error(), sum);  // 404: deleted meanwhile
+      continue;
+    }
+    podgroup_written_[key] = text;
+    ++sum->podgroup_writes;
+    metrics_->Inc("basalt_podgroup_status_writes_total");
+  }
+}
+
 CycleSummary ServeLoop::RunCycle() {
   CycleSummary sum;
   auto start = clock_->Now();
@@ -373,6 +438,7 @@ CycleSummary ServeLoop::RunCycle() {
   for (auto it = sent_events_.begin(); it != sent_events_.end();) {
     it = start - it->second.at >= options_.event_repeat ? sent_events_.erase(it) : std::next(it);
   }
+  CollectBindAnswers(&sum);
   Decisions d;
   std::map<std::string, PodInfo> pods;  // every pod a decision may name
   std::map<std::string, std::string> pg_uids;
@@ -429,16 +495,26 @@ CycleSummary ServeLoop::RunCycle() {
     for (auto it = podgroup_written_.begin(); it != podgroup_written_.end();) {
       it = pg_uids.count(it->first) ? std::next(it) : podgroup_written_.erase(it);
     }
+    // What the server already says needs no write (after a restart, or when
+    // another replica wrote it).
+    for (const auto& [key, phase] : d.podgroup_phases) {
+      auto on_server = podgroup_on_server_.find(key);
+      if (on_server == podgroup_on_server_.end()) continue;
+      auto [running, succeeded, failed] = pg_counts[key];
+      std::string text = PodGroupStatusText(PodGroupPhaseName(phase), running, succeeded, failed);
+      if (on_server->second == text) podgroup_written_[key] = text;
+    }
     queues = state_->queues();
   }
 
   // Evictions first (they free what the binds of the next cycles need), then
   // binds, then the status writes and events that describe the cycle.
   ApplyEvictions(d.evictions, pods, &sum);
-  ApplyBinds(d.binds, pods, &sum);
-  sum.pending = std::max(0, pending - sum.binds);
+  SendBinds(d.binds, pods, &sum);
+  sum.pending = std::max(0, pending - sum.binds_sent);
 
   for (const PipelineDecision& p : d.pipelined) {
+    if (Stopping()) break;  // SIGTERM: no new writes
     if (!p.nominate) continue;
     auto info = pods.find(p.pod);
     if (info == pods.end() || info->second.nominated == p.node) continue;
@@ -449,37 +525,7 @@ CycleSummary ServeLoop::RunCycle() {
     if (!r.ok()) Fail(r.error(), &sum);
   }
 
-  for (const auto& [key, phase] : d.podgroup_phases) {
-    auto [running, succeeded, failed] = pg_counts[key];
-    Json status = {{"phase", PodGroupPhaseName(phase)},
-                   {"running", running},
-                   {"succeeded", succeeded},
-                   {"failed", failed}};
-    std::string text = status.dump();
-    auto written = podgroup_written_.find(key);
-    if (written != podgroup_written_.end() && written->second == text) continue;
-    auto [ns, name] = SplitKey(key);
-    bool changed = false;
-    auto r = client_->UpdatePodGroupWithRetry(ns, name, [&](Json& pg) {
-      Json& st = pg["status"];
-      if (!st.is_object()) st = Json::object();
-      bool same = true;
-      for (const auto& [k, v] : status.items()) same = same && st.contains(k) && st[k] == v;
-      if (same) return false;  // the server already says so: no write
-      for (const auto& [k, v] : status.items()) st[k] = v;
-      changed = true;
-      return true;
-    });
-    if (!r.ok()) {
-      if (r.error().code != 404) Fail(r.error(), &sum);  // 404: deleted meanwhile
-      continue;
-    }
-    podgroup_written_[key] = text;
-    if (changed) {
-      ++sum.podgroup_writes;
-      metrics_->Inc("basalt_podgroup_status_writes_total");
-    }
-  }
+  WritePodGroupStatus(d, pg_counts, &sum);
 
   metrics_->ClearGauge("basalt_queue_allocated");
   metrics_->ClearGauge("basalt_queue_deserved");
@@ -493,6 +539,7 @@ CycleSummary ServeLoop::RunCycle() {
     }
   };
   for (const auto& [name, allocated] : d.queue_allocated) {
+    if (Stopping()) break;  // SIGTERM: no new writes
     auto list = ResourceListOf(allocated);
     put_gauge("basalt_queue_allocated", name, allocated);
     auto q = queues.find(name);

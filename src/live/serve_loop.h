@@ -1,32 +1,40 @@
 // The scheduling loop of `basalt serve`: one session over the informers'
 // ClusterState, then its decisions applied through the Kubernetes API.
 //
-//   lock the store -> re-apply what we did and the informers have not shown
-//   yet (assumed binds and evictions) -> session (actions, close) -> unlock
-//   -> evictions -> binds (bounded parallelism) -> nominatedNodeName
-//   -> PodGroup status -> Queue status -> Events
+//   collect the binds answered since the last cycle -> lock the store ->
+//   re-apply what we did and the informers have not shown yet (assumed binds,
+//   binds on the wire, evictions) -> session (actions, close) -> unlock
+//   -> evictions -> binds handed to the bind pipeline (not waited for)
+//   -> nominatedNodeName -> PodGroup status -> Queue status -> Events (queued)
 //
 // Safety rules, each with the reply that triggers it:
 //   - A pod is bound once. A pod with spec.nodeName is bound already (the
 //     session never places it again, also after a restart of basalt). A pod we
-//     bound is *assumed* bound until the informer shows it, so a lagging watch
-//     cannot make the next cycle bind it again. A 409 on binding is never
-//     retried: the pod is re-read (GET) and taken as it is on the server.
+//     sent a bind for is *assumed* bound from that moment — while the request
+//     is on the wire and then until the informer shows it — so neither a
+//     cycle that starts before the reply nor a lagging watch can bind it
+//     again. A 409 on binding is never retried: the pod is re-read (GET) and
+//     taken as it is on the server. A bind that got no verdict (no reply, 5xx
+//     after the client's retries) releases the pod to the next sessions after
+//     a backoff that doubles with each failure; if it did land, the next
+//     attempt is answered 409 "already assigned".
 //   - An eviction refused by a disruption budget (429) is reported (metric,
 //     Warning event) and not lost: the next session decides again, and the
 //     call is repeated once the server's Retry-After has passed.
-//   - PodGroup status is written with the object's resourceVersion (PUT of the
-//     whole object; the CRD has no /status); a 409 refetches and retries.
+//   - PodGroup status is written with one JSON merge patch of `status` when
+//     it changed (no read first: the patch touches nothing else).
 //     Queue status is a merge patch on queues/NAME/status.
 //   - Any other API failure (5xx after the client's retries, 403) is counted
 //     and logged, never fatal: the next cycle starts from the informers' view.
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "framework/action.h"
@@ -36,6 +44,8 @@
 #include "framework/snapshot_cache.h"
 #include "kube/client.h"
 #include "kube/metrics.h"
+#include "live/bind_pipeline.h"
+#include "live/event_writer.h"
 #include "state/cluster_state.h"
 
 namespace basalt {
@@ -43,20 +53,32 @@ namespace basalt {
 struct ServeLoopOptions {
   std::string scheduler_name = "volcano";
   std::string reporting_instance = "basalt";
-  int bind_parallelism = 4;
+  // Binds on the wire at once (each worker keeps its own kept-alive connection).
+  int bind_parallelism = 16;
+  // A bind that got no verdict keeps its pod out of the sessions for this
+  // long, doubling with each further failure up to `bind_backoff_max`.
+  std::chrono::milliseconds bind_backoff_initial{1000};
+  std::chrono::milliseconds bind_backoff_max{60000};
   // How long a bind or eviction we made is assumed while the informer has not
   // shown it yet.
   std::chrono::seconds assume_ttl{120};
   // The same event (object, reason, message) is not repeated within this time.
   std::chrono::seconds event_repeat{300};
   bool write_events = true;
+  // True once the process is told to stop: the cycle in progress sends no
+  // more writes (what is on the wire finishes). Null: never.
+  std::function<bool()> stopping;
 };
 
 // What one cycle did (also in the metrics).
 struct CycleSummary {
   int64_t cycle = 0;
-  int binds = 0;
+  int binds_sent = 0;      // handed to the bind pipeline this cycle
+  int binds_deferred = 0;  // decided, but the pod's bind backoff has not passed
+  // Answers collected this cycle (for binds sent this cycle or before):
+  int binds = 0;           // 201
   int bind_conflicts = 0;  // 409 / 404 on binding: re-read, not retried
+  int bind_failures = 0;   // no verdict: the pod goes back to the sessions after a backoff
   int evictions = 0;
   int evictions_blocked = 0;   // 429 from a disruption budget
   int evictions_deferred = 0;  // decided again before Retry-After passed
@@ -77,13 +99,32 @@ class ServeLoop {
   // `state` is guarded by `state_mu` (the informers' StateSink mutex).
   ServeLoop(kube::Client* client, ClusterState* state, std::mutex* state_mu, kube::Metrics* metrics,
             kube::Clock* clock, ServeLoopOptions options);
+  ~ServeLoop();
 
   // Parses `conf_text` (empty: Volcano's default) and builds its actions and
   // plugins once to check them. On error the previous configuration stays.
   Status Configure(const std::string& conf_text, const std::string& source);
 
   // One cycle. Never throws; failures are in the summary and the metrics.
+  // Returns once the decisions are handed out: binds are still on the wire.
   CycleSummary RunCycle();
+
+  // Waits (at most `limit`) until every bind sent has been answered and
+  // collects the answers as the next cycle would (tests, and the last words
+  // before a shutdown).
+  CycleSummary AwaitBinds(std::chrono::milliseconds limit);
+  // Stops taking work: binds not yet sent are dropped (they never reached
+  // the server), those on the wire get until `limit`, queued events too;
+  // then `cut_off` is called (it makes the transport abort what is left) and
+  // the workers are joined.
+  void Shutdown(std::chrono::milliseconds limit, const std::function<void()>& cut_off = {});
+  size_t binds_in_flight() { return binder_->InFlight(); }
+
+  // Learns what the server holds of the objects the loop writes (a PodGroup's
+  // status), so a restarted basalt does not rewrite what is already there.
+  // Called by the informers' sink observer, under the store's lock.
+  void ObserveObject(const std::string& kind, bool deleted, const std::string& key,
+                     const nlohmann::json& object);
 
   int64_t cycles() const { return cycle_; }
   // Assumed binds not yet shown by the informers (for tests).
@@ -95,6 +136,7 @@ class ServeLoop {
     std::string node;  // a bind; empty for an eviction
     bool evicted = false;
     std::chrono::steady_clock::time_point since;
+    bool on_the_wire = false;  // a bind sent and not answered yet: no TTL
   };
   struct PodInfo {
     std::string uid;
@@ -102,15 +144,19 @@ class ServeLoop {
     bool has_node = false;
   };
   void ApplyAssumedLocked(std::chrono::steady_clock::time_point now);
-  void ApplyBinds(const std::vector<BindDecision>& binds,
-                  const std::map<std::string, PodInfo>& pods, CycleSummary* sum);
+  void SendBinds(const std::vector<BindDecision>& binds, const std::map<std::string, PodInfo>& pods,
+                 CycleSummary* sum);
+  void CollectBindAnswers(CycleSummary* sum);
+  void WritePodGroupStatus(const Decisions& d,
+                           const std::map<std::string, std::tuple<int, int, int>>& counts,
+                           CycleSummary* sum);
   void ApplyEvictions(const std::vector<EvictDecision>& evictions,
                       const std::map<std::string, PodInfo>& pods, CycleSummary* sum);
-  void Refresh(const std::string& pod_key, const std::string& uid);
   void Event(const std::string& object, const std::string& uid, const std::string& type,
              const std::string& reason, const std::string& action, const std::string& message,
              CycleSummary* sum);
   void Fail(const kube::ApiError& e, CycleSummary* sum);
+  bool Stopping() const { return options_.stopping && options_.stopping(); }
   struct PendingPod {
     std::string key, uid, group;  // group: "ns/name", empty when none yet
     int64_t created = 0;
@@ -133,6 +179,13 @@ class ServeLoop {
   SnapshotCache snapshot_cache_;
   int64_t cycle_ = 0;
   std::map<std::string, Assumed> assumed_;
+  struct BindBackoff {
+    int failures = 0;
+    std::chrono::steady_clock::time_point until;
+  };
+  std::map<std::string, BindBackoff> bind_backoff_;  // pod -> after a bind without verdict
+  std::unique_ptr<BindPipeline> binder_;
+  std::unique_ptr<EventWriter> events_;
   std::map<std::string, std::chrono::steady_clock::time_point> blocked_until_;
   struct SentEvent {
     std::string message;
@@ -140,9 +193,10 @@ class ServeLoop {
   };
   std::map<std::string, SentEvent> sent_events_;  // "object|reason"
   std::map<std::string, std::map<std::string, std::string>>
-      queue_written_;                                     // queue -> allocated we wrote
-  std::map<std::string, std::string> podgroup_written_;   // key -> status JSON we wrote
-  std::map<std::string, std::string> condition_written_;  // pod key -> PodScheduled message
+      queue_written_;                                      // queue -> allocated we wrote
+  std::map<std::string, std::string> podgroup_written_;    // key -> status JSON we wrote
+  std::map<std::string, std::string> podgroup_on_server_;  // key -> its status there (*state_mu_)
+  std::map<std::string, std::string> condition_written_;   // pod key -> PodScheduled message
 };
 
 }  // namespace basalt
