@@ -27,6 +27,7 @@ set(BASALT_TEST_SOURCES
   tests/node_selection_test.cc
   tests/nodeorder_binpack_test.cc
   tests/numatopology_test.cc
+  tests/podgroup_status_test.cc
   tests/predicates_test.cc
   tests/quantity_test.cc
   tests/random_cluster.cc

@@ -87,6 +87,8 @@ def test_gang_binds_whole_and_runs(kubectl, ns, make_nodes, run_basalt):
     wait_bound(kubectl, ns, names)
     wait_until(lambda: kubectl.get("podgroup", "-n", ns, "g").get("status", {}).get(
         "phase") == "Running", 10, "PodGroup g phase Running")
+    conditions = kubectl.get("podgroup", "-n", ns, "g")["status"].get("conditions") or []
+    assert [(c["type"], c["status"]) for c in conditions] == [("Scheduled", "True")], conditions
     sched = collections.Counter(e["involvedObject"]["name"] for e in events(kubectl, ns)
                                 if e.get("reason") == "Scheduled")
     assert all(sched[n] == 1 for n in names), f"Scheduled events per pod: {dict(sched)}"
@@ -94,7 +96,8 @@ def test_gang_binds_whole_and_runs(kubectl, ns, make_nodes, run_basalt):
 
 def test_gang_that_does_not_fit_stays_pending(kubectl, ns, make_nodes, run_basalt):
     """4 pods of 3 cpu on two 4-cpu nodes: two would fit, the gang needs 4, so
-    none is bound, and the reason is in `kubectl get events`."""
+    none is bound, and the reason is in `kubectl get events` and in the
+    PodGroup's Unschedulable condition."""
     make_nodes(2, cpu="4")
     kubectl.create(gang(ns, "big", 4, cpu="3"))
     b = run_basalt("c").wait_ready()
@@ -110,6 +113,13 @@ def test_gang_that_does_not_fit_stays_pending(kubectl, ns, make_nodes, run_basal
     assert not bound, f"part of a gang that cannot fit was bound: {bound}"
     messages = " | ".join(f"{e['reason']}: {e.get('message') or e.get('note')}" for e in got)
     assert messages, messages
+
+    def unschedulable():
+        status = kubectl.get("podgroup", "-n", ns, "big").get("status", {})
+        return [c for c in status.get("conditions") or [] if c.get("type") == "Unschedulable"]
+    cond = wait_until(unschedulable, 10, "PodGroup big condition Unschedulable")[0]
+    assert cond["status"] == "True" and cond["reason"] == "NotEnoughResources", cond
+    assert "unschedulable" in cond["message"], cond
 
 
 def test_leader_failover(kubectl, ns, make_nodes, run_basalt):

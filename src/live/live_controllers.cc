@@ -1,7 +1,10 @@
 #include "live/live_controllers.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <optional>
+#include <thread>
 
 #include "api/log.h"
 #include "api/well_known.h"
@@ -372,65 +375,99 @@ void LiveControllers::DropLocalObject(const Write& w) {
   }
 }
 
+// Sends `writes` with up to `kWriteParallelism` on the wire at once: one
+// object's writes stay in their order (a delete before the create that
+// replaces it), different objects' go side by side — a pass that makes
+// thousands of PodGroups for new bare pods must not take thousands of round
+// trips end to end. The answers are then handled in the writes' order.
 void LiveControllers::Apply(std::vector<Write> writes, ControllerPassSummary* sum) {
   const auto now = Clock::now();
   for (auto it = in_flight_.begin(); it != in_flight_.end();)
     it = now - it->second >= options_.in_flight_ttl ? in_flight_.erase(it) : std::next(it);
   static const char* kVerbs[] = {"create", "delete", "patch"};
-  for (Write& w : writes) {
-    const char* verb = kVerbs[static_cast<int>(w.verb)];
-    // A patch is keyed by its content (a different status is sent at once), a
-    // delete by the incarnation it deletes. Creates are never held back: the
-    // controllers ask for one only when they make the object (again), and a
-    // repeated create is answered 409 and adopted.
-    std::string id = std::string(verb) + "|" + w.kind + "|" + w.key + "|" +
-                     (w.verb == Write::Verb::kMergePatch ? w.body.dump() : w.uid);
-    if (w.verb != Write::Verb::kCreate && InFlight(id, now)) continue;
-    kube::ApiOr<kube::HttpResponse> r = kube::ApiError{};
-    switch (w.verb) {
-      case Write::Verb::kCreate:
-        r = client_->Call("POST", w.path, {}, w.body.dump(), "application/json");
-        break;
-      case Write::Verb::kDelete: {
-        Json options = {
-            {"kind", "DeleteOptions"}, {"apiVersion", "v1"}, {"propagationPolicy", "Background"}};
-        if (!w.uid.empty()) options["preconditions"] = {{"uid", w.uid}};
-        r = client_->Call("DELETE", w.path, {}, options.dump(), "application/json");
-        break;
-      }
-      case Write::Verb::kMergePatch:
-        r = client_->Call("PATCH", w.path, {}, w.body.dump(), kMergePatch);
-        break;
-    }
-    std::string outcome = "ok";
-    if (r.ok()) {
-      in_flight_[id] = now;
-      if (w.verb == Write::Verb::kCreate) ++sum->creates;
-      if (w.verb == Write::Verb::kDelete) ++sum->deletes;
-      if (w.verb == Write::Verb::kMergePatch) ++sum->updates;
-    } else if (w.verb == Write::Verb::kCreate && r.error().code == 409) {
-      outcome = "exists";  // made by us before, or by someone else: adopt it
-      in_flight_[id] = now;
-      ++sum->adopted;
-    } else if (r.error().code == 404 || (w.verb == Write::Verb::kDelete && r.error().code == 409)) {
-      outcome = "gone";  // deleted meanwhile, or replaced under the same name
-    } else {
-      outcome = "error";
-      ++sum->failures;
-      sum->errors.push_back(r.error().ToString());
-      Log("controllers")
-          .warn("msg=\"write failed\" verb={} kind={} object={} error={}", verb, w.kind, w.key,
-                LogValue(r.error().ToString()));
-      if (w.verb == Write::Verb::kCreate) DropLocalObject(w);
-    }
-    if (outcome != "error" && (w.kind == "Secret" || w.kind == "ConfigMap" || w.kind == "Service" ||
-                               w.kind == "NetworkPolicy")) {
-      if (w.verb == Write::Verb::kCreate) plugin_objects_.insert(w.kind + "/" + w.key);
-    }
-    metrics_->Inc("basalt_controller_writes_total", {w.kind, verb, outcome});
-    Log("controllers")
-        .debug("msg=write verb={} kind={} object={} outcome={}", verb, w.kind, w.key, outcome);
+  // A patch is keyed by its content (a different status is sent at once), a
+  // delete by the incarnation it deletes. Creates are never held back: the
+  // controllers ask for one only when they make the object (again), and a
+  // repeated create is answered 409 and adopted.
+  std::vector<std::string> ids(writes.size());
+  std::vector<bool> send(writes.size(), false);
+  std::map<std::string, std::vector<size_t>> by_object;  // kind|key -> write indexes, in order
+  for (size_t i = 0; i < writes.size(); ++i) {
+    const Write& w = writes[i];
+    ids[i] = std::string(kVerbs[static_cast<int>(w.verb)]) + "|" + w.kind + "|" + w.key + "|" +
+             (w.verb == Write::Verb::kMergePatch ? w.body.dump() : w.uid);
+    send[i] = w.verb == Write::Verb::kCreate || !InFlight(ids[i], now);
+    if (send[i]) by_object[w.kind + "|" + w.key].push_back(i);
   }
+  std::vector<std::vector<size_t>> lanes;
+  for (auto& [object, indexes] : by_object) lanes.push_back(std::move(indexes));
+  std::vector<std::optional<kube::ApiOr<kube::HttpResponse>>> replies(writes.size());
+  std::atomic<size_t> next_lane{0};
+  auto work = [&] {
+    for (size_t l = next_lane++; l < lanes.size(); l = next_lane++) {
+      for (size_t i : lanes[l]) replies[i].emplace(Send(writes[i]));
+    }
+  };
+  constexpr size_t kWriteParallelism = 16;
+  std::vector<std::thread> threads;
+  for (size_t t = 1; t < std::min(kWriteParallelism, lanes.size()); ++t) threads.emplace_back(work);
+  work();
+  for (auto& t : threads) t.join();
+  for (size_t i = 0; i < writes.size(); ++i) {
+    if (send[i]) Record(writes[i], ids[i], *replies[i], now, sum);
+  }
+}
+
+kube::ApiOr<kube::HttpResponse> LiveControllers::Send(const Write& w) {
+  switch (w.verb) {
+    case Write::Verb::kCreate:
+      return client_->Call("POST", w.path, {}, w.body.dump(), "application/json");
+    case Write::Verb::kDelete: {
+      Json options = {
+          {"kind", "DeleteOptions"}, {"apiVersion", "v1"}, {"propagationPolicy", "Background"}};
+      if (!w.uid.empty()) options["preconditions"] = {{"uid", w.uid}};
+      return client_->Call("DELETE", w.path, {}, options.dump(), "application/json");
+    }
+    case Write::Verb::kMergePatch:
+      break;
+  }
+  return client_->Call("PATCH", w.path, {}, w.body.dump(), kMergePatch);
+}
+
+void LiveControllers::Record(const Write& w, const std::string& id,
+                             const kube::ApiOr<kube::HttpResponse>& r,
+                             std::chrono::steady_clock::time_point now,
+                             ControllerPassSummary* sum) {
+  static const char* kVerbs[] = {"create", "delete", "patch"};
+  const char* verb = kVerbs[static_cast<int>(w.verb)];
+  std::string outcome = "ok";
+  if (r.ok()) {
+    in_flight_[id] = now;
+    if (w.verb == Write::Verb::kCreate) ++sum->creates;
+    if (w.verb == Write::Verb::kDelete) ++sum->deletes;
+    if (w.verb == Write::Verb::kMergePatch) ++sum->updates;
+  } else if (w.verb == Write::Verb::kCreate && r.error().code == 409) {
+    outcome = "exists";  // made by us before, or by someone else: adopt it
+    in_flight_[id] = now;
+    ++sum->adopted;
+  } else if (r.error().code == 404 || (w.verb == Write::Verb::kDelete && r.error().code == 409)) {
+    outcome = "gone";  // deleted meanwhile, or replaced under the same name
+  } else {
+    outcome = "error";
+    ++sum->failures;
+    sum->errors.push_back(r.error().ToString());
+    Log("controllers")
+        .warn("msg=\"write failed\" verb={} kind={} object={} error={}", verb, w.kind, w.key,
+              LogValue(r.error().ToString()));
+    if (w.verb == Write::Verb::kCreate) DropLocalObject(w);
+  }
+  if (outcome != "error" && (w.kind == "Secret" || w.kind == "ConfigMap" || w.kind == "Service" ||
+                             w.kind == "NetworkPolicy")) {
+    if (w.verb == Write::Verb::kCreate) plugin_objects_.insert(w.kind + "/" + w.key);
+  }
+  metrics_->Inc("basalt_controller_writes_total", {w.kind, verb, outcome});
+  Log("controllers")
+      .debug("msg=write verb={} kind={} object={} outcome={}", verb, w.kind, w.key, outcome);
 }
 
 }  // namespace basalt

@@ -21,7 +21,8 @@
 //         changed                         -> merge patch on queues/NAME/status
 //       Command run                       -> delete
 //       job plugin object new / gone      -> create / delete
-//   without the lock: the writes, in that order.
+//   without the lock: the writes — one object's in that order, different
+//   objects' side by side (up to 16 on the wire).
 //
 // Idempotence: the store is the informers' picture of the server, so a write
 // that has not been seen back yet would be made again by the next pass. A
@@ -106,6 +107,9 @@ class LiveControllers {
   void CollectPluginObjectWrites(std::vector<Write>* writes);
   bool InFlight(const std::string& id, std::chrono::steady_clock::time_point now) const;
   void Apply(std::vector<Write> writes, ControllerPassSummary* sum);
+  kube::ApiOr<kube::HttpResponse> Send(const Write& w);
+  void Record(const Write& w, const std::string& id, const kube::ApiOr<kube::HttpResponse>& r,
+              std::chrono::steady_clock::time_point now, ControllerPassSummary* sum);
   void DropLocalObject(const Write& w);
 
   kube::Client* client_;

@@ -13,6 +13,7 @@
 #include "api/quantity.h"
 #include "api/well_known.h"
 #include "engine/session_runner.h"
+#include "live/podgroup_status.h"
 #include "live/render.h"
 #include "plugins/builtin.h"
 
@@ -360,17 +361,6 @@ void ServeLoop::ReportUnschedulable(const std::vector<PendingPod>& pending, cons
     it = still_pending.count(it->first) ? std::next(it) : condition_written_.erase(it);
 }
 
-namespace {
-
-// The PodGroup status fields basalt writes, in one canonical text (absent
-// counts are zero, as Volcano's types omit them when empty).
-std::string PodGroupStatusText(const std::string& phase, int running, int succeeded, int failed) {
-  return Json{{"phase", phase}, {"running", running}, {"succeeded", succeeded}, {"failed", failed}}
-      .dump();
-}
-
-}  // namespace
-
 void ServeLoop::ObserveObject(const std::string& kind, bool deleted, const std::string& key,
                               const Json& object) {
   if (kind != "PodGroup") return;
@@ -383,39 +373,25 @@ void ServeLoop::ObserveObject(const std::string& kind, bool deleted, const std::
     podgroup_on_server_.erase(key);
     return;
   }
-  auto str = [&](const char* f) {
-    auto it = st->find(f);
-    return it != st->end() && it->is_string() ? it->get<std::string>() : std::string();
-  };
-  auto num = [&](const char* f) {
-    auto it = st->find(f);
-    return it != st->end() && it->is_number_integer() ? it->get<int>() : 0;
-  };
-  podgroup_on_server_[key] =
-      PodGroupStatusText(str("phase"), num("running"), num("succeeded"), num("failed"));
+  podgroup_on_server_[key] = PodGroupStatusText(*st);
 }
 
 // One merge patch of `status` per PodGroup whose status changed since we
 // last wrote it: no read first, and nothing but the status fields we own is
 // touched (a label someone else set stays).
-void ServeLoop::WritePodGroupStatus(const Decisions& d,
-                                    const std::map<std::string, std::tuple<int, int, int>>& counts,
-                                    CycleSummary* sum) {
-  for (const auto& [key, phase] : d.podgroup_phases) {
+void ServeLoop::WritePodGroupStatus(const std::map<std::string, Json>& desired, CycleSummary* sum) {
+  // Seconds, as metav1.Time has them.
+  std::string now = kube::WallMicroTimeNow();
+  if (auto dot = now.find('.'); dot != std::string::npos) now = now.substr(0, dot) + "Z";
+  for (const auto& [key, status] : desired) {
     if (Stopping()) break;  // SIGTERM: no new writes
-    auto c = counts.find(key);
-    auto [running, succeeded, failed] = c == counts.end() ? std::tuple<int, int, int>{} : c->second;
-    Json status = {{"phase", PodGroupPhaseName(phase)},
-                   {"running", running},
-                   {"succeeded", succeeded},
-                   {"failed", failed}};
-    std::string text = status.dump();  // the same text as PodGroupStatusText
+    std::string text = PodGroupStatusText(status);
     auto written = podgroup_written_.find(key);
     if (written != podgroup_written_.end() && written->second == text) continue;
     auto [ns, name] = SplitKey(key);
     auto r = client_->Patch(
         "/apis/scheduling.volcano.sh/v1beta1/namespaces/" + ns + "/podgroups/" + name,
-        Json{{"status", status}}, "application/merge-patch+json");
+        PodGroupStatusPatch(status, now), "application/merge-patch+json");
     if (!r.ok()) {
       if (r.error().code != 404) Fail(r.error(), sum);  // 404: deleted meanwhile
       continue;
@@ -443,6 +419,7 @@ CycleSummary ServeLoop::RunCycle() {
   std::map<std::string, PodInfo> pods;  // every pod a decision may name
   std::map<std::string, std::string> pg_uids;
   std::map<std::string, std::tuple<int, int, int>> pg_counts;  // running, succeeded, failed
+  std::map<std::string, Json> pg_status;                       // the status each group should have
   std::map<std::string, Queue> queues;
   int pending = 0;
   std::vector<PendingPod> pending_pods;  // ours, without a node, after the session
@@ -497,12 +474,22 @@ CycleSummary ServeLoop::RunCycle() {
     }
     // What the server already says needs no write (after a restart, or when
     // another replica wrote it).
+    std::map<std::string, std::string> unschedulable;
+    for (const EventRecord& e : d.events) {
+      if (e.reason == "Unschedulable" && e.object.starts_with("PodGroup/"))
+        unschedulable[e.object.substr(9)] = e.message;
+    }
     for (const auto& [key, phase] : d.podgroup_phases) {
-      auto on_server = podgroup_on_server_.find(key);
-      if (on_server == podgroup_on_server_.end()) continue;
       auto [running, succeeded, failed] = pg_counts[key];
-      std::string text = PodGroupStatusText(PodGroupPhaseName(phase), running, succeeded, failed);
-      if (on_server->second == text) podgroup_written_[key] = text;
+      auto reason = unschedulable.find(key);
+      Json status = DesiredPodGroupStatus(phase, PodGroupCounts{running, succeeded, failed},
+                                          reason == unschedulable.end() ? "" : reason->second);
+      auto on_server = podgroup_on_server_.find(key);
+      if (on_server != podgroup_on_server_.end() &&
+          on_server->second == PodGroupStatusText(status)) {
+        podgroup_written_[key] = on_server->second;
+      }
+      pg_status[key] = std::move(status);
     }
     queues = state_->queues();
   }
@@ -525,7 +512,7 @@ CycleSummary ServeLoop::RunCycle() {
     if (!r.ok()) Fail(r.error(), &sum);
   }
 
-  WritePodGroupStatus(d, pg_counts, &sum);
+  WritePodGroupStatus(pg_status, &sum);
 
   metrics_->ClearGauge("basalt_queue_allocated");
   metrics_->ClearGauge("basalt_queue_deserved");

@@ -147,9 +147,7 @@ class ServeLoop {
   void SendBinds(const std::vector<BindDecision>& binds, const std::map<std::string, PodInfo>& pods,
                  CycleSummary* sum);
   void CollectBindAnswers(CycleSummary* sum);
-  void WritePodGroupStatus(const Decisions& d,
-                           const std::map<std::string, std::tuple<int, int, int>>& counts,
-                           CycleSummary* sum);
+  void WritePodGroupStatus(const std::map<std::string, nlohmann::json>& desired, CycleSummary* sum);
   void ApplyEvictions(const std::vector<EvictDecision>& evictions,
                       const std::map<std::string, PodInfo>& pods, CycleSummary* sum);
   void Event(const std::string& object, const std::string& uid, const std::string& type,
