@@ -160,6 +160,13 @@ TEST(CliJobsFolderTest, QueueCreateAndList) {
             std::string::npos)
       << again.out;
   EXPECT_EQ(d.Run("queue create w --weight 0").exit_code, 2);
+  // A name the API server would refuse is refused before anything is written.
+  RunResult bad = d.Run("queue create 'Bad Name!'");
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("queue name \"Bad Name!\": a lowercase RFC 1123 subdomain"),
+            std::string::npos)
+      << bad.out;
+  EXPECT_EQ(d.Run("queue get 'Bad Name!'").exit_code, 2);
 }
 
 // `job run` builds vcctl's one-task job; `job list` prints vcctl's columns.

@@ -87,6 +87,18 @@ TEST(CliTest, BadManifestExitsTwo) {
       << r.out;
 }
 
+// A seed that is not a whole number in 0..2^64-1 is refused, not wrapped.
+TEST(CliTest, NegativeOrOversizedSeedExitsTwo) {
+  for (const char* seed : {"-1", "18446744073709551616", "1.5"}) {
+    RunResult r =
+        Basalt("simulate " + Example("tidal-day.yaml") + " --out /tmp/never --seed " + seed);
+    EXPECT_EQ(r.exit_code, 2) << seed << ": " << r.out;
+    EXPECT_NE(r.out.find("--seed: want a whole number from 0 to 18446744073709551615"),
+              std::string::npos)
+        << r.out;
+  }
+}
+
 // Malformed YAML exits 2 with the line and column.
 TEST(CliTest, MalformedYamlExitsTwo) {
   TempDir dir;

@@ -643,6 +643,8 @@ std::pair<std::string, int64_t> SplitSource(const std::string& source) {
 
 }  // namespace
 
+std::vector<std::string> ObjectNameErrors(std::string_view name) { return SubdomainErrors(name); }
+
 std::vector<AdmissionProblem> ValidateObjects(const ClusterObjects& objects) {
   std::vector<AdmissionProblem> out;
   QueueIndex queues(objects.queues);

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/decode.h"
@@ -41,5 +42,10 @@ struct AdmissionProblem {
 // one object keep the order of the checks (manifest order, roughly). The result
 // is deterministic for a given input.
 std::vector<AdmissionProblem> ValidateObjects(const ClusterObjects& objects);
+
+// What the API server says of `name` as the name of a new object (a lowercase
+// RFC 1123 subdomain, at most 253 characters); empty when it is one. The
+// command-line `create` commands refuse such a name before writing anything.
+std::vector<std::string> ObjectNameErrors(std::string_view name);
 
 }  // namespace basalt

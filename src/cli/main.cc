@@ -2,6 +2,7 @@
 #include <malloc.h>
 
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -137,7 +138,19 @@ int main(int argc, char** argv) {
   simulate->add_option("scenario", sim.scenario_path, "Scenario file (docs/simulate.md)")
       ->required();
   CLI::Option* seed_opt =
-      simulate->add_option("--seed", sim_seed, "Random seed (overrides the scenario's)");
+      simulate->add_option("--seed", sim_seed, "Random seed (overrides the scenario's)")
+          ->check(CLI::Validator(
+              [](std::string& text) -> std::string {
+                // CLI11 would read "-1" into an unsigned seed as 2^64 - 1.
+                uint64_t value = 0;
+                auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+                bool whole = !text.empty() && text[0] != '-' && ec == std::errc() &&
+                             end == text.data() + text.size();
+                return whole ? ""
+                             : "want a whole number from 0 to 18446744073709551615, got \"" + text +
+                                   "\"";
+              },
+              "SEED"));
   simulate->add_option("--out", sim.out_dir, "Output folder (default: simulate-out)");
   simulate->add_flag("--strict", strict, strict_help);
   simulate->footer("Example:\n  basalt simulate examples/tidal-day.yaml --out /tmp/tidal");

@@ -47,6 +47,11 @@ Status CheckNewQueue(const Json& queue, VcStore& store) {
 Status CreateQueue(const QueueFlags& f) {
   if (f.name.empty())
     return Status::InvalidArgument("queue create: queue name (QUEUE or --name) is mandatory");
+  if (std::vector<std::string> errs = ObjectNameErrors(f.name); !errs.empty()) {
+    std::string why;
+    for (const std::string& e : errs) why += (why.empty() ? "" : "; ") + e;
+    return Status::InvalidArgument("queue create: queue name \"" + f.name + "\": " + why);
+  }
   if (f.state != "Open" && f.state != "Closed") {
     return Status::InvalidArgument("queue create: --state: want Open or Closed, got \"" + f.state +
                                    "\"");
