@@ -178,6 +178,50 @@ def test_apiserver_restart(kubectl, ns, make_nodes, run_basalt, controlplane):
     wait_until(lambda: b.readyz()[0] == 200, 30, "basalt /readyz 200 after the restart")
 
 
+def thirty_gangs(kubectl, ns, make_nodes, prefix):
+    """Three roomy nodes and 300 pods in 30 gangs of 10 named PREFIX00..PREFIX29;
+    returns the pod names."""
+    make_nodes(3, cpu="100", memory="200Gi", pods="200")
+    objs = []
+    for g in range(30):
+        objs += gang(ns, f"{prefix}{g:02d}", 10)
+    kubectl.create(objs)
+    return [o["metadata"]["name"] for o in objs if o["kind"] == "Pod"]
+
+
+def accepted_binds(controlplane, ns):
+    return sum(1 for _, code in audit_binds(controlplane.audit_log, ns) if code == 201)
+
+
+def wait_binding_started(controlplane, ns):
+    """Waits until 20 binds are accepted (basalt is mid-bind); returns how many."""
+    def some_bound():
+        ok = accepted_binds(controlplane, ns)
+        return ok if ok >= 20 else None
+    return wait_until(some_bound, 60, "basalt to start binding", interval=0.02)
+
+
+def assert_each_pod_bound_once(kubectl, ns, names, controlplane):
+    """Once every pod is bound: the audit log shows no pod with two accepted
+    (201) bindings, a 201 for every pod but at most the binds on the wire when
+    the first process went (--bind-parallelism, 16 by default: such a bind can
+    complete on the server with no ResponseComplete 201 logged for a client
+    that is gone), and every gang whole. Returns the refused bindings and the
+    pods."""
+    wait_bound(kubectl, ns, names, timeout=90, running=False)
+    binds = audit_binds(controlplane.audit_log, ns)
+    accepted = collections.Counter(n for n, c in binds if c == 201)
+    refused = collections.Counter((n, c) for n, c in binds if c != 201)
+    twice = {n: k for n, k in accepted.items() if k > 1}
+    assert not twice, f"pods bound more than once: {twice}"
+    never = [n for n in names if accepted[n] == 0]
+    assert len(never) <= 16, f"pods with no accepted binding: {never[:10]}"
+    pods = kubectl.pods(ns)
+    per_gang = collections.Counter(p["metadata"]["name"][:3] for p in pods if bound_node(p))
+    assert all(v == 10 for v in per_gang.values()), f"partly bound gangs: {per_gang}"
+    return refused, pods
+
+
 def test_kill9_mid_bind_binds_each_pod_once(kubectl, ns, make_nodes, run_basalt, controlplane):
     """300 pods in 30 gangs of 10; basalt is SIGKILLed while it binds them and
     started again. Checked:
@@ -190,44 +234,19 @@ def test_kill9_mid_bind_binds_each_pod_once(kubectl, ns, make_nodes, run_basalt,
     - no node holds more than its cpu: the restarted process counted the pods
       its predecessor bound.
     Refused bindings (409, a pod bound already) are allowed and reported."""
-    make_nodes(3, cpu="100", memory="200Gi", pods="200")
-    objs = []
-    for g in range(30):
-        objs += gang(ns, f"j{g:02d}", 10)
-    kubectl.create(objs)
-    names = [o["metadata"]["name"] for o in objs if o["kind"] == "Pod"]
+    names = thirty_gangs(kubectl, ns, make_nodes, "j")
     first = run_basalt("f")
-
-    def some_bound():
-        ok = sum(1 for _, code in audit_binds(controlplane.audit_log, ns) if code == 201)
-        return ok if ok >= 20 else None
-    at_kill = wait_until(some_bound, 60, "basalt to start binding", interval=0.02)
+    at_kill = wait_binding_started(controlplane, ns)
     first.kill9()
-    done_at_kill = sum(1 for _, c in audit_binds(controlplane.audit_log, ns) if c == 201)
+    done_at_kill = accepted_binds(controlplane, ns)
     if done_at_kill >= len(names):
         pytest.fail(f"the kill came after all {len(names)} binds: not a mid-bind kill")
     # The same identity, as a process restarted in place: it owns the Lease at once.
     second = run_basalt("f", log_name="f-restarted")
     second.wait_ready()
-    wait_bound(kubectl, ns, names, timeout=90, running=False)
-
-    binds = audit_binds(controlplane.audit_log, ns)
-    accepted = collections.Counter(n for n, c in binds if c == 201)
-    refused = collections.Counter((n, c) for n, c in binds if c != 201)
-    twice = {n: k for n, k in accepted.items() if k > 1}
-    never = [n for n in names if accepted[n] == 0]
-    assert not twice, f"pods bound more than once: {twice}"
-    # A bind in flight when the process died can complete on the server with
-    # no ResponseComplete 201 in the audit log (its client was gone): such a
-    # pod is bound (wait_bound above) and was not bound again. At most the
-    # binds on the wire at once (--bind-parallelism, 16 by default) can be in
-    # that state.
-    assert len(never) <= 16, f"pods with no accepted binding: {never[:10]}"
-    pods = kubectl.pods(ns)
+    refused, pods = assert_each_pod_bound_once(kubectl, ns, names, controlplane)
     per_node = collections.Counter(bound_node(p) for p in pods)
     assert max(per_node.values()) <= 100, f"a node got more pods than cpus: {per_node}"
-    per_gang = collections.Counter(p["metadata"]["name"][:3] for p in pods if bound_node(p))
-    assert all(v == 10 for v in per_gang.values()), f"partly bound gangs: {per_gang}"
     print(f"killed after {done_at_kill} accepted binds (saw {at_kill}); "
           f"refused bindings: {dict(refused) or 'none'}")
 
@@ -238,22 +257,13 @@ def test_sigterm_mid_bind_exits_promptly(kubectl, ns, make_nodes, run_basalt, co
     the wire answered or cut off, the Lease released), a second replica leads
     at once (not after the lease duration) and binds the rest; no pod is
     bound twice and every gang ends whole."""
-    make_nodes(3, cpu="100", memory="200Gi", pods="200")
-    objs = []
-    for g in range(30):
-        objs += gang(ns, f"t{g:02d}", 10)
-    kubectl.create(objs)
-    names = [o["metadata"]["name"] for o in objs if o["kind"] == "Pod"]
+    names = thirty_gangs(kubectl, ns, make_nodes, "t")
     # A low client rate keeps binds queued and on the wire for a few seconds,
     # so the signal surely lands mid-bind.
     first = run_basalt("t1", "--qps", "30", "--burst", "10")
-
-    def some_bound():
-        ok = sum(1 for _, code in audit_binds(controlplane.audit_log, ns) if code == 201)
-        return ok if ok >= 20 else None
-    wait_until(some_bound, 60, "basalt to start binding", interval=0.02)
+    wait_binding_started(controlplane, ns)
     code, took = first.terminate()
-    done_at_stop = sum(1 for _, c in audit_binds(controlplane.audit_log, ns) if c == 201)
+    done_at_stop = accepted_binds(controlplane, ns)
     assert code == 0, f"exit code {code}"
     assert took < 5, f"SIGTERM to exit took {took:.1f} s"
     if done_at_stop >= len(names):
@@ -262,16 +272,7 @@ def test_sigterm_mid_bind_exits_promptly(kubectl, ns, make_nodes, run_basalt, co
     second = run_basalt("t2")
     second.wait_leader(timeout=10)
     assert time.monotonic() - started < 10, "the lease was not released"
-    wait_bound(kubectl, ns, names, timeout=90, running=False)
-    binds = audit_binds(controlplane.audit_log, ns)
-    accepted = collections.Counter(n for n, c in binds if c == 201)
-    twice = {n: k for n, k in accepted.items() if k > 1}
-    assert not twice, f"pods bound more than once: {twice}"
-    never = [n for n in names if accepted[n] == 0]
-    assert len(never) <= 16, f"pods with no accepted binding: {never[:10]}"
-    per_gang = collections.Counter(p["metadata"]["name"][:3] for p in kubectl.pods(ns)
-                                   if bound_node(p))
-    assert all(v == 10 for v in per_gang.values()), f"partly bound gangs: {per_gang}"
+    assert_each_pod_bound_once(kubectl, ns, names, controlplane)
     print(f"SIGTERM to exit: {took:.2f} s, {done_at_stop} binds accepted before it")
 
 

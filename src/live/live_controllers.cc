@@ -15,6 +15,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr const char* kMergePatch = "application/merge-patch+json";
+// Write::Verb's names, in its order (metrics, logs, in-flight keys).
+constexpr const char* kVerbNames[] = {"create", "delete", "patch"};
 
 std::string PodsPath(const std::string& ns) { return "/api/v1/namespaces/" + ns + "/pods"; }
 std::string PodGroupsPath(const std::string& ns) {
@@ -394,7 +396,6 @@ void LiveControllers::Apply(std::vector<Write> writes, ControllerPassSummary* su
   const auto now = Clock::now();
   for (auto it = in_flight_.begin(); it != in_flight_.end();)
     it = now - it->second >= options_.in_flight_ttl ? in_flight_.erase(it) : std::next(it);
-  static const char* kVerbs[] = {"create", "delete", "patch"};
   // A patch is keyed by its content (a different status is sent at once), a
   // delete by the incarnation it deletes. Creates are never held back: the
   // controllers ask for one only when they make the object (again), and a
@@ -404,7 +405,7 @@ void LiveControllers::Apply(std::vector<Write> writes, ControllerPassSummary* su
   std::map<std::string, std::vector<size_t>> by_object;  // kind|key -> write indexes, in order
   for (size_t i = 0; i < writes.size(); ++i) {
     const Write& w = writes[i];
-    ids[i] = std::string(kVerbs[static_cast<int>(w.verb)]) + "|" + w.kind + "|" + w.key + "|" +
+    ids[i] = std::string(kVerbNames[static_cast<int>(w.verb)]) + "|" + w.kind + "|" + w.key + "|" +
              (w.verb == Write::Verb::kMergePatch ? w.body.dump() : w.uid);
     send[i] = w.verb == Write::Verb::kCreate || !InFlight(ids[i], now);
     if (send[i]) by_object[w.kind + "|" + w.key].push_back(i);
@@ -448,8 +449,7 @@ void LiveControllers::Record(const Write& w, const std::string& id,
                              const kube::ApiOr<kube::HttpResponse>& r,
                              std::chrono::steady_clock::time_point now,
                              ControllerPassSummary* sum) {
-  static const char* kVerbs[] = {"create", "delete", "patch"};
-  const char* verb = kVerbs[static_cast<int>(w.verb)];
+  const char* verb = kVerbNames[static_cast<int>(w.verb)];
   std::string outcome = "ok";
   if (r.ok()) {
     in_flight_[id] = now;

@@ -44,7 +44,6 @@ void DeclareServeMetrics(kube::Metrics& m) {
   m.Counter("basalt_podgroup_status_writes_total", "PodGroup status writes (merge patch).");
   m.Counter("basalt_queue_status_writes_total",
             "Queue status merge patches on queues/NAME/status.");
-  m.Counter("basalt_events_total", "Events written.", {"reason"});
   m.Counter("basalt_pod_condition_writes_total",
             "PodScheduled=False conditions written on pods that cannot be placed.");
   m.Gauge("basalt_pending_pods", "Pods with our scheduler name and no node after the last cycle.");
@@ -296,6 +295,18 @@ void ServeLoop::Shutdown(std::chrono::milliseconds limit, const std::function<vo
   events_->Stop(std::max(std::chrono::milliseconds(0), left));
 }
 
+ServeLoop::SessionReasons ServeLoop::SessionReasons::Of(const Decisions& d) {
+  SessionReasons out;
+  for (const EventRecord& e : d.events) {
+    auto slash = e.object.find('/');
+    if (slash == std::string::npos) continue;
+    std::string kind = e.object.substr(0, slash), key = e.object.substr(slash + 1);
+    if (kind == "Pod" && e.reason == "FailedScheduling") out.pod[key] = e.message;
+    if (kind == "PodGroup" && e.reason == "Unschedulable") out.group[key] = e.message;
+  }
+  return out;
+}
+
 // Every pod of ours still without a node gets the condition cluster
 // autoscalers act on (PodScheduled=False, reason Unschedulable) and, when the
 // session said nothing about the pod itself (a gang member that was tried and
@@ -303,17 +314,11 @@ void ServeLoop::Shutdown(std::chrono::milliseconds limit, const std::function<vo
 // FailedScheduling event with its group's reason, so `kubectl describe pod`
 // always says why. Written only when the reason changes.
 void ServeLoop::ReportUnschedulable(const std::vector<PendingPod>& pending, const Decisions& d,
-                                    CycleSummary* sum) {
+                                    const SessionReasons& reasons, CycleSummary* sum) {
   std::set<std::string> bound;
   for (const BindDecision& b : d.binds) bound.insert(b.pod);
-  std::map<std::string, std::string> pod_reason, group_reason;
-  for (const EventRecord& e : d.events) {
-    auto slash = e.object.find('/');
-    if (slash == std::string::npos) continue;
-    std::string kind = e.object.substr(0, slash), key = e.object.substr(slash + 1);
-    if (kind == "Pod" && e.reason == "FailedScheduling") pod_reason[key] = e.message;
-    if (kind == "PodGroup" && e.reason == "Unschedulable") group_reason[key] = e.message;
-  }
+  const std::map<std::string, std::string>& pod_reason = reasons.pod;
+  const std::map<std::string, std::string>& group_reason = reasons.group;
   std::set<std::string> still_pending;
   for (const PendingPod& p : pending) {
     if (Stopping()) break;  // SIGTERM: no new writes
@@ -420,6 +425,7 @@ CycleSummary ServeLoop::RunCycle() {
   std::map<std::string, std::string> pg_uids;
   std::map<std::string, std::tuple<int, int, int>> pg_counts;  // running, succeeded, failed
   std::map<std::string, Json> pg_status;                       // the status each group should have
+  SessionReasons reasons;
   std::map<std::string, Queue> queues;
   int pending = 0;
   std::vector<PendingPod> pending_pods;  // ours, without a node, after the session
@@ -474,11 +480,8 @@ CycleSummary ServeLoop::RunCycle() {
     }
     // What the server already says needs no write (after a restart, or when
     // another replica wrote it).
-    std::map<std::string, std::string> unschedulable;
-    for (const EventRecord& e : d.events) {
-      if (e.reason == "Unschedulable" && e.object.starts_with("PodGroup/"))
-        unschedulable[e.object.substr(9)] = e.message;
-    }
+    reasons = SessionReasons::Of(d);
+    const std::map<std::string, std::string>& unschedulable = reasons.group;
     for (const auto& [key, phase] : d.podgroup_phases) {
       auto [running, succeeded, failed] = pg_counts[key];
       auto reason = unschedulable.find(key);
@@ -576,7 +579,7 @@ CycleSummary ServeLoop::RunCycle() {
     Event(e.object, uid, e.type, e.reason, "Scheduling", e.message, &sum);
   }
 
-  ReportUnschedulable(pending_pods, d, &sum);
+  ReportUnschedulable(pending_pods, d, reasons, &sum);
 
   sum.seconds = Seconds(Clock::now() - wall_start);
   metrics_->Observe("basalt_cycle_duration_seconds", sum.seconds);

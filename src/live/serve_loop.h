@@ -159,8 +159,14 @@ class ServeLoop {
     std::string key, uid, group;  // group: "ns/name", empty when none yet
     int64_t created = 0;
   };
+  // What the session said of why pods and groups stay unplaced: its
+  // FailedScheduling events by pod, its Unschedulable events by PodGroup.
+  struct SessionReasons {
+    std::map<std::string, std::string> pod, group;
+    static SessionReasons Of(const Decisions& d);
+  };
   void ReportUnschedulable(const std::vector<PendingPod>& pending, const Decisions& d,
-                           CycleSummary* sum);
+                           const SessionReasons& reasons, CycleSummary* sum);
 
   kube::Client* client_;
   ClusterState* state_;
