@@ -197,7 +197,7 @@ int main(int argc, char** argv) {
   serve
       ->add_option("--bind-parallelism", serve_req.bind_parallelism,
                    "Concurrent bind calls per cycle")
-      ->check(CLI::Range(1, 64))
+      ->check(CLI::Range(1, 256))
       ->capture_default_str();
   serve->add_flag("--strict", strict, strict_help);
   basalt::AddWebhookFlags(serve, &serve_req.webhook);

@@ -54,7 +54,7 @@ void PodGroupController::SyncPod(ClusterState& state, const std::string& key, co
   // else the pod's UID; manifests without UIDs fall back to names.
   std::string id = owner ? (owner->uid.empty() ? owner->name : owner->uid)
                          : (pod.meta.uid.empty() ? pod.meta.name : pod.meta.uid);
-  std::string name = "podgroup-" + id;
+  std::string name = kBarePodGroupPrefix + id;
   state.EditPod(key)->meta.annotations[kGroupNameAnnotation] = name;
   if (state.FindPodGroup(pod.meta.namespace_ + "/" + name)) return;
   PodGroup pg;

@@ -12,6 +12,9 @@
 
 namespace basalt {
 
+// The name prefix of the PodGroup made for a pod that has none (Volcano's).
+inline constexpr const char* kBarePodGroupPrefix = "podgroup-";
+
 class PodGroupController {
  public:
   explicit PodGroupController(std::set<std::string> scheduler_names)

@@ -34,6 +34,11 @@ size_t BindPipeline::InFlight() {
   return queued_.size() + sending_;
 }
 
+size_t BindPipeline::Waiting() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return queued_.size();
+}
+
 bool BindPipeline::WaitIdle(std::chrono::milliseconds limit) {
   std::unique_lock<std::mutex> lock(mu_);
   return idle_.wait_for(lock, limit, [this] { return queued_.empty() && sending_ == 0; });

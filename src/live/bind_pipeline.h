@@ -65,6 +65,8 @@ class BindPipeline {
   std::vector<BindCompletion> TakeCompleted();
   // Binds queued or on the wire.
   size_t InFlight();
+  // Binds queued and waiting for a worker.
+  size_t Waiting();
   // Waits until nothing is queued or on the wire, at most `limit`; true if so.
   bool WaitIdle(std::chrono::milliseconds limit);
   // Takes no more binds, drops those queued and not yet sent (they never

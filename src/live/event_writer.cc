@@ -4,8 +4,12 @@
 
 namespace basalt {
 
-EventWriter::EventWriter(kube::Client* client, kube::Metrics* metrics, size_t capacity)
-    : client_(client), metrics_(metrics), capacity_(capacity) {
+EventWriter::EventWriter(kube::Client* client, kube::Metrics* metrics, size_t capacity,
+                         std::function<bool()> binds_waiting)
+    : client_(client),
+      metrics_(metrics),
+      capacity_(capacity),
+      binds_waiting_(std::move(binds_waiting)) {
   metrics_->Counter("basalt_events_total", "Events written.", {"reason"});
   metrics_->Counter("basalt_events_dropped_total",
                     "Events not written: the queue was full, or basalt was stopping.");
@@ -57,6 +61,13 @@ void EventWriter::Work() {
   while (true) {
     wake_.wait(lock, [this] { return stopping_ || !queued_.empty(); });
     if (queued_.empty()) return;
+    if (binds_waiting_ && !stopping_) {
+      lock.unlock();
+      bool waiting = binds_waiting_();
+      if (waiting) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      lock.lock();
+      if (waiting) continue;
+    }
     kube::EventSpec event = std::move(queued_.front());
     queued_.pop_front();
     writing_ = true;

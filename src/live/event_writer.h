@@ -25,7 +25,10 @@ class EventWriter {
  public:
   // `metrics` gets basalt_events_total{reason} per event written and
   // basalt_events_dropped_total per event dropped.
-  EventWriter(kube::Client* client, kube::Metrics* metrics, size_t capacity = 4096);
+  // While `binds_waiting` (may be empty) says binds are queued for a worker,
+  // no event is sent: a bind is what the user waits for.
+  EventWriter(kube::Client* client, kube::Metrics* metrics, size_t capacity = 4096,
+              std::function<bool()> binds_waiting = {});
   ~EventWriter();
   EventWriter(const EventWriter&) = delete;
   EventWriter& operator=(const EventWriter&) = delete;
@@ -45,6 +48,7 @@ class EventWriter {
   kube::Client* client_;
   kube::Metrics* metrics_;
   size_t capacity_;
+  std::function<bool()> binds_waiting_;
   std::mutex mu_;
   std::condition_variable wake_, idle_;
   std::deque<kube::EventSpec> queued_;

@@ -146,6 +146,7 @@ void LiveControllers::Idle() {
   std::lock_guard<std::mutex> lock(sink_->mutex());
   deleted_pods_.clear();
   phase_changes_.clear();
+  deferred_.clear();
 }
 
 void LiveControllers::ReactToInformers(int64_t now) {
@@ -366,8 +367,22 @@ ControllerPassSummary LiveControllers::Sync(int64_t now) {
     CollectQueueWrites(&writes);
     for (Write& w : flow_writes) writes.push_back(std::move(w));
   }
+  // Bare pods' bookkeeping waits for the cycle's binds (see ApplyDeferred).
+  std::vector<Write> urgent;
+  for (Write& w : writes) {
+    bool bookkeeping = (w.kind == "PodGroup" && w.verb == Write::Verb::kCreate &&
+                        w.key.find("/" + std::string(kBarePodGroupPrefix)) != std::string::npos) ||
+                       (w.kind == "Pod" && w.verb == Write::Verb::kMergePatch);
+    (bookkeeping ? deferred_ : urgent).push_back(std::move(w));
+  }
   ControllerPassSummary sum;
-  Apply(std::move(writes), &sum);
+  Apply(std::move(urgent), &sum);
+  return sum;
+}
+
+ControllerPassSummary LiveControllers::ApplyDeferred() {
+  ControllerPassSummary sum;
+  Apply(std::exchange(deferred_, {}), &sum);
   return sum;
 }
 
@@ -419,7 +434,7 @@ void LiveControllers::Apply(std::vector<Write> writes, ControllerPassSummary* su
       for (size_t i : lanes[l]) replies[i].emplace(Send(writes[i]));
     }
   };
-  constexpr size_t kWriteParallelism = 16;
+  constexpr size_t kWriteParallelism = 64;
   std::vector<std::thread> threads;
   for (size_t t = 1; t < std::min(kWriteParallelism, lanes.size()); ++t) threads.emplace_back(work);
   work();

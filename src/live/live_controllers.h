@@ -89,7 +89,13 @@ class LiveControllers {
                   kube::Metrics* metrics, LiveControllerOptions options);
 
   // One pass at wall time `now` (seconds since the epoch). The leader only.
+  // The bookkeeping of bare pods — their PodGroup `podgroup-*` creates and
+  // group-name annotations — is kept back for `ApplyDeferred` (the store has
+  // both already, so the session schedules those pods without waiting).
   ControllerPassSummary Sync(int64_t now);
+  // Sends what the last `Sync` kept back; called once the cycle's binds are
+  // on their way, so a burst of new pods is bound before it is annotated.
+  ControllerPassSummary ApplyDeferred();
   // Not leading: forgets what the informers reported (a new leader starts
   // from the store as it is).
   void Idle();
@@ -145,6 +151,7 @@ class LiveControllers {
   std::map<std::string, Json> template_objects_;  // JobTemplates as the server has them
 
   // Only the pass's thread.
+  std::vector<Write> deferred_;  // bare pods' bookkeeping, for ApplyDeferred
   std::map<std::string, std::chrono::steady_clock::time_point> in_flight_;
   std::set<std::string> plugin_objects_;  // "Kind/ns/name" created by us
   // Jobs of JobFlows sent (POST answered 201 or 409), not yet seen by the

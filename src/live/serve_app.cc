@@ -355,6 +355,14 @@ std::chrono::milliseconds ServeApp::Tick() {
     }
   }
   CycleSummary sum = loop_->RunCycle();
+  if (controllers_) {
+    ControllerPassSummary pass = controllers_->ApplyDeferred();
+    if (pass.creates || pass.updates || pass.failures) {
+      Log("controllers")
+          .info("msg=\"pass, bare pods' bookkeeping\" created={} updated={} adopted={} failed={}",
+                pass.creates, pass.updates, pass.adopted, pass.failures);
+    }
+  }
   if (sum.binds_sent || sum.binds || sum.evictions || sum.evictions_blocked || sum.bind_conflicts ||
       sum.bind_failures || sum.api_failures) {
     Log("serve").info(

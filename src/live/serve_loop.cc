@@ -22,6 +22,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// How long a pod without a PodGroup is not reported as unschedulable.
+constexpr int64_t kPodGroupCreationGraceSeconds = 10;
+
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
 }  // namespace
@@ -65,7 +68,10 @@ ServeLoop::ServeLoop(kube::Client* client, ClusterState* state, std::mutex* stat
   RegisterBuiltinActions(actions_registry_);
   DeclareServeMetrics(*metrics_);
   binder_ = std::make_unique<BindPipeline>(client_, options_.bind_parallelism);
-  events_ = std::make_unique<EventWriter>(client_, metrics_);
+  auto binds_waiting = [this] { return binder_->Waiting() > 0; };
+  events_ = std::make_unique<EventWriter>(client_, metrics_, 4096, binds_waiting);
+  status_ =
+      std::make_unique<StatusWriter>(client_, metrics_, options_.status_parallelism, binds_waiting);
 }
 
 ServeLoop::~ServeLoop() { Shutdown(std::chrono::milliseconds(0)); }
@@ -224,6 +230,9 @@ void ServeLoop::SendBinds(const std::vector<BindDecision>& binds,
       continue;
     }
     ++sum->binds_sent;
+    // A PodScheduled=False still queued for it would be stale once it lands.
+    status_->Forget("Pod/" + b.pod + "#unschedulable");
+    status_->Forget("Pod/" + b.pod + "#nominated");
   }
   metrics_->Set("basalt_binds_in_flight", static_cast<double>(binder_->InFlight()));
 }
@@ -280,6 +289,7 @@ CycleSummary ServeLoop::AwaitBinds(std::chrono::milliseconds limit) {
   sum.cycle = cycle_;
   binder_->WaitIdle(limit);
   CollectBindAnswers(&sum);
+  status_->WaitIdle(limit);
   events_->WaitIdle(limit);
   return sum;
 }
@@ -289,6 +299,7 @@ void ServeLoop::Shutdown(std::chrono::milliseconds limit, const std::function<vo
   for (const BindRequest& never_sent : binder_->StopTaking(limit)) assumed_.erase(never_sent.pod);
   if (cut_off) cut_off();
   binder_->Stop(std::chrono::milliseconds(0));
+  status_->Stop(std::chrono::milliseconds(0));  // descriptions of a cycle that no longer counts
   CycleSummary sum;
   CollectBindAnswers(&sum);
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(limit - (Clock::now() - start));
@@ -314,7 +325,7 @@ ServeLoop::SessionReasons ServeLoop::SessionReasons::Of(const Decisions& d) {
 // FailedScheduling event with its group's reason, so `kubectl describe pod`
 // always says why. Written only when the reason changes.
 void ServeLoop::ReportUnschedulable(const std::vector<PendingPod>& pending, const Decisions& d,
-                                    const SessionReasons& reasons, CycleSummary* sum) {
+                                    const SessionReasons& reasons, int64_t now, CycleSummary* sum) {
   std::set<std::string> bound;
   for (const BindDecision& b : d.binds) bound.insert(b.pod);
   const std::map<std::string, std::string>& pod_reason = reasons.pod;
@@ -323,6 +334,10 @@ void ServeLoop::ReportUnschedulable(const std::vector<PendingPod>& pending, cons
   for (const PendingPod& p : pending) {
     if (Stopping()) break;  // SIGTERM: no new writes
     if (bound.count(p.key)) continue;
+    // A bare pod gets its PodGroup from the controllers' next pass, a period
+    // from now: until then there is nothing to report, and a condition and an
+    // event for each of a burst of new pods would only slow the binds down.
+    if (p.group.empty() && now - p.created < kPodGroupCreationGraceSeconds) continue;
     still_pending.insert(p.key);
     std::string message;
     bool own_event = false;
@@ -343,8 +358,6 @@ void ServeLoop::ReportUnschedulable(const std::vector<PendingPod>& pending, cons
     if (!own_event) {
       Event("Pod/" + p.key, p.uid, "Warning", "FailedScheduling", "Scheduling", message, sum);
     }
-    auto written = condition_written_.find(p.key);
-    if (written != condition_written_.end() && written->second == message) continue;
     auto [ns, name] = SplitKey(p.key);
     Json condition = {{"type", "PodScheduled"},
                       {"status", "False"},
@@ -352,18 +365,23 @@ void ServeLoop::ReportUnschedulable(const std::vector<PendingPod>& pending, cons
                       {"message", message.size() > 1000 ? message.substr(0, 1000) : message},
                       {"lastProbeTime", nullptr},
                       {"lastTransitionTime", kube::WallMicroTimeNow()}};
-    auto r = client_->Patch("/api/v1/namespaces/" + ns + "/pods/" + name + "/status",
-                            Json{{"status", {{"conditions", Json::array({condition})}}}},
-                            "application/strategic-merge-patch+json");
-    if (!r.ok()) {
-      if (r.error().code != 404) Fail(r.error(), sum);
+    status_->Put("Pod/" + p.key + "#unschedulable",
+                 StatusWrite{"/api/v1/namespaces/" + ns + "/pods/" + name + "/status",
+                             Json{{"status", {{"conditions", Json::array({condition})}}}},
+                             "application/strategic-merge-patch+json", message,
+                             "basalt_pod_condition_writes_total"});
+  }
+  // Bound (or gone) since: what was said of them no longer holds.
+  for (auto it = pods_described_unschedulable_.begin();
+       it != pods_described_unschedulable_.end();) {
+    if (still_pending.count(*it)) {
+      ++it;
       continue;
     }
-    condition_written_[p.key] = message;
-    metrics_->Inc("basalt_pod_condition_writes_total");
+    status_->Forget("Pod/" + *it + "#unschedulable");
+    it = pods_described_unschedulable_.erase(it);
   }
-  for (auto it = condition_written_.begin(); it != condition_written_.end();)
-    it = still_pending.count(it->first) ? std::next(it) : condition_written_.erase(it);
+  pods_described_unschedulable_.insert(still_pending.begin(), still_pending.end());
 }
 
 void ServeLoop::ObserveObject(const std::string& kind, bool deleted, const std::string& key,
@@ -382,28 +400,20 @@ void ServeLoop::ObserveObject(const std::string& kind, bool deleted, const std::
 }
 
 // One merge patch of `status` per PodGroup whose status changed since we
-// last wrote it: no read first, and nothing but the status fields we own is
-// touched (a label someone else set stays).
+// last wrote it (or since the server was seen to hold it): no read first, and
+// nothing but the status fields we own is touched (a label someone else set
+// stays). Sent by the status writer, after the binds.
 void ServeLoop::WritePodGroupStatus(const std::map<std::string, Json>& desired, CycleSummary* sum) {
   // Seconds, as metav1.Time has them.
   std::string now = kube::WallMicroTimeNow();
   if (auto dot = now.find('.'); dot != std::string::npos) now = now.substr(0, dot) + "Z";
   for (const auto& [key, status] : desired) {
     if (Stopping()) break;  // SIGTERM: no new writes
-    std::string text = PodGroupStatusText(status);
-    auto written = podgroup_written_.find(key);
-    if (written != podgroup_written_.end() && written->second == text) continue;
     auto [ns, name] = SplitKey(key);
-    auto r = client_->Patch(
-        "/apis/scheduling.volcano.sh/v1beta1/namespaces/" + ns + "/podgroups/" + name,
-        PodGroupStatusPatch(status, now), "application/merge-patch+json");
-    if (!r.ok()) {
-      if (r.error().code != 404) Fail(r.error(), sum);  // 404: deleted meanwhile
-      continue;
-    }
-    podgroup_written_[key] = text;
-    ++sum->podgroup_writes;
-    metrics_->Inc("basalt_podgroup_status_writes_total");
+    StatusWrite write{"/apis/scheduling.volcano.sh/v1beta1/namespaces/" + ns + "/podgroups/" + name,
+                      PodGroupStatusPatch(status, now), "application/merge-patch+json",
+                      PodGroupStatusText(status), "basalt_podgroup_status_writes_total"};
+    if (status_->Put("PodGroup/" + key, std::move(write))) ++sum->podgroup_writes;
   }
 }
 
@@ -429,6 +439,7 @@ CycleSummary ServeLoop::RunCycle() {
   std::map<std::string, Queue> queues;
   int pending = 0;
   std::vector<PendingPod> pending_pods;  // ours, without a node, after the session
+  int64_t session_now = 0;
   {
     std::lock_guard<std::mutex> lock(*state_mu_);
     ApplyAssumedLocked(start);
@@ -440,6 +451,7 @@ CycleSummary ServeLoop::RunCycle() {
     opts.now = std::chrono::duration_cast<std::chrono::seconds>(
                    std::chrono::system_clock::now().time_since_epoch())
                    .count();
+    session_now = opts.now;
     opts.snapshot_cache = &snapshot_cache_;
     SessionHooks timed;
     Clock::time_point t0;
@@ -475,8 +487,13 @@ CycleSummary ServeLoop::RunCycle() {
       if (pod.phase == "Failed") ++std::get<2>(c);
     }
     for (const auto& [key, pg] : state_->podgroups()) pg_uids[key] = pg.meta.uid;
-    for (auto it = podgroup_written_.begin(); it != podgroup_written_.end();) {
-      it = pg_uids.count(it->first) ? std::next(it) : podgroup_written_.erase(it);
+    for (auto it = podgroups_described_.begin(); it != podgroups_described_.end();) {
+      if (pg_uids.count(*it)) {
+        ++it;
+        continue;
+      }
+      status_->Forget("PodGroup/" + *it);  // deleted
+      it = podgroups_described_.erase(it);
     }
     // What the server already says needs no write (after a restart, or when
     // another replica wrote it).
@@ -490,8 +507,9 @@ CycleSummary ServeLoop::RunCycle() {
       auto on_server = podgroup_on_server_.find(key);
       if (on_server != podgroup_on_server_.end() &&
           on_server->second == PodGroupStatusText(status)) {
-        podgroup_written_[key] = on_server->second;
+        status_->Known("PodGroup/" + key, on_server->second);
       }
+      podgroups_described_.insert(key);
       pg_status[key] = std::move(status);
     }
     queues = state_->queues();
@@ -509,10 +527,10 @@ CycleSummary ServeLoop::RunCycle() {
     auto info = pods.find(p.pod);
     if (info == pods.end() || info->second.nominated == p.node) continue;
     auto [ns, name] = SplitKey(p.pod);
-    auto r = client_->Patch("/api/v1/namespaces/" + ns + "/pods/" + name + "/status",
-                            Json{{"status", {{"nominatedNodeName", p.node}}}},
-                            "application/strategic-merge-patch+json");
-    if (!r.ok()) Fail(r.error(), &sum);
+    status_->Put("Pod/" + p.pod + "#nominated",
+                 StatusWrite{"/api/v1/namespaces/" + ns + "/pods/" + name + "/status",
+                             Json{{"status", {{"nominatedNodeName", p.node}}}},
+                             "application/strategic-merge-patch+json", p.node, ""});
   }
 
   WritePodGroupStatus(pg_status, &sum);
@@ -538,24 +556,24 @@ CycleSummary ServeLoop::RunCycle() {
     if (q != queues.end() && q->second.capability)
       put_gauge("basalt_queue_capability", name, *q->second.capability);
     if (q == queues.end()) continue;  // the session's implicit default queue: no object to write
-    auto written = queue_written_.find(name);
-    if (written != queue_written_.end() && written->second == list) continue;
     Json alloc = Json::object();
-    for (const auto& [res, v] : list) alloc[res] = v;
-    // A merge patch merges maps: resources no longer allocated are removed with null.
-    if (written != queue_written_.end()) {
-      for (const auto& [res, v] : written->second) {
-        if (!list.count(res)) alloc[res] = nullptr;
-      }
+    std::string text;
+    for (const auto& [res, v] : list) {
+      alloc[res] = v;
+      text += res + "=" + v + ";";
     }
-    auto r = client_->PatchQueueStatus(name, Json{{"allocated", alloc}});
-    if (!r.ok()) {
-      if (r.error().code != 404) Fail(r.error(), &sum);
-      continue;
+    // A merge patch merges maps: every resource ever stated and no longer
+    // allocated is removed with null (a write replaced before it was sent may
+    // have been the one that would have removed it).
+    std::set<std::string>& stated = queue_resources_stated_[name];
+    for (const std::string& res : stated) {
+      if (!list.count(res)) alloc[res] = nullptr;
     }
-    queue_written_[name] = list;
-    ++sum.queue_writes;
-    metrics_->Inc("basalt_queue_status_writes_total");
+    for (const auto& [res, v] : list) stated.insert(res);
+    StatusWrite write{"/apis/scheduling.volcano.sh/v1beta1/queues/" + name + "/status",
+                      Json{{"status", {{"allocated", alloc}}}}, "application/merge-patch+json",
+                      text, "basalt_queue_status_writes_total"};
+    if (status_->Put("Queue/" + name, std::move(write))) ++sum.queue_writes;
   }
 
   for (const EventRecord& e : d.events) {
@@ -579,7 +597,7 @@ CycleSummary ServeLoop::RunCycle() {
     Event(e.object, uid, e.type, e.reason, "Scheduling", e.message, &sum);
   }
 
-  ReportUnschedulable(pending_pods, d, reasons, &sum);
+  ReportUnschedulable(pending_pods, d, reasons, session_now, &sum);
 
   sum.seconds = Seconds(Clock::now() - wall_start);
   metrics_->Observe("basalt_cycle_duration_seconds", sum.seconds);

@@ -33,6 +33,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -46,6 +47,7 @@
 #include "kube/metrics.h"
 #include "live/bind_pipeline.h"
 #include "live/event_writer.h"
+#include "live/status_writer.h"
 #include "state/cluster_state.h"
 
 namespace basalt {
@@ -54,7 +56,10 @@ struct ServeLoopOptions {
   std::string scheduler_name = "volcano";
   std::string reporting_instance = "basalt";
   // Binds on the wire at once (each worker keeps its own kept-alive connection).
-  int bind_parallelism = 16;
+  int bind_parallelism = 64;
+  // Status writes (PodGroup and Queue status, pod conditions) on the wire at
+  // once; they wait while binds wait for a worker.
+  int status_parallelism = 4;
   // A bind that got no verdict keeps its pod out of the sessions for this
   // long, doubling with each further failure up to `bind_backoff_max`.
   std::chrono::milliseconds bind_backoff_initial{1000};
@@ -166,7 +171,7 @@ class ServeLoop {
     static SessionReasons Of(const Decisions& d);
   };
   void ReportUnschedulable(const std::vector<PendingPod>& pending, const Decisions& d,
-                           const SessionReasons& reasons, CycleSummary* sum);
+                           const SessionReasons& reasons, int64_t now, CycleSummary* sum);
 
   kube::Client* client_;
   ClusterState* state_;
@@ -196,11 +201,11 @@ class ServeLoop {
     std::chrono::steady_clock::time_point at;
   };
   std::map<std::string, SentEvent> sent_events_;  // "object|reason"
-  std::map<std::string, std::map<std::string, std::string>>
-      queue_written_;                                      // queue -> allocated we wrote
-  std::map<std::string, std::string> podgroup_written_;    // key -> status JSON we wrote
+  std::unique_ptr<StatusWriter> status_;
+  std::map<std::string, std::set<std::string>> queue_resources_stated_;  // queue -> resources
+  std::set<std::string> podgroups_described_;                            // keys given a status
   std::map<std::string, std::string> podgroup_on_server_;  // key -> its status there (*state_mu_)
-  std::map<std::string, std::string> condition_written_;   // pod key -> PodScheduled message
+  std::set<std::string> pods_described_unschedulable_;     // pod keys given PodScheduled=False
 };
 
 }  // namespace basalt
