@@ -89,6 +89,7 @@ func (c *client) post(path string, body []byte, conflictIsDone bool) (int, strin
 type request struct {
 	path string
 	body []byte
+	then *request // sent once this one succeeded (create-bind: the pod's binding)
 }
 
 type result struct {
@@ -114,14 +115,20 @@ func (c *client) run(op string, count, workers int, conflictIsDone bool, build f
 		go func() {
 			defer wg.Done()
 			for i := range next {
+				var status int
+				text := ""
 				req := build(i)
-				status, text := c.post(req.path, req.body, conflictIsDone)
+				for r := &req; r != nil && text == ""; r = r.then {
+					status, text = c.post(r.path, r.body, conflictIsDone)
+					if text != "" {
+						sample.CompareAndSwap(nil, fmt.Sprintf("%s: %d %s", r.path, status, text))
+					}
+				}
 				if text == "" {
 					ok.Add(1)
 					continue
 				}
 				failed.Add(1)
-				sample.CompareAndSwap(nil, fmt.Sprintf("%s: %d %s", req.path, status, text))
 			}
 		}()
 	}
@@ -140,6 +147,14 @@ func (c *client) run(op string, count, workers int, conflictIsDone bool, build f
 		r.Sample = s
 	}
 	return r
+}
+
+func binding(ns, pod, node string) request {
+	return request{path: fmt.Sprintf("/api/v1/namespaces/%s/pods/%s/binding", ns, pod), body: mustJSON(object{
+		"apiVersion": "v1", "kind": "Binding",
+		"metadata": object{"name": pod, "namespace": ns},
+		"target":   object{"kind": "Node", "name": node},
+	})}
 }
 
 func mustJSON(v any) []byte {
@@ -203,7 +218,7 @@ func main() {
 	workers := flag.Int("workers", 64, "requests in flight")
 	flag.Parse()
 	if flag.NArg() < 1 {
-		fmt.Fprintln(os.Stderr, "usage: load -server URL -ca F -cert F -key F nodes|podgroups|pods|bind [flags]")
+		fmt.Fprintln(os.Stderr, "usage: load -server URL -ca F -cert F -key F nodes|podgroups|pods|bind|create-bind [flags]")
 		os.Exit(2)
 	}
 	c, err := newClient(*server, *ca, *cert, *key)
@@ -238,12 +253,12 @@ func main() {
 	case "nodes":
 		p, nc, nm := or(prefix, "n"), or(cpu, "32"), or(memory, "256Gi")
 		r = c.run(op, *count, *workers, true, func(i int) request {
-			return request{"/api/v1/nodes", mustJSON(node(fmt.Sprintf("%s%d", p, i), nc, nm, *maxPods))}
+			return request{path: "/api/v1/nodes", body: mustJSON(node(fmt.Sprintf("%s%d", p, i), nc, nm, *maxPods))}
 		})
 	case "podgroups":
 		path := fmt.Sprintf("/apis/scheduling.volcano.sh/v1beta1/namespaces/%s/podgroups", *ns)
 		r = c.run(op, *count, *workers, true, func(i int) request {
-			return request{path, mustJSON(object{
+			return request{path: path, body: mustJSON(object{
 				"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
 				"metadata": object{"name": fmt.Sprintf("g%d", i), "namespace": *ns},
 				"spec":     object{"minMember": *minMember, "queue": *queue},
@@ -254,20 +269,25 @@ func main() {
 			memory: or(memory, "128Mi"), nodePrefix: *nodePrefix, groupSize: *groupSize, bindNodes: *bindNodes}
 		path := fmt.Sprintf("/api/v1/namespaces/%s/pods", *ns)
 		r = c.run(op, *count, *workers, true, func(i int) request {
-			return request{path, mustJSON(pod(i, o))}
+			return request{path: path, body: mustJSON(pod(i, o))}
 		})
 	case "bind":
 		p := or(prefix, "p")
 		r = c.run(op, *count, *workers, false, func(i int) request {
-			name := fmt.Sprintf("%s%d", p, i)
-			return request{fmt.Sprintf("/api/v1/namespaces/%s/pods/%s/binding", *ns, name), mustJSON(object{
-				"apiVersion": "v1", "kind": "Binding",
-				"metadata": object{"name": name, "namespace": *ns},
-				"target":   object{"kind": "Node", "name": fmt.Sprintf("%s%d", *nodePrefix, i%*nodes)},
-			})}
+			return binding(*ns, fmt.Sprintf("%s%d", p, i), fmt.Sprintf("%s%d", *nodePrefix, i%*nodes))
+		})
+	case "create-bind":
+		// The ideal scheduler: each pod bound the moment its create returns,
+		// no watch and no decision; what the API server takes for the pair.
+		o := podOptions{ns: *ns, prefix: or(prefix, "p"), scheduler: *scheduler, cpu: or(cpu, "100m"),
+			memory: or(memory, "128Mi"), nodePrefix: *nodePrefix}
+		path := fmt.Sprintf("/api/v1/namespaces/%s/pods", *ns)
+		r = c.run(op, *count, *workers, false, func(i int) request {
+			bind := binding(*ns, fmt.Sprintf("%s%d", o.prefix, i), fmt.Sprintf("%s%d", *nodePrefix, i%*nodes))
+			return request{path: path, body: mustJSON(pod(i, o)), then: &bind}
 		})
 	default:
-		fmt.Fprintf(os.Stderr, "load: unknown operation %q (nodes, podgroups, pods, bind)\n", op)
+		fmt.Fprintf(os.Stderr, "load: unknown operation %q (nodes, podgroups, pods, bind, create-bind)\n", op)
 		os.Exit(2)
 	}
 	os.Stdout.Write(append(mustJSON(r), '\n'))
