@@ -99,6 +99,35 @@ TEST(CliTest, NegativeOrOversizedSeedExitsTwo) {
   }
 }
 
+// A misspelt command is named, with the nearest command, at any depth.
+TEST(CliTest, UnknownCommandSuggestsTheNearest) {
+  struct Case {
+    const char* args;
+    const char* said;
+  };
+  for (const Case& c : {
+           Case{"schedul",
+                "unknown command \"schedul\" for \"basalt\"; did you mean \"schedule\"?"},
+           Case{"-v simulat x.yaml", "did you mean \"simulate\"?"},
+           Case{"--log-level info valdate", "did you mean \"validate\"?"},
+           Case{"queue lst",
+                "unknown command \"lst\" for \"basalt queue\"; did you mean \"list\"?"},
+           Case{"frobnicate", "unknown command \"frobnicate\" for \"basalt\" (basalt --help"},
+       }) {
+    RunResult r = Basalt(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args << ": " << r.out;
+    EXPECT_NE(r.out.find(c.said), std::string::npos) << c.args << ": " << r.out;
+  }
+}
+
+TEST(CliTest, VersionCommandAndFlagAgree) {
+  RunResult command = Basalt("version"), flag = Basalt("--version");
+  EXPECT_EQ(command.exit_code, 0);
+  EXPECT_EQ(flag.exit_code, 0);
+  EXPECT_EQ(command.out, flag.out);
+  EXPECT_EQ(command.out.rfind("basalt ", 0), 0u) << command.out;
+}
+
 // Malformed YAML exits 2 with the line and column.
 TEST(CliTest, MalformedYamlExitsTwo) {
   TempDir dir;

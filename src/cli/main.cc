@@ -9,6 +9,7 @@
 
 #include "api/log.h"
 #include "cli/bench.h"
+#include "cli/command_suggest.h"
 #include "cli/completion.h"
 #include "cli/explain.h"
 #include "cli/fgd.h"
@@ -53,6 +54,8 @@ int RunScheduleCommand(const std::string& conf_path, const std::vector<std::stri
 
 }  // namespace
 
+constexpr const char* kVersion = "basalt 0.1.0";
+
 int main(int argc, char** argv) {
   // Every cycle builds a snapshot of vectors that run to megabytes and frees it
   // at close. glibc would hand such blocks back to the kernel (mmap above
@@ -62,7 +65,7 @@ int main(int argc, char** argv) {
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
   CLI::App app{"basalt: a batch scheduler for Kubernetes that speaks Volcano's language"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("basalt 0.1.0"));
+  app.set_version_flag("--version", std::string(kVersion));
   // Logging level, for every command; set while parsing, before the job and
   // queue commands (which run from their parse callbacks) log anything.
   app.fallthrough();
@@ -261,6 +264,27 @@ int main(int argc, char** argv) {
       "Example:\n  basalt fgd --trace ../shared/traces/alibaba-openb-gpu-v2023 \\\n"
       "      --pods openb_pod_list_default --policies FGD,BestFit --seeds 10");
 
+  CLI::App* version =
+      app.add_subcommand("version", "Print basalt's version (the same as --version)");
+  // A misspelt command is named as such (CLI11 would only say that a
+  // subcommand is required), also below `job` and `queue`.
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  std::string line = "basalt";
+  size_t from = 0;
+  for (CLI::App* parent = &app; parent != nullptr;) {
+    auto subs = parent->get_subcommands([](CLI::App*) { return true; });
+    auto at = subs.empty() ? std::nullopt : basalt::CommandWord(args, from, {"--log-level"});
+    if (!at) break;
+    std::vector<std::string> names;
+    for (const CLI::App* sub : subs) names.push_back(sub->get_name());
+    if (auto error = basalt::UnknownCommandError(args[*at], names, line)) {
+      basalt::CliLog().error("{}", *error);
+      return kExitBadInput;
+    }
+    parent = parent->get_subcommand(args[*at]);
+    line += " " + args[*at];
+    from = *at + 1;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -272,6 +296,10 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   }
   if (vc_outcome.ran) return vc_outcome.exit_code;
+  if (version->parsed()) {
+    std::cout << kVersion << "\n";
+    return 0;
+  }
   // Volcano reads its configuration leniently; validate and --strict do not.
   basalt::SetLenientSchedulerConfig((schedule->parsed() || simulate->parsed() || serve->parsed()) &&
                                     !strict);
