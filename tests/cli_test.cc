@@ -128,6 +128,33 @@ TEST(CliTest, VersionCommandAndFlagAgree) {
   EXPECT_EQ(command.out.rfind("basalt ", 0), 0u) << command.out;
 }
 
+// Paths that are not what the flag wants are named with the reason, before
+// any work is done, and never block.
+TEST(CliTest, WrongKindsOfPathExitTwoWithTheReason) {
+  TempDir dir;
+  std::string cluster = dir.Write("c.yaml",
+                                  "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+                                  "status: {allocatable: {cpu: '1', pods: '10'}}\n");
+  fs::create_directories(dir.path() + "/empty");
+  std::string fifo = dir.path() + "/pipe.yaml";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  struct Case {
+    std::string args, said;
+  };
+  for (const Case& c : {
+           Case{"schedule --cluster " + cluster + " --conf " + dir.path(),
+                dir.path() + ": cannot read scheduler configuration: is a folder, not a file"},
+           Case{"validate " + dir.path() + "/empty", "/empty: no objects found"},
+           Case{"validate " + fifo, "pipe.yaml: no objects found"},  // no writer: never waits
+           Case{"simulate " + Example("tidal-day.yaml") + " --out " + cluster,
+                "c.yaml: --out: cannot write the outputs there: Not a directory"},
+       }) {
+    RunResult r = Basalt(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args << ": " << r.out;
+    EXPECT_NE(r.out.find(c.said), std::string::npos) << c.args << ": " << r.out;
+  }
+}
+
 // Malformed YAML exits 2 with the line and column.
 TEST(CliTest, MalformedYamlExitsTwo) {
   TempDir dir;

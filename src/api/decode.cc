@@ -13,6 +13,7 @@
 
 #include "api/decode_fields.h"
 #include "api/decode_objects.h"
+#include "api/file_text.h"
 #include "api/job_plugin_args.h"
 #include "api/quantity.h"
 #include "api/text.h"
@@ -1089,12 +1090,10 @@ Status LoadPath(const std::string& path, ClusterObjects* out) {
     files.push_back(path);
   }
   for (const std::string& f : files) {
-    std::ifstream in(f, std::ios::binary);
-    if (!in) return Status::NotFound(f + ": cannot read file");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    if (in.bad()) return Status::InvalidArgument(f + ": cannot read file");
-    BASALT_RETURN_IF_ERROR(DecodeText(ss.str(), f, out));
+    Result<std::string> text = ReadWholeFile(f);
+    if (!text.ok())
+      return Status::InvalidArgument(f + ": cannot read file: " + text.status().message());
+    BASALT_RETURN_IF_ERROR(DecodeText(*text, f, out));
   }
   return Status::Ok();
 }

@@ -1,6 +1,11 @@
 #include "cli/simulate.h"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -23,6 +28,26 @@ bool WriteFile(const std::filesystem::path& path, const std::string& text) {
   return static_cast<bool>(out);
 }
 
+// Why the outputs cannot be written to `dir`, or empty when they can: checked
+// before a simulation that may take minutes, not after it.
+std::string OutputFolderProblem(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return ec.message();
+  if (!std::filesystem::is_directory(dir, ec)) return "is not a folder";
+  if (::access(dir.c_str(), W_OK) != 0) return std::strerror(errno);
+  return "";
+}
+
+// Ctrl-C during a progress line: end the line before dying, so the shell's
+// prompt starts on a line of its own.
+void EndProgressLineAndDie(int sig) {
+  const char newline = '\n';
+  [[maybe_unused]] ssize_t n = ::write(STDERR_FILENO, &newline, 1);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
 }  // namespace
 
 int RunSimulate(const SimulateRequest& request) {
@@ -31,9 +56,17 @@ int RunSimulate(const SimulateRequest& request) {
     CliLog().error("{}", scenario.status().message());
     return kExitBadInput;
   }
+  if (std::string why = OutputFolderProblem(request.out_dir); !why.empty()) {
+    CliLog().error("{}: --out: cannot write the outputs there: {}", request.out_dir, why);
+    return kExitBadInput;
+  }
   SimulatorOptions options;
   options.seed = request.seed;
-  if (request.progress) {
+  // The progress line is redrawn in place: only on a terminal (in a log it
+  // would be one endless line).
+  if (request.progress && ::isatty(STDERR_FILENO)) {
+    std::signal(SIGINT, EndProgressLineAndDie);
+    std::signal(SIGTERM, EndProgressLineAndDie);
     // Simulated time only: the line says how far the simulation is, not how long it took.
     options.progress = [](int64_t now, int64_t duration) {
       std::fprintf(stderr, "\rsimulate: day %.2f of %.2f (%3lld%%)", now / 86400.0,
@@ -65,7 +98,8 @@ int RunSimulate(const SimulateRequest& request) {
   if (ec || !WriteFile(dir / "summary.json", summary.dump(2) + "\n") ||
       !WriteFile(dir / "metrics.json", metrics.dump(1) + "\n") ||
       !WriteFile(dir / "metrics.csv", m.MetricsCsv()) || !WriteFile(dir / "report.html", html)) {
-    CliLog().error("{}: cannot write the outputs", request.out_dir);
+    CliLog().error("{}: cannot write the outputs: {}", request.out_dir,
+                   ec ? ec.message() : std::string(std::strerror(errno)));
     return kExitIo;
   }
   CliLog().info("simulate: wrote {}, summary.json, metrics.json, metrics.csv",

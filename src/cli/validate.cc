@@ -92,6 +92,14 @@ int RunValidate(const std::vector<std::string>& paths, const std::string& conf_p
     }
   }
   if (decode_failed) return kExitBadInput;
+  if (CountObjects(objects) == 0) {
+    // Most likely a wrong path or extension: saying "ok" would hide it.
+    std::string given;
+    for (const std::string& path : paths) given += (given.empty() ? "" : ", ") + path;
+    err << "basalt: " << given
+        << ": no objects found (folders are read for *.yaml, *.yml and *.json files)\n";
+    return kExitBadInput;
+  }
 
   std::vector<AdmissionProblem> problems = ValidateObjects(objects);
   for (const AdmissionProblem& p : problems) out << p.ToString() << "\n";
