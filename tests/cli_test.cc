@@ -155,6 +155,28 @@ TEST(CliTest, WrongKindsOfPathExitTwoWithTheReason) {
   }
 }
 
+// -o table / wide: the same decisions as the JSON, a row each; JSON stays the default.
+TEST(CliTest, ScheduleTableShowsTheJsonDecisions) {
+  const std::string base = "schedule --conf " + Example("gang-training/scheduler.conf") +
+                           " --cluster " + Example("gang-training/cluster") + " --cycles 2";
+  RunResult json = Basalt(base), table = Basalt(base + " -o table"),
+            bare = Basalt(base + " -o table --no-headers"), wide = Basalt(base + " -o wide");
+  ASSERT_EQ(json.exit_code, 0) << json.out;
+  ASSERT_EQ(table.exit_code, 0) << table.out;
+  nlohmann::json decisions = nlohmann::json::parse(json.out.substr(json.out.find('{')));
+  EXPECT_EQ(table.out.rfind("CYCLE", 0), 0u) << table.out;
+  EXPECT_EQ(bare.out.find("CYCLE"), std::string::npos) << bare.out;
+  for (const auto& cycle : decisions["cycles"]) {
+    for (const auto& b : cycle["binds"]) {
+      std::string pod = b["pod"], node = b["node"];
+      EXPECT_NE(table.out.find(pod + " "), std::string::npos) << pod;
+      EXPECT_NE(table.out.find(node + "   Bound"), std::string::npos) << node;
+    }
+  }
+  EXPECT_NE(wide.out.find("FINAL POD"), std::string::npos) << wide.out;
+  EXPECT_EQ(Basalt(base + " -o yaml").exit_code, 2);
+}
+
 // Malformed YAML exits 2 with the line and column.
 TEST(CliTest, MalformedYamlExitsTwo) {
   TempDir dir;

@@ -16,6 +16,7 @@
 #include "cli/job_cmd.h"
 #include "cli/queue_cmd.h"
 #include "cli/schedule.h"
+#include "cli/schedule_table.h"
 #include "cli/serve.h"
 #include "cli/simulate.h"
 #include "cli/validate.h"
@@ -26,29 +27,44 @@ namespace {
 
 constexpr int kExitBadInput = 2;
 
-int RunScheduleCommand(const std::string& conf_path, const std::vector<std::string>& clusters,
-                       int cycles, bool scores, bool check_invariants, const std::string& now) {
+// `basalt schedule`'s flags.
+struct ScheduleCommand {
+  std::string conf;
+  std::vector<std::string> clusters;
+  int cycles = 1;
+  bool scores = false;
+  bool check_invariants = false;
+  std::string now;
+  std::string output = "json";  // json (the default and the contract), table, wide
+  bool no_headers = false;
+};
+
+int RunScheduleCommand(const ScheduleCommand& cmd) {
   basalt::ScheduleRequest req;
-  req.now = now;
-  if (!conf_path.empty()) {
-    auto text = basalt::ReadSchedulerConfFile(conf_path);
+  req.now = cmd.now;
+  if (!cmd.conf.empty()) {
+    auto text = basalt::ReadSchedulerConfFile(cmd.conf);
     if (!text.ok()) {
       basalt::CliLog().error("{}", text.status().message());
       return kExitBadInput;
     }
     req.conf_text = std::move(*text);
-    req.conf_source = conf_path;
+    req.conf_source = cmd.conf;
   }
-  req.cluster_paths = clusters;
-  req.cycles = cycles;
-  req.scores = scores;
-  req.check_invariants = check_invariants;
+  req.cluster_paths = cmd.clusters;
+  req.cycles = cmd.cycles;
+  req.scores = cmd.scores;
+  req.check_invariants = cmd.check_invariants;
   auto out = basalt::RunSchedule(req);
   if (!out.ok()) {
     basalt::CliLog().error("{}", out.status().message());
     return basalt::ScheduleExitCode(out.status());  // 2 bad input, 3 invariant violated
   }
-  std::cout << out->dump(2) << "\n";
+  if (cmd.output == "json") {
+    std::cout << out->dump(2) << "\n";
+  } else {
+    std::cout << basalt::RenderScheduleTable(*out, {cmd.output == "wide", cmd.no_headers});
+  }
   return 0;
 }
 
@@ -83,39 +99,44 @@ int main(int argc, char** argv) {
          "More logging: -v debug, -vv trace")
       ->trigger_on_parse();
 
-  std::string conf;
-  std::vector<std::string> clusters;
-  int cycles = 1;
-  bool scores = false;
-  bool check_invariants = false;
-  std::string now;
+  ScheduleCommand sched;
   CLI::App* schedule =
       app.add_subcommand("schedule", "Schedule a folder of manifests once; decisions as JSON");
-  schedule->add_option("--conf", conf,
+  schedule->add_option("--conf", sched.conf,
                        "Volcano scheduler configuration file (default: Volcano's default)");
   schedule
-      ->add_option("--cluster", clusters,
+      ->add_option("--cluster", sched.clusters,
                    "Manifest file or folder (*.yaml, *.yml, *.json); repeatable")
       ->required();
   schedule
-      ->add_option("--cycles", cycles,
+      ->add_option("--cycles", sched.cycles,
                    "Scheduling cycles to run, with the world moving between them")
       ->check(CLI::Range(1, 1000000));
-  schedule->add_flag("--scores", scores, "Print node-order scores of every pod not yet running");
+  schedule->add_flag("--scores", sched.scores,
+                     "Print node-order scores of every pod not yet running");
+  schedule
+      ->add_option("-o,--output", sched.output,
+                   "json (default: the decisions as JSON, docs/schedule.md), table (a row per "
+                   "decision and per reason given) or wide (also the event type and where every "
+                   "pod ends)")
+      ->check(CLI::IsMember({"json", "table", "wide"}))
+      ->capture_default_str();
+  schedule->add_flag("--no-headers", sched.no_headers, "Tables without their header row");
   bool strict = false;  // one flag shared by schedule, simulate and serve
   const char* strict_help =
       "Refuse an unknown plugin name or a plugin argument of the wrong type (exit 2) instead of "
       "warning and going on as Volcano does (docs/configuration.md)";
   schedule->add_flag("--strict", strict, strict_help);
-  schedule->add_flag("--check-invariants", check_invariants,
+  schedule->add_flag("--check-invariants", sched.check_invariants,
                      "Check the scheduler's invariants after every action; a violation exits 3 "
                      "(docs/reliability.md)");
   schedule->add_option(
-      "--now", now,
+      "--now", sched.now,
       "Clock of the first cycle, RFC 3339 (default: the newest creation time in the input)");
   schedule->footer(
       "Example:\n  basalt schedule --conf examples/gang-training/scheduler.conf \\\n"
-      "      --cluster examples/gang-training/cluster --cycles 2");
+      "      --cluster examples/gang-training/cluster --cycles 2\n"
+      "  basalt schedule --cluster examples/gang-training/cluster --cycles 2 -o table");
 
   std::vector<std::string> validate_paths;
   CLI::App* validate = app.add_subcommand(
@@ -303,8 +324,7 @@ int main(int argc, char** argv) {
   // Volcano reads its configuration leniently; validate and --strict do not.
   basalt::SetLenientSchedulerConfig((schedule->parsed() || simulate->parsed() || serve->parsed()) &&
                                     !strict);
-  if (schedule->parsed())
-    return RunScheduleCommand(conf, clusters, cycles, scores, check_invariants, now);
+  if (schedule->parsed()) return RunScheduleCommand(sched);
   if (serve->parsed()) {
     serve_req.leader_elect = !no_leader_elect;
     return basalt::RunServe(serve_req);
