@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "cli/schedule.h"
 #include "framework/plugin.h"
@@ -175,6 +176,24 @@ TEST(CliTest, ScheduleTableShowsTheJsonDecisions) {
   }
   EXPECT_NE(wide.out.find("FINAL POD"), std::string::npos) << wide.out;
   EXPECT_EQ(Basalt(base + " -o yaml").exit_code, 2);
+}
+
+// Written cycle by cycle (a long run is not held in memory), the document is
+// the same bytes as printed whole.
+TEST(CliTest, CycleByCycleJsonIsTheSameBytes) {
+  ScheduleRequest req;
+  req.cluster_paths = {Example("gang-training/cluster")};
+  req.cycles = 4;
+  auto whole = RunSchedule(req);
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  std::ostringstream streamed;
+  ScheduleJsonWriter writer(streamed);
+  req.on_cycle = [&writer](const nlohmann::ordered_json& c) { writer.Cycle(c); };
+  auto rest = RunSchedule(req);
+  ASSERT_TRUE(rest.ok()) << rest.status().ToString();
+  EXPECT_TRUE((*rest)["cycles"].empty());
+  writer.Finish(*rest);
+  EXPECT_EQ(streamed.str(), whole->dump(2) + "\n");
 }
 
 // Malformed YAML exits 2 with the line and column.

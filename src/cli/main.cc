@@ -27,6 +27,9 @@ namespace {
 
 constexpr int kExitBadInput = 2;
 
+// `basalt schedule --cycles N` above this writes its JSON cycle by cycle.
+constexpr int kStreamCyclesAbove = 50;
+
 // `basalt schedule`'s flags.
 struct ScheduleCommand {
   std::string conf;
@@ -55,12 +58,19 @@ int RunScheduleCommand(const ScheduleCommand& cmd) {
   req.cycles = cmd.cycles;
   req.scores = cmd.scores;
   req.check_invariants = cmd.check_invariants;
+  // A long run's cycles are written as they are decided, not held in memory;
+  // the bytes are the same. (A failure after some cycles leaves those on stdout.)
+  basalt::ScheduleJsonWriter writer(std::cout);
+  const bool stream = cmd.output == "json" && cmd.cycles > kStreamCyclesAbove;
+  if (stream) req.on_cycle = [&writer](const nlohmann::ordered_json& c) { writer.Cycle(c); };
   auto out = basalt::RunSchedule(req);
   if (!out.ok()) {
     basalt::CliLog().error("{}", out.status().message());
     return basalt::ScheduleExitCode(out.status());  // 2 bad input, 3 invariant violated
   }
-  if (cmd.output == "json") {
+  if (stream) {
+    writer.Finish(*out);
+  } else if (cmd.output == "json") {
     std::cout << out->dump(2) << "\n";
   } else {
     std::cout << basalt::RenderScheduleTable(*out, {cmd.output == "wide", cmd.no_headers});

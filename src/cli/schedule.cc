@@ -174,7 +174,11 @@ Result<Json> RunSchedule(const ScheduleRequest& request) {
     auto cycle = runner.RunCycle(request.scores);
     if (!violation->ok()) return Status::Internal("invariant violated: " + violation->message());
     if (!cycle.ok()) return cycle.status();
-    out["cycles"].push_back(CycleJson(*cycle, request.scores));
+    if (request.on_cycle) {
+      request.on_cycle(CycleJson(*cycle, request.scores));
+    } else {
+      out["cycles"].push_back(CycleJson(*cycle, request.scores));
+    }
     runner.WorldStep();
   }
   out["final"] = FinalJson(state);
@@ -198,6 +202,32 @@ int ScheduleExitCode(const Status& status) {
   if (status.ok()) return kScheduleExitOk;
   return status.code() == Status::Code::kInternal ? kScheduleExitInvariantViolated
                                                   : kScheduleExitBadInput;
+}
+
+namespace {
+
+// `text` with `pad` after every newline (and before it all when `first`).
+std::string Indented(const std::string& text, const std::string& pad, bool first) {
+  std::string out = first ? pad : "";
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += pad;
+  }
+  return out;
+}
+
+}  // namespace
+
+void ScheduleJsonWriter::Cycle(const Json& cycle) {
+  out_ << (any_cycle_ ? ",\n" : "{\n  \"cycles\": [\n") << Indented(cycle.dump(2), "    ", true);
+  any_cycle_ = true;
+}
+
+void ScheduleJsonWriter::Finish(const Json& document) {
+  out_ << (any_cycle_ ? "\n  ],\n" : "{\n  \"cycles\": [],\n")
+       << "  \"final\": " << Indented(document.value("final", Json::object()).dump(2), "  ", false)
+       << "\n}\n";
+  out_.flush();
 }
 
 }  // namespace basalt

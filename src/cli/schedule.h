@@ -6,6 +6,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,24 @@ struct ScheduleRequest {
   std::string now;
   // Tests only: registers more plugins or actions next to the built-in ones.
   std::function<void(PluginRegistry&, ActionRegistry&)> register_extra;
+  // When set, each cycle's output goes here as soon as it is decided, and the
+  // returned document's `cycles` stays empty: a run of many cycles is not
+  // held in memory (ScheduleJsonWriter prints it as the document would be).
+  std::function<void(const nlohmann::ordered_json& cycle)> on_cycle;
+};
+
+// Writes the output document piece by piece — the cycles as they come, then
+// `final` — with exactly the bytes of `document.dump(2)` and a newline.
+class ScheduleJsonWriter {
+ public:
+  explicit ScheduleJsonWriter(std::ostream& out) : out_(out) {}
+  void Cycle(const nlohmann::ordered_json& cycle);
+  // The document's end, from RunSchedule's result (its `final`).
+  void Finish(const nlohmann::ordered_json& document);
+
+ private:
+  std::ostream& out_;
+  bool any_cycle_ = false;
 };
 
 // Runs the cycles and returns the output document. An error is a user input
