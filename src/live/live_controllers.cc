@@ -97,6 +97,8 @@ LiveControllers::LiveControllers(kube::Client* client, ClusterState* state, kube
   metrics_->Counter("basalt_controller_writes_total",
                     "Writes of the live controllers by object kind, verb and outcome.",
                     {"kind", "verb", "outcome"});
+  metrics_->Gauge("basalt_controller_writes_deferred",
+                  "Bare pods' PodGroup creates and annotations waiting behind the binds.");
   sink_->add_apply_observer(
       [this](const std::string& kind, bool deleted, const std::string& key, const Json& object,
              const ClusterState& before) { OnApplied(kind, deleted, key, object, before); });
@@ -380,9 +382,22 @@ ControllerPassSummary LiveControllers::Sync(int64_t now) {
   return sum;
 }
 
-ControllerPassSummary LiveControllers::ApplyDeferred() {
+ControllerPassSummary LiveControllers::ApplyDeferred(std::chrono::milliseconds budget) {
+  // In slices, for at most `budget`: a burst of thousands of new pods must not
+  // hold up the next cycles (their binds) while its bookkeeping is written.
+  // What is left waits for the next call, in order.
+  const auto until = Clock::now() + budget;
   ControllerPassSummary sum;
-  Apply(std::exchange(deferred_, {}), &sum);
+  size_t sent = 0;
+  while (sent < deferred_.size() && Clock::now() < until) {
+    size_t n = std::min(kDeferredSlice, deferred_.size() - sent);
+    std::vector<Write> slice(std::make_move_iterator(deferred_.begin() + sent),
+                             std::make_move_iterator(deferred_.begin() + sent + n));
+    Apply(std::move(slice), &sum);
+    sent += n;
+  }
+  deferred_.erase(deferred_.begin(), deferred_.begin() + sent);
+  metrics_->Set("basalt_controller_writes_deferred", static_cast<double>(deferred_.size()));
   return sum;
 }
 
@@ -434,7 +449,7 @@ void LiveControllers::Apply(std::vector<Write> writes, ControllerPassSummary* su
       for (size_t i : lanes[l]) replies[i].emplace(Send(writes[i]));
     }
   };
-  constexpr size_t kWriteParallelism = 64;
+  constexpr size_t kWriteParallelism = 16;
   std::vector<std::thread> threads;
   for (size_t t = 1; t < std::min(kWriteParallelism, lanes.size()); ++t) threads.emplace_back(work);
   work();

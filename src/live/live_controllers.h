@@ -93,9 +93,10 @@ class LiveControllers {
   // group-name annotations — is kept back for `ApplyDeferred` (the store has
   // both already, so the session schedules those pods without waiting).
   ControllerPassSummary Sync(int64_t now);
-  // Sends what the last `Sync` kept back; called once the cycle's binds are
-  // on their way, so a burst of new pods is bound before it is annotated.
-  ControllerPassSummary ApplyDeferred();
+  // Sends what the passes kept back, oldest first, for at most `budget`
+  // (the rest waits for the next call); called once the cycle's binds are on
+  // their way, so a burst of new pods is bound before it is annotated.
+  ControllerPassSummary ApplyDeferred(std::chrono::milliseconds budget);
   // Not leading: forgets what the informers reported (a new leader starts
   // from the store as it is).
   void Idle();
@@ -152,6 +153,7 @@ class LiveControllers {
 
   // Only the pass's thread.
   std::vector<Write> deferred_;  // bare pods' bookkeeping, for ApplyDeferred
+  static constexpr size_t kDeferredSlice = 128;
   std::map<std::string, std::chrono::steady_clock::time_point> in_flight_;
   std::set<std::string> plugin_objects_;  // "Kind/ns/name" created by us
   // Jobs of JobFlows sent (POST answered 201 or 409), not yet seen by the

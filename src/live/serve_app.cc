@@ -356,7 +356,7 @@ std::chrono::milliseconds ServeApp::Tick() {
   }
   CycleSummary sum = loop_->RunCycle();
   if (controllers_) {
-    ControllerPassSummary pass = controllers_->ApplyDeferred();
+    ControllerPassSummary pass = controllers_->ApplyDeferred(period_ / 2);
     if (pass.creates || pass.updates || pass.failures) {
       Log("controllers")
           .info("msg=\"pass, bare pods' bookkeeping\" created={} updated={} adopted={} failed={}",
