@@ -389,7 +389,8 @@ ControllerPassSummary LiveControllers::ApplyDeferred(std::chrono::milliseconds b
   const auto until = Clock::now() + budget;
   ControllerPassSummary sum;
   size_t sent = 0;
-  while (sent < deferred_.size() && Clock::now() < until) {
+  // One slice at least, so that a zero budget still makes progress.
+  while (sent < deferred_.size() && (sent == 0 || Clock::now() < until)) {
     size_t n = std::min(kDeferredSlice, deferred_.size() - sent);
     std::vector<Write> slice(std::make_move_iterator(deferred_.begin() + sent),
                              std::make_move_iterator(deferred_.begin() + sent + n));

@@ -93,8 +93,8 @@ class LiveControllers {
   // group-name annotations — is kept back for `ApplyDeferred` (the store has
   // both already, so the session schedules those pods without waiting).
   ControllerPassSummary Sync(int64_t now);
-  // Sends what the passes kept back, oldest first, for at most `budget`
-  // (the rest waits for the next call); called once the cycle's binds are on
+  // Sends what the passes kept back, oldest first: one slice, then more
+  // while `budget` lasts (the rest waits for the next call); called once the cycle's binds are on
   // their way, so a burst of new pods is bound before it is annotated.
   ControllerPassSummary ApplyDeferred(std::chrono::milliseconds budget);
   // Not leading: forgets what the informers reported (a new leader starts
@@ -153,7 +153,7 @@ class LiveControllers {
 
   // Only the pass's thread.
   std::vector<Write> deferred_;  // bare pods' bookkeeping, for ApplyDeferred
-  static constexpr size_t kDeferredSlice = 128;
+  static constexpr size_t kDeferredSlice = 32;
   std::map<std::string, std::chrono::steady_clock::time_point> in_flight_;
   std::set<std::string> plugin_objects_;  // "Kind/ns/name" created by us
   // Jobs of JobFlows sent (POST answered 201 or 409), not yet seen by the

@@ -356,7 +356,10 @@ std::chrono::milliseconds ServeApp::Tick() {
   }
   CycleSummary sum = loop_->RunCycle();
   if (controllers_) {
-    ControllerPassSummary pass = controllers_->ApplyDeferred(period_ / 2);
+    // Binds first: while binds queue for a worker, one slice per cycle, so
+    // the bookkeeping still moves but never competes with them for long.
+    ControllerPassSummary pass = controllers_->ApplyDeferred(
+        loop_->binds_waiting() ? std::chrono::milliseconds(0) : period_ / 2);
     if (pass.creates || pass.updates || pass.failures) {
       Log("controllers")
           .info("msg=\"pass, bare pods' bookkeeping\" created={} updated={} adopted={} failed={}",

@@ -124,6 +124,7 @@ class ServeLoop {
   // the workers are joined.
   void Shutdown(std::chrono::milliseconds limit, const std::function<void()>& cut_off = {});
   size_t binds_in_flight() { return binder_->InFlight(); }
+  bool binds_waiting() { return binder_->Waiting() > 0; }
 
   // Learns what the server holds of the objects the loop writes (a PodGroup's
   // status), so a restarted basalt does not rewrite what is already there.
