@@ -132,6 +132,7 @@ HyperNodePlan PlanHyperNodes(const Session& ssn, const JobInfo& job, const Topol
                              const std::vector<TaskId>& pending, const HyperNodeFree& free) {
   HyperNodePlan plan;
   const HyperNodeTree& tree = ssn.hypernodes();
+  if (!c.unresolved_tier_name.empty()) return plan;  // a tier no HyperNode has: none qualifies
   const int32_t needed = std::max(1, job.min_member - job.ReadyTaskNum());
   const Resource need = SmallestRequests(ssn, pending, std::min<size_t>(needed, pending.size()));
   bool placed = false;
