@@ -1,5 +1,6 @@
 #include "cluster_generator.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <vector>
 
@@ -34,6 +35,11 @@ void AddGang(const ClusterProfile& cluster, const WorkloadProfile& w, const std:
   pg.min_member = running && w.running_min_member > 0 ? w.running_min_member : w.tasks_per_gang;
   pg.queue = queue;
   if (!running) pg.priority_class_name = w.pending_priority_class;
+  if (!running && w.pending_highest_tier > 0) {
+    NetworkTopologySpec topology;
+    topology.highest_tier_allowed = creation % 2 == 0 ? 1 : w.pending_highest_tier;
+    pg.network_topology = topology;
+  }
   pg.phase = running ? PodGroupPhase::kRunning : PodGroupPhase::kInqueue;
   Resource total;
   for (int t = 0; t < w.tasks_per_gang; ++t) total += per_pod;
@@ -65,6 +71,47 @@ std::string GangName(const char* prefix, int index) {
   return name;
 }
 
+HyperNodeMember Member(HyperNodeMember::Type type, const std::string& name) {
+  HyperNodeMember m;
+  m.type = type;
+  m.exact_name = name;
+  return m;
+}
+
+// Leaves of `nodes_per_leaf` nodes, spines of `leaves_per_spine` leaves, a root.
+void AddTree(const ClusterProfile& cluster, ClusterObjects* objs) {
+  char name[32];
+  HyperNode root;
+  root.meta.name = "root";
+  root.tier = 3;
+  HyperNode spine;
+  const int leaves = (cluster.nodes + cluster.nodes_per_leaf - 1) / cluster.nodes_per_leaf;
+  for (int l = 0; l < leaves; ++l) {
+    HyperNode leaf;
+    std::snprintf(name, sizeof(name), "leaf-%05d", l);
+    leaf.meta.name = name;
+    leaf.tier = 1;
+    for (int n = l * cluster.nodes_per_leaf;
+         n < std::min(cluster.nodes, (l + 1) * cluster.nodes_per_leaf); ++n) {
+      std::snprintf(name, sizeof(name), "node-%06d", n);
+      leaf.members.push_back(Member(HyperNodeMember::Type::kNode, name));
+    }
+    if (l % cluster.leaves_per_spine == 0) {
+      spine = HyperNode();
+      std::snprintf(name, sizeof(name), "spine-%04d", l / cluster.leaves_per_spine);
+      spine.meta.name = name;
+      spine.tier = 2;
+    }
+    spine.members.push_back(Member(HyperNodeMember::Type::kHyperNode, leaf.meta.name));
+    if ((l + 1) % cluster.leaves_per_spine == 0 || l + 1 == leaves) {
+      root.members.push_back(Member(HyperNodeMember::Type::kHyperNode, spine.meta.name));
+      objs->hypernodes.push_back(std::move(spine));
+    }
+    objs->hypernodes.push_back(std::move(leaf));
+  }
+  objs->hypernodes.push_back(std::move(root));
+}
+
 }  // namespace
 
 void Generate(const ClusterProfile& cluster, const WorkloadProfile& workload, ClusterState* state) {
@@ -79,6 +126,7 @@ void Generate(const ClusterProfile& cluster, const WorkloadProfile& workload, Cl
     n.capacity = n.allocatable;
     objs.nodes.push_back(std::move(n));
   }
+  if (cluster.nodes_per_leaf > 0) AddTree(cluster, &objs);
   for (int q = 0; q < workload.queues; ++q) {
     Queue queue;
     queue.meta.name = "queue-" + std::to_string(q);

@@ -16,6 +16,10 @@ struct ClusterProfile {
   std::string node_memory = "256Gi";
   int gpus_per_node = 8;
   int pods_per_node = 110;
+  // A HyperNode tree when > 0: leaves (tier 1) of this many nodes, spines
+  // (tier 2) of `leaves_per_spine` leaves, one root (tier 3).
+  int nodes_per_leaf = 0;
+  int leaves_per_spine = 16;
 };
 
 // A pod's request; `gpus` whole nvidia.com/gpu.
@@ -40,6 +44,9 @@ struct WorkloadProfile {
   int running_min_member = 0;
   // PriorityClass of pending gangs ("" = none); created with value 1000.
   std::string pending_priority_class;
+  // When > 0, pending gangs carry a hard network topology constraint:
+  // highestTierAllowed 1 for even-numbered gangs, this tier for odd ones.
+  int pending_highest_tier = 0;
   uint64_t seed = 1;
 };
 

@@ -54,6 +54,21 @@ std::vector<Profile> MakeProfiles() {
   }
   {
     Profile p;
+    p.name = "topology-10k";
+    p.description =
+        "alloc-10k on a three-tier HyperNode tree (8 nodes per leaf, 16 leaves per spine, a "
+        "root); every gang hard-constrained, highestTierAllowed 1 or 2";
+    p.cluster.nodes = 10000;
+    p.cluster.nodes_per_leaf = 8;
+    p.cluster.leaves_per_spine = 16;
+    p.workload.queues = 100;
+    p.workload.pending_pods = 100000;
+    p.workload.pending_highest_tier = 2;
+    p.network_topology_aware = true;
+    out.push_back(p);
+  }
+  {
+    Profile p;
     p.name = "preempt-1k";
     p.description =
         "1,000 nodes full of 8,000 low-priority running pods (gangs of 8, minMember 1), 4,000 "
@@ -183,7 +198,7 @@ tiers:
   - name: proportion
   - name: nodeorder
   - name: binpack
-)";
+)" + (p.network_topology_aware ? "  - name: network-topology-aware\n" : "");
 }
 
 Result<ProfileResult> RunProfile(const Profile& profile, const RunOptions& options) {

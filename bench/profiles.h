@@ -30,6 +30,8 @@ struct Profile {
   bool steady = false;
   // Whole gangs finishing and arriving before each cycle (churn).
   int churn_gangs = 0;
+  // The configuration adds the network-topology-aware plugin.
+  bool network_topology_aware = false;
 };
 
 // Every profile, in a fixed order.

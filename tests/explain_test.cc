@@ -256,6 +256,58 @@ TEST(ExplainTest, GangShortfall) {
   EXPECT_EQ(ExplainJson(r)["gang"]["shortfall"], 1);
 }
 
+// A hard tier-1 gang of two 4-cpu pods on two leaves of one 4-cpu node each:
+// every pod fits a node, but no leaf holds the gang. The report names the
+// constraint, allocate's shortfall per HyperNode and what would let it run.
+constexpr const char* kTopologyCluster = R"(
+apiVersion: v1
+kind: Node
+metadata: {name: n0}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: topology.volcano.sh/v1alpha1
+kind: HyperNode
+metadata: {name: leaf0}
+spec: {tier: 1, members: [{type: Node, selector: {exactMatch: {name: n0}}}]}
+---
+apiVersion: topology.volcano.sh/v1alpha1
+kind: HyperNode
+metadata: {name: leaf1}
+spec: {tier: 1, members: [{type: Node, selector: {exactMatch: {name: n1}}}]}
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: g, namespace: default}
+spec: {minMember: 2, queue: default, networkTopology: {mode: hard, highestTierAllowed: 1}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: g-0, namespace: default, annotations: {scheduling.k8s.io/group-name: g}}
+spec: {schedulerName: volcano, containers: [{name: c, resources: {requests: {cpu: "4"}}}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: g-1, namespace: default, annotations: {scheduling.k8s.io/group-name: g}}
+spec: {schedulerName: volcano, containers: [{name: c, resources: {requests: {cpu: "4"}}}]}
+)";
+
+TEST(ExplainTest, NetworkTopologyShortfall) {
+  ExplainReport r = Explain("podgroup/g", kTopologyCluster, kProportionConf);
+  EXPECT_EQ(r.verdict, "Pending");
+  EXPECT_EQ(r.network_topology, "hard, highest tier 1");
+  EXPECT_EQ(r.network_topology_reason,
+            "no HyperNode within the allowed tier can hold the gang; leaf0 (tier 1) lacks cpu 4; "
+            "leaf1 (tier 1) lacks cpu 4");
+  const std::string text = ExplainText(r);
+  EXPECT_TRUE(Contains(text, "Network topology: hard, highest tier 1; no HyperNode")) << text;
+  EXPECT_EQ(ExplainJson(r)["networkTopology"]["constraint"], "hard, highest tier 1");
+}
+
 // A queue closed after the PodGroup was created: enqueue refuses it and the
 // report says the queue is closed.
 constexpr const char* kClosedCluster = R"(

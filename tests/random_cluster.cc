@@ -184,6 +184,47 @@ std::string Conf(Gen& g, const std::string& queue_plugin, bool hierarchy) {
   return os.str();
 }
 
+// Topology worlds (a third, drawn from their own generator so the rest of
+// the world is the one the seed always gave): leaves of two nodes (tier 1)
+// under a root (tier 2), and a network topology constraint (hard or soft,
+// highest tier 1 or 2) on half the PodGroups and vcjobs.
+void AddTopology(uint64_t seed, const std::vector<std::string>& node_names, World* w) {
+  std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ULL + 23);
+  auto chance = [&rng](int percent) { return static_cast<int>(rng() % 100) < percent; };
+  if (!chance(33)) return;
+  std::vector<std::string> leaves;
+  for (size_t i = 0; i < node_names.size(); i += 2) {
+    std::ostringstream os;
+    const std::string leaf = "leaf" + std::to_string(i / 2);
+    leaves.push_back(leaf);
+    os << "apiVersion: topology.volcano.sh/v1alpha1\nkind: HyperNode\nmetadata: {name: " << leaf
+       << "}\nspec:\n  tier: 1\n  members:\n";
+    for (size_t n = i; n < std::min(i + 2, node_names.size()); ++n)
+      os << "  - {type: Node, selector: {exactMatch: {name: " << node_names[n] << "}}}\n";
+    w->docs.push_back(os.str());
+  }
+  std::ostringstream root;
+  root << "apiVersion: topology.volcano.sh/v1alpha1\nkind: HyperNode\nmetadata: {name: root}\n"
+       << "spec:\n  tier: 2\n  members:\n";
+  for (const std::string& leaf : leaves)
+    root << "  - {type: HyperNode, selector: {exactMatch: {name: " << leaf << "}}}\n";
+  w->docs.push_back(root.str());
+  for (std::string& doc : w->docs) {
+    const bool group = doc.find("kind: PodGroup\n") != std::string::npos;
+    const bool vcjob = doc.find("kind: Job\n") != std::string::npos;
+    if ((!group && !vcjob) || !chance(50)) continue;
+    const std::string spec = std::string("{mode: ") + (chance(70) ? "hard" : "soft") +
+                             ", highestTierAllowed: " + (chance(50) ? "1" : "2") + "}";
+    if (group) {
+      size_t at = doc.find("spec: {");
+      if (at != std::string::npos) doc.insert(at + 7, "networkTopology: " + spec + ", ");
+    } else {
+      size_t at = doc.find("spec:\n");
+      if (at != std::string::npos) doc.insert(at + 6, "  networkTopology: " + spec + "\n");
+    }
+  }
+}
+
 }  // namespace
 
 std::string World::Manifests() const {
@@ -356,6 +397,7 @@ World GenerateWorld(uint64_t seed, bool small) {
       w.docs.push_back(os.str());
     }
   }
+  AddTopology(seed, node_names, &w);
   return w;
 }
 

@@ -10,7 +10,9 @@
 // switches and arguments). A quarter of the worlds are card worlds for
 // capacity-card: GPU nodes with product labels (H200, A100, H200 MIG slices),
 // queues with `volcano.sh/card.quota`, jobs with `card.name` (one model or
-// alternatives), `card.request` and an inference / training service type. Each
+// alternatives), `card.request` and an inference / training service type. A
+// third of the worlds get a HyperNode tree (leaves of two nodes under a root)
+// and hard or soft network topology constraints on half their jobs. Each
 // object is one YAML document, so a failing world shrinks by dropping
 // documents and is written out as a scenario file.
 //

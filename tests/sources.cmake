@@ -15,6 +15,7 @@ set(BASALT_TEST_SOURCES
   tests/fgd_test.cc
   tests/fuzz_regress_test.cc
   tests/gpu_devices_test.cc
+  tests/hypernode_test.cc
   tests/invariants_test.cc
   tests/job_plugins_test.cc
   tests/jobflow_test.cc

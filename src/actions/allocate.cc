@@ -11,6 +11,8 @@
 //  * a node where the task fits Idle always beats one where it only fits
 //    FutureIdle (Idle + Releasing - Pipelined); in the latter the task is
 //    pipelined onto resources being released.
+//  * a job with a network topology constraint is dry-run in one HyperNode
+//    after another (AllocateInHyperNode; docs/topology.md).
 //
 // Cost per task: tasks with identical scheduling inputs (an equivalence class,
 // e.g. the replicas of one vcjob task) share feasibility answers and scores
@@ -21,11 +23,13 @@
 // without any pass. SessionOptions::reference_node_selection switches to the
 // straightforward path (every node checked and every feasible node scored per
 // task), which makes the same decisions.
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
 
 #include "actions/builtin.h"
+#include "actions/hypernode_search.h"
 #include "actions/node_selection.h"
 #include "actions/ordering.h"
 #include "framework/session.h"
@@ -43,6 +47,7 @@ class AllocateAction : public Action {
     pending_.clear();
     failed_roles_.clear();
     index_ = std::make_unique<AllocateNodeIndex>();
+    free_ = HyperNodeFree();
     const bool has_enqueue = ssn.config().HasAction("enqueue");
     auto queue_less = [&ssn](QueueId a, QueueId b) {
       return ssn.QueueOrderLess(ssn.queue(a), ssn.queue(b));
@@ -81,7 +86,10 @@ class AllocateAction : public Action {
         queues.Push(q);
         continue;
       }
-      std::unique_ptr<Statement> stmt = AllocateTasks(ssn, job, pending);
+      const TopologyConstraint topology = ConstraintOf(job, ssn.hypernodes());
+      std::unique_ptr<Statement> stmt = topology.kind == TopologyConstraint::Kind::kNone
+                                            ? AllocateTasks(ssn, job, pending)
+                                            : AllocateInHyperNode(ssn, job, pending, topology);
       if (!pending.empty()) jobs.Push(job.id);
       if (stmt) stmt->Commit();
       queues.Push(q);
@@ -130,11 +138,10 @@ class AllocateAction : public Action {
 
   // Volcano's NeedContinueAllocating: after a task found no node, may the job
   // still become ready with the tasks that are left?
-  bool NeedContinue(const Session& ssn, const JobInfo& job,
-                    const std::vector<TaskId>& pending) const {
+  static bool NeedContinue(const Session& ssn, const JobInfo& job,
+                           const std::vector<TaskId>& pending,
+                           const std::set<std::string>& failed) {
     if (job.min_member == static_cast<int32_t>(job.tasks.size())) return false;
-    const auto& failed =
-        failed_roles_.count(job.id) ? failed_roles_.at(job.id) : std::set<std::string>{};
     int32_t task_min_total = 0;
     for (const auto& [role, n] : job.min_task_member) task_min_total += n;
     if (job.min_member < task_min_total) {
@@ -160,11 +167,47 @@ class AllocateAction : public Action {
     return true;
   }
 
+  // A topology-constrained job (docs/topology.md): the gang is dry-run in the
+  // HyperNodes of PlanHyperNodes, in order, and the first that holds it wins.
+  // A soft job no HyperNode holds falls back to every node; a hard one stays
+  // pending with the reason.
+  std::unique_ptr<Statement> AllocateInHyperNode(Session& ssn, JobInfo& job,
+                                                 std::vector<TaskId>& pending,
+                                                 const TopologyConstraint& topology) {
+    free_.Refresh(ssn);
+    HyperNodePlan plan = PlanHyperNodes(ssn, job, topology, pending, free_);
+    size_t tried = 0;
+    while (std::optional<HyperNodeId> h = plan.Next()) {
+      std::vector<TaskId> trial = pending;
+      std::set<std::string> failed;
+      ++tried;
+      auto stmt = AllocateTasks(ssn, job, trial, &ssn.hypernodes().at(*h).nodes, failed);
+      if (!stmt) continue;
+      pending = std::move(trial);
+      job.job_fit_error.clear();
+      return stmt;
+    }
+    if (topology.kind == TopologyConstraint::Kind::kSoft) return AllocateTasks(ssn, job, pending);
+    for (TaskId id : pending) job.fit_errors.erase(id);
+    job.job_fit_error = TopologyPendingReason(ssn, topology, plan, tried);
+    pending.clear();  // nothing changes for this job again this cycle
+    return nullptr;
+  }
+
   std::unique_ptr<Statement> AllocateTasks(Session& ssn, JobInfo& job,
                                            std::vector<TaskId>& pending) {
+    return AllocateTasks(ssn, job, pending, nullptr, failed_roles_[job.id]);
+  }
+
+  // Places `pending` tasks in TaskOrder. `within`: the nodes they may use (a
+  // HyperNode's, for a dry run: a gang that is not ready is then discarded
+  // even when pipelined), or nullptr for every node. `failed`: the roles that
+  // found no node.
+  std::unique_ptr<Statement> AllocateTasks(Session& ssn, JobInfo& job, std::vector<TaskId>& pending,
+                                           const std::vector<NodeId>* within,
+                                           std::set<std::string>& failed) {
     auto stmt = std::make_unique<Statement>(ssn);
     const QueueInfo& queue = ssn.queue(job.queue);
-    auto& failed = failed_roles_[job.id];
     while (!pending.empty()) {
       TaskInfo& task = ssn.task(pending.back());
       pending.pop_back();
@@ -187,7 +230,11 @@ class AllocateAction : public Action {
       }
       NodeInfo* chosen = nullptr;
       if (!task.nominated_node.empty()) {
-        if (auto nid = ssn.FindNode(task.nominated_node)) {
+        auto nid = ssn.FindNode(task.nominated_node);
+        if (nid && within && !std::binary_search(within->begin(), within->end(), *nid)) {
+          nid.reset();  // outside the HyperNode being tried
+        }
+        if (nid) {
           NodeInfo& n = ssn.node(*nid);
           if (LessEqual(task.request, n.FutureIdle()) && ssn.Predicate(task, n).ok()) chosen = &n;
         }
@@ -196,12 +243,13 @@ class AllocateAction : public Action {
         FitErrors errors;
         const bool reference =
             ssn.options().reference_node_selection || task.equivalence_class == kNone;
-        chosen = reference ? ReferenceAllocateNode(ssn, task, &errors)
-                           : index_->Best(ssn, task, &errors);
+        chosen = within      ? BestNodeWithin(ssn, task, *within, &errors)
+                 : reference ? ReferenceAllocateNode(ssn, task, &errors)
+                             : index_->Best(ssn, task, &errors);
         if (!chosen) {
           job.fit_errors[task.id] = std::move(errors);
           if (!task.role.empty()) failed.insert(task.role);
-          if (NeedContinue(ssn, job, pending)) continue;
+          if (NeedContinue(ssn, job, pending, failed)) continue;
           break;
         }
       }
@@ -214,13 +262,14 @@ class AllocateAction : public Action {
       if (ssn.JobReady(job) && !pending.empty()) break;
     }
     if (ssn.JobReady(job)) return stmt;
-    if (!ssn.JobPipelined(job)) stmt->Discard();
+    if (within || !ssn.JobPipelined(job)) stmt->Discard();
     return nullptr;
   }
 
   std::map<JobId, std::vector<TaskId>> pending_;
   std::map<JobId, std::set<std::string>> failed_roles_;
   std::unique_ptr<AllocateNodeIndex> index_;
+  HyperNodeFree free_;
 };
 
 }  // namespace

@@ -208,6 +208,9 @@ class PreemptAction : public Action {
     for (JobInfo& job : ssn.jobs()) {
       if (job.IsPending() || ssn.JobValid(job)) continue;
       if (!ssn.JobStarving(job)) continue;
+      // As in Volcano, a hard topology constraint is not preempted for:
+      // evictions could not keep the gang inside one HyperNode (docs/topology.md).
+      if (ConstraintOf(job, ssn.hypernodes()).kind == TopologyConstraint::Kind::kHard) continue;
       preemptors.try_emplace(job.queue, ssn, fast.watch).first->second.Push(job.id);
       starving[job.queue].push_back(job.id);
       tasks[job.id] = PendingTasks(ssn, job);

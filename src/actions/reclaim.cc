@@ -56,6 +56,8 @@ class ReclaimAction : public Action {
       if (job.IsPending() || ssn.JobValid(job)) continue;
       if (seen.insert(job.queue).second) queues.Push(job.queue);
       if (!ssn.JobStarving(job)) continue;
+      // A hard topology constraint is not reclaimed for (docs/topology.md).
+      if (ConstraintOf(job, ssn.hypernodes()).kind == TopologyConstraint::Kind::kHard) continue;
       preemptors.try_emplace(job.queue, ssn, watch).first->second.Push(job.id);
       std::vector<TaskId>& pending = tasks[job.id];
       for (TaskId id : job.tasks) {

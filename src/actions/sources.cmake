@@ -3,6 +3,7 @@ basalt_library(actions SOURCES
   src/actions/allocate.cc
   src/actions/backfill.cc
   src/actions/enqueue.cc
+  src/actions/hypernode_search.cc
   src/actions/node_selection.cc
   src/actions/preempt.cc
   src/actions/reclaim.cc

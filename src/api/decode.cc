@@ -775,6 +775,8 @@ Status DecodePodGroup(const YAML::Node& doc, PodGroup* pg) {
       BASALT_ASSIGN_OR_RETURN(pg->min_resources,
                               DecodeResourceList(spec["minResources"], "spec.minResources"));
     }
+    BASALT_RETURN_IF_ERROR(DecodeNetworkTopology(spec["networkTopology"], "spec.networkTopology",
+                                                 &pg->network_topology));
   }
   YAML::Node st = doc["status"];
   BASALT_RETURN_IF_ERROR(ExpectMap(st, "status"));
@@ -931,6 +933,12 @@ Status DecodeDocument(const YAML::Node& doc, const std::string& file, const std:
     st = DecodeMeta(doc, false, &topo.meta);
     if (st.ok()) st = DecodeNumatopologySpec(doc["spec"], "spec", &topo);
     if (st.ok()) out->numatopologies.push_back(std::move(topo));
+  } else if (kind == "HyperNode") {
+    BASALT_RETURN_IF_ERROR(expect_group({"topology.volcano.sh/v1alpha1"}));
+    HyperNode h;
+    h.meta.source = source;
+    st = DecodeHyperNode(doc, &h);
+    if (st.ok()) out->hypernodes.push_back(std::move(h));
   } else if (kind == "Namespace" && api_version == "v1") {
     ObjectMeta meta;
     meta.source = source;
@@ -942,7 +950,7 @@ Status DecodeDocument(const YAML::Node& doc, const std::string& file, const std:
         "\" (supported: v1 Node, Pod, Namespace; scheduling.k8s.io/v1 PriorityClass; "
         "scheduling.volcano.sh/v1beta1 Queue, PodGroup; batch.volcano.sh/v1alpha1 Job; "
         "bus.volcano.sh/v1alpha1 Command; flow.volcano.sh/v1alpha1 JobTemplate, JobFlow; "
-        "nodeinfo.volcano.sh/v1alpha1 Numatopology; "
+        "nodeinfo.volcano.sh/v1alpha1 Numatopology; topology.volcano.sh/v1alpha1 HyperNode; "
         "apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job, CronJob)");
   }
   return st.WithContext(context);

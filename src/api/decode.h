@@ -34,6 +34,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/hypernode.h"
 #include "api/jobflow.h"
 #include "api/numatopology.h"
 #include "api/objects.h"
@@ -62,6 +63,8 @@ struct ClusterObjects {
   std::vector<ObjectMeta> namespaces;
   // nodeinfo.volcano.sh Numatopology objects, one per node (numa-aware).
   std::vector<Numatopology> numatopologies;
+  // topology.volcano.sh/v1alpha1 HyperNodes (network topology tree).
+  std::vector<HyperNode> hypernodes;
 };
 
 // Decodes one document. `source` ("file:line") prefixes every message verbatim and

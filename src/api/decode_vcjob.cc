@@ -5,6 +5,7 @@
 
 #include "api/decode_fields.h"
 #include "api/decode_objects.h"
+#include "api/hypernode.h"
 #include "api/job_plugin_args.h"
 
 namespace basalt::decode_internal {
@@ -78,6 +79,8 @@ Status DecodeVcJob(const YAML::Node& doc, VcJob* job) {
   }
   BASALT_RETURN_IF_ERROR(ReadString(spec, "queue", "spec", &job->queue));
   BASALT_RETURN_IF_ERROR(ReadString(spec, "schedulerName", "spec", &job->scheduler_name));
+  BASALT_RETURN_IF_ERROR(DecodeNetworkTopology(spec["networkTopology"], "spec.networkTopology",
+                                               &job->network_topology));
   BASALT_RETURN_IF_ERROR(ReadString(spec, "priorityClassName", "spec", &job->priority_class_name));
   BASALT_RETURN_IF_ERROR(ReadInt(spec, "maxRetry", "spec", &job->max_retry, INT32_MIN, INT32_MAX));
   BASALT_RETURN_IF_ERROR(DecodePolicies(spec["policies"], "spec.policies", &job->policies));

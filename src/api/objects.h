@@ -188,6 +188,18 @@ struct Queue {
   bool IsReclaimable() const { return !reclaimable.has_value() || *reclaimable; }
 };
 
+// spec.networkTopology of a PodGroup or vcjob: where the gang may be placed in
+// the HyperNode tree (api/hypernode.h, docs/topology.md). `hard`: inside one
+// HyperNode of tier at most the highest allowed; `soft`: preferably close.
+struct NetworkTopologySpec {
+  enum class Mode { kHard, kSoft };
+  Mode mode = Mode::kHard;
+  std::optional<int32_t> highest_tier_allowed;
+  std::string highest_tier_name;  // a HyperNode spec.tierName, instead of a number
+
+  bool operator==(const NetworkTopologySpec&) const = default;
+};
+
 struct PodGroup {
   ObjectMeta meta;
   int32_t min_member = 0;
@@ -195,6 +207,7 @@ struct PodGroup {
   std::string queue;
   std::string priority_class_name;
   std::optional<Resource> min_resources;
+  std::optional<NetworkTopologySpec> network_topology;
   PodGroupPhase phase = PodGroupPhase::kPending;
 };
 
@@ -239,6 +252,8 @@ struct VcJob {
   // spec.plugins: job plugin name (ssh, svc, env) -> its arguments, checked by
   // the decoder (api/job_plugin_args.h).
   std::map<std::string, std::vector<std::string>> plugins;
+  // spec.networkTopology, copied to the job's PodGroup by the controller.
+  std::optional<NetworkTopologySpec> network_topology;
   // Status.
   std::string phase = "Pending";
   int32_t retry_count = 0;

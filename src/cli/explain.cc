@@ -235,6 +235,10 @@ Json ExplainJson(const ExplainReport& r) {
   out["gang"] = {{"minAvailable", r.min_member},    {"tasks", r.tasks_total},
                  {"placedBefore", r.placed_before}, {"placedAfter", r.placed_after},
                  {"placeable", r.placeable},        {"shortfall", Shortfall(r)}};
+  if (!r.network_topology.empty()) {  // only for a job with a constraint
+    out["networkTopology"] = {{"constraint", r.network_topology},
+                              {"reason", r.network_topology_reason}};
+  }
   out["pods"] = Json::array();
   for (const TaskExplanation& t : r.tasks) {
     Json p = {{"pod", t.pod},
@@ -322,6 +326,11 @@ std::string ExplainText(const ExplainReport& r) {
       << "; placed " << r.placed_before << " before the session, " << r.placed_after << " after; "
       << r.placeable << " more could be placed now";
     if (Shortfall(r) > 0) o << "; " << Shortfall(r) << " short";
+    o << "\n";
+  }
+  if (!r.network_topology.empty()) {
+    o << "  Network topology: " << r.network_topology;
+    if (!r.network_topology_reason.empty()) o << "; " << r.network_topology_reason;
     o << "\n";
   }
   for (const TaskExplanation& t : r.tasks) {

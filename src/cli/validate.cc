@@ -17,7 +17,8 @@ constexpr int kExitBadInput = 2;
 
 size_t CountObjects(const ClusterObjects& o) {
   return o.nodes.size() + o.pods.size() + o.priority_classes.size() + o.queues.size() +
-         o.podgroups.size() + o.jobs.size() + o.owners.size() + o.namespaces.size();
+         o.podgroups.size() + o.jobs.size() + o.owners.size() + o.namespaces.size() +
+         o.hypernodes.size();
 }
 
 // The configuration's problems, one line each ("" when it cannot be read: then
@@ -50,6 +51,21 @@ std::vector<std::string> ConfProblems(const std::string& path, std::string* unre
     }
   }
   return problems;
+}
+
+// The HyperNodes as one tree: names once each, then the tree's rules
+// (api/hypernode.h), as `basalt schedule` checks them when it loads a folder.
+Status CheckHyperNodes(const std::vector<HyperNode>& hypernodes) {
+  std::map<std::string, HyperNode> by_name;
+  for (const HyperNode& h : hypernodes) {
+    auto [it, fresh] = by_name.emplace(h.meta.name, h);
+    if (!fresh) {
+      return Status::InvalidArgument(h.meta.source + ": HyperNode " + h.meta.name +
+                                     ": metadata.name: duplicate (also defined at " +
+                                     it->second.meta.source + ")");
+    }
+  }
+  return ValidateHyperNodeTree(by_name);
 }
 
 }  // namespace
@@ -98,6 +114,10 @@ int RunValidate(const std::vector<std::string>& paths, const std::string& conf_p
     for (const std::string& path : paths) given += (given.empty() ? "" : ", ") + path;
     err << "basalt: " << given
         << ": no objects found (folders are read for *.yaml, *.yml and *.json files)\n";
+    return kExitBadInput;
+  }
+  if (Status tree = CheckHyperNodes(objects.hypernodes); !tree.ok()) {
+    err << "basalt: " << tree.message() << "\n";
     return kExitBadInput;
   }
 

@@ -226,6 +226,7 @@ std::vector<std::string> SyncJobObjects(ClusterState& state, VcJob& job) {
     fresh.queue = job.queue.empty() ? "default" : job.queue;
     fresh.priority_class_name = job.priority_class_name;
     fresh.min_resources = MinResources(state, job);
+    fresh.network_topology = job.network_topology;  // as Volcano's controller copies it
     fresh.phase = PodGroupPhase::kPending;
     state.UpsertPodGroup(std::move(fresh));
     pg = state.FindPodGroup(pg_key);

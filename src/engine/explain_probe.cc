@@ -433,6 +433,7 @@ class Prober {
     if (!job) return Status::Internal("PodGroup " + group_ + " is not in the what-if session");
     WhyPending(ssn, *job);
     if (!job->IsPending()) report_.placeable = CountPlaceable(ssn, *job);
+    DescribeTopology(ssn, *job);
     // Preempt and reclaim, when not configured, run now on top: what they
     // would evict for the target.
     std::vector<std::string> extra;
@@ -504,6 +505,19 @@ class Prober {
     return w;
   }
 
+  void DescribeTopology(const Session& ssn, const JobInfo& job) {
+    const TopologyConstraint c = ConstraintOf(job, ssn.hypernodes());
+    if (c.kind == TopologyConstraint::Kind::kNone) return;
+    report_.network_topology = c.kind == TopologyConstraint::Kind::kHard ? "hard" : "soft";
+    if (c.highest_tier)
+      report_.network_topology += ", highest tier " + std::to_string(*c.highest_tier);
+    // Allocate's reason without its "network topology (hard, ...): " prefix.
+    const std::string& why = job.job_fit_error;
+    const size_t colon = why.find("): ");
+    if (why.rfind("network topology", 0) == 0 && colon != std::string::npos)
+      report_.network_topology_reason = why.substr(colon + 3);
+  }
+
   void Hints() {
     std::vector<std::string>& h = report_.hints;
     const QueueFacts& q = report_.queue;
@@ -551,6 +565,11 @@ class Prober {
         h.push_back(s);
       }
       return;
+    }
+    if (!report_.network_topology_reason.empty()) {
+      h.push_back(
+          "no HyperNode within the allowed tier has room for the whole gang: free one, "
+          "or allow a higher tier (spec.networkTopology.highestTierAllowed) or mode soft");
     }
     for (const TaskExplanation& t : report_.tasks) {
       if (t.status == "Pending" && !t.queue_allocatable) {

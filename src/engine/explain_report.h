@@ -122,6 +122,11 @@ struct ExplainReport {
   int32_t placed_before = 0;
   int32_t placed_after = 0;
   int32_t placeable = 0;
+  // The job's network topology constraint as allocate reads it ("hard, highest
+  // tier 1"; "" without one), and allocate's reason when no HyperNode held the
+  // gang (docs/topology.md). `placeable` ignores the constraint.
+  std::string network_topology;
+  std::string network_topology_reason;
 
   std::vector<TaskExplanation> tasks;  // by pod name
   std::vector<ExplainEvent> events;    // in issue order, duplicates removed

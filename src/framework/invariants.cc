@@ -215,7 +215,46 @@ Status InvariantTracker::AfterAction(const Session& ssn, std::string_view action
       return Status::Internal(os.str()).WithContext(context);
     }
   }
+  // 11. Topology.
+  std::string topology = HardTopologyExceeded(ssn);
+  if (!topology.empty()) return Status::Internal(topology).WithContext(context);
   return Status::Ok();
+}
+
+std::string HardTopologyExceeded(const Session& ssn) {
+  const HyperNodeTree& tree = ssn.hypernodes();
+  if (tree.empty()) return "";
+  for (const JobInfo& j : ssn.jobs()) {
+    if (j.Count(TaskStatus::kAllocated) + j.Count(TaskStatus::kBinding) +
+            j.Count(TaskStatus::kPipelined) ==
+        0) {
+      continue;  // nothing placed this session
+    }
+    TopologyConstraint c = ConstraintOf(j, tree);
+    if (c.kind != TopologyConstraint::Kind::kHard) continue;
+    HyperNodeId span = kNone;
+    bool placed = false, outside = false;
+    for (TaskId id : j.tasks) {
+      const TaskInfo& t = ssn.task(id);
+      // BestEffort pods are backfilled anywhere, as in Volcano.
+      if (t.node == kNone || !IsOnNodeStatus(t.status) || t.best_effort) continue;
+      HyperNodeId leaf = tree.LeafOf(t.node);
+      outside |= leaf == kNone;
+      span = placed ? tree.Lca(span, leaf) : leaf;
+      placed = true;
+      if (span == kNone) break;
+    }
+    if (!placed) continue;
+    const bool too_high =
+        span == kNone || outside || !c.highest_tier || tree.at(span).tier > *c.highest_tier;
+    if (!too_high) continue;
+    return "job " + j.key + " is hard-constrained to tier " +
+           (c.highest_tier ? std::to_string(*c.highest_tier) : "?") + " but its pods span " +
+           (span == kNone || outside ? std::string("no single HyperNode")
+                                     : "HyperNode " + tree.at(span).name + " of tier " +
+                                           std::to_string(tree.at(span).tier));
+  }
+  return "";
 }
 
 std::string CapabilityExceeded(const Session& ssn) {

@@ -33,7 +33,11 @@
 //     (allocated statuses and Pipelined), each charged to the first of its
 //     models its node offers.
 //
-// Checks 1-5 are the framework's. 6-9 belong to plugins and run through their
+// 11. Topology: a hard-constrained job that has pods placed this session
+//     (Allocated, Binding or Pipelined) has all its pods on nodes inside one
+//     HyperNode of tier at most its highest allowed tier (docs/topology.md).
+//
+// Checks 1-5 and 11 are the framework's. 6-9 belong to plugins and run through their
 // `Plugin::CheckInvariants` hook (the helpers below serve them), so the
 // framework names no plugin. Session-wide checks (1-4, 9) hold under any
 // configuration; 5-8 are conditioned on the action and the configuration so
@@ -100,6 +104,10 @@ Status CheckInvariants(const Session& ssn);
 // Check 6 for the plugins that enforce queue capability: after allocate, the
 // first queue above `spec.capability` in a dimension that grew ("" when none).
 std::string CapabilityExceeded(const Session& ssn);
+
+// Check 11: "" or the first hard-constrained job whose placed pods span more
+// than its highest allowed tier.
+std::string HardTopologyExceeded(const Session& ssn);
 
 // The pods the current action evicted, per job, and the queues they left.
 struct ActionEvictions {

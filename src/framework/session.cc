@@ -99,6 +99,7 @@ struct Session::Slot {
   JobNotifyFn job_enqueued;
   JobFn job_starving;
   VictimTasksFn victim_tasks;
+  HyperNodeOrderFn hypernode_order;
   bool On(Switch s) const { return option->Enabled(s); }
 };
 
@@ -169,6 +170,9 @@ void Session::AddJobEnqueueableFn(JobVoteFn fn) { Current().job_enqueueable = st
 void Session::AddJobEnqueuedFn(JobNotifyFn fn) { Current().job_enqueued = std::move(fn); }
 void Session::AddJobStarvingFn(JobFn fn) { Current().job_starving = std::move(fn); }
 void Session::AddVictimTasksFn(VictimTasksFn fn) { Current().victim_tasks = std::move(fn); }
+void Session::AddHyperNodeOrderFn(HyperNodeOrderFn fn) {
+  Current().hypernode_order = std::move(fn);
+}
 void Session::AddEventHandler(EventHandler handler) { handlers_.push_back(std::move(handler)); }
 void Session::AddBindAnnotationsFn(BindAnnotationsFn fn) {
   bind_annotation_fns_.push_back(std::move(fn));
@@ -186,6 +190,7 @@ Result<std::unique_ptr<Session>> Session::Open(const ClusterState& state,
                                                const SessionOptions& options) {
   std::unique_ptr<Session> ssn(new Session(state, conf, options));
   ssn->BuildSnapshot();
+  ssn->hypernode_tree_ = HyperNodeTree::Build(state, *ssn->snap_);
   for (size_t t = 0; t < conf.tiers.size(); ++t) {
     for (const PluginOption& opt : conf.tiers[t].plugins) {
       auto plugin = plugins.Create(opt.name, opt.arguments);
@@ -295,6 +300,17 @@ double Session::NodeOrderScore(const TaskInfo& task, const NodeInfo& node) const
     if (s->node_order && s->On(Switch::kNodeOrder)) score += s->node_order(task, node);
   }
   return score;
+}
+
+std::vector<double> Session::HyperNodeScores(const JobInfo& job,
+                                             const std::vector<HyperNodeId>& hypernodes) const {
+  std::vector<double> scores(hypernodes.size(), 0.0);
+  for (const auto& s : slots_) {
+    if (!s->hypernode_order || !s->On(Switch::kHyperNodeOrder)) continue;
+    std::vector<double> b = s->hypernode_order(job, hypernodes);
+    for (size_t i = 0; i < hypernodes.size() && i < b.size(); ++i) scores[i] += b[i];
+  }
+  return scores;
 }
 
 std::vector<double> Session::NodeScores(const TaskInfo& task,

@@ -29,6 +29,7 @@
 #include "api/status.h"
 #include "framework/action.h"
 #include "framework/config.h"
+#include "framework/hypernode_tree.h"
 #include "framework/invariants.h"
 #include "framework/plugin.h"
 #include "framework/snapshot.h"
@@ -85,6 +86,10 @@ using JobValidFn = std::function<std::optional<ValidateResult>(const JobInfo& jo
 using JobFn = std::function<bool(const JobInfo& job)>;
 using JobVoteFn = std::function<Vote(const JobInfo& job)>;
 using JobNotifyFn = std::function<void(const JobInfo& job)>;
+// Scores for every HyperNode of `hypernodes` (a topology-constrained job's
+// candidates), in the same order: the higher, the sooner allocate tries it.
+using HyperNodeOrderFn = std::function<std::vector<double>(
+    const JobInfo& job, const std::vector<HyperNodeId>& hypernodes)>;
 using VictimTasksFn =
     std::function<std::vector<const TaskInfo*>(const std::vector<const TaskInfo*>& running)>;
 
@@ -209,6 +214,8 @@ class Session {
   const InvariantTracker& invariants() const { return invariants_; }
   // Sum of all nodes' allocatable.
   const Resource& total_resource() const { return snap_->total_resource; }
+  // The HyperNodes over the snapshot's nodes (empty when the store has none).
+  const HyperNodeTree& hypernodes() const { return hypernode_tree_; }
   std::optional<NodeId> FindNode(const std::string& name) const;
   std::optional<QueueId> FindQueue(const std::string& name) const;
   // Value of a PriorityClass, if it exists.
@@ -241,6 +248,7 @@ class Session {
   void AddJobEnqueuedFn(JobNotifyFn fn);
   void AddJobStarvingFn(JobFn fn);
   void AddVictimTasksFn(VictimTasksFn fn);
+  void AddHyperNodeOrderFn(HyperNodeOrderFn fn);
   void AddEventHandler(EventHandler handler);
   // Not gated by a switch: every registered function is asked for every bind.
   void AddBindAnnotationsFn(BindAnnotationsFn fn);
@@ -286,6 +294,9 @@ class Session {
   void JobEnqueued(const JobInfo& job);
   bool JobStarving(const JobInfo& job) const;  // first tier with a function; none -> false
   std::vector<const TaskInfo*> VictimTasks(const std::vector<const TaskInfo*>& running) const;
+  // Sum of the HyperNode-order scores of every plugin with enabledHyperNodeOrder.
+  std::vector<double> HyperNodeScores(const JobInfo& job,
+                                      const std::vector<HyperNodeId>& hypernodes) const;
 
   // ---- the plugins' own hooks (framework/plugin.h) ----
   // Every plugin's Plugin::CheckInvariants, in configuration order.
@@ -352,6 +363,7 @@ class Session {
   // else `own_snapshot_`.
   Snapshot own_snapshot_;
   Snapshot* snap_ = &own_snapshot_;
+  HyperNodeTree hypernode_tree_;
   std::vector<std::unique_ptr<Slot>> slots_;
   int current_slot_ = -1;
   std::vector<EventHandler> handlers_;

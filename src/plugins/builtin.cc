@@ -24,6 +24,7 @@ void RegisterBuiltinPlugins(PluginRegistry& r) {
       {"sla", NewSlaPlugin},
       {"rescheduling", NewReschedulingPluginFactory()},
       {"fgd", NewFgdPlugin},
+      {"network-topology-aware", NewNetworkTopologyAwarePlugin},
   };
   for (const auto& [name, factory] : kBuiltins) {
     Status st = r.Register(name, factory);

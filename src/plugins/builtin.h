@@ -25,6 +25,7 @@ Result<std::unique_ptr<Plugin>> NewTaskTopologyPlugin(const Arguments& args);
 Result<std::unique_ptr<Plugin>> NewDeviceSharePlugin(const Arguments& args);
 Result<std::unique_ptr<Plugin>> NewNumaAwarePlugin(const Arguments& args);
 Result<std::unique_ptr<Plugin>> NewSlaPlugin(const Arguments& args);
+Result<std::unique_ptr<Plugin>> NewNetworkTopologyAwarePlugin(const Arguments& args);
 // The factory remembers when the strategies last ran, across the sessions of
 // the registry it is registered in (plugins/rescheduling.cc).
 PluginFactory NewReschedulingPluginFactory();

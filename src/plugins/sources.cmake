@@ -12,6 +12,7 @@ basalt_library(plugins SOURCES
   src/plugins/gang.cc
   src/plugins/gpu_devices.cc
   src/plugins/nodegroup.cc
+  src/plugins/network_topology_aware.cc
   src/plugins/nodeorder.cc
   src/plugins/numa_aware.cc
   src/plugins/overcommit.cc

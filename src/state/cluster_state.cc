@@ -53,6 +53,9 @@ Status ClusterState::AddAll(ClusterObjects objects) {
   for (auto& t : objects.numatopologies) {
     BASALT_RETURN_IF_ERROR(InsertUnique(numatopologies_, "Numatopology", std::move(t)));
   }
+  for (auto& h : objects.hypernodes)
+    BASALT_RETURN_IF_ERROR(InsertUnique(hypernodes_, "HyperNode", std::move(h)));
+  BASALT_RETURN_IF_ERROR(ValidateHyperNodeTree(hypernodes_));
   for (auto& ns : objects.namespaces) namespaces_[ns.name] = std::move(ns);
   if (!queues_.count("default")) {
     Queue q;
@@ -143,6 +146,27 @@ void ClusterState::UpsertNumatopology(Numatopology t) {
   std::string k = t.meta.Key();
   numatopologies_[k] = std::move(t);
   ++generation_;
+}
+Status ClusterState::UpsertHyperNode(HyperNode h) {
+  std::string k = h.meta.name;
+  std::optional<HyperNode> previous;
+  if (auto it = hypernodes_.find(k); it != hypernodes_.end()) previous = std::move(it->second);
+  hypernodes_[k] = std::move(h);
+  Status st = ValidateHyperNodeTree(hypernodes_);
+  if (!st.ok()) {
+    if (previous) {
+      hypernodes_[k] = std::move(*previous);
+    } else {
+      hypernodes_.erase(k);
+    }
+    return st;
+  }
+  ++generation_;
+  return Status::Ok();
+}
+bool ClusterState::DeleteHyperNode(const std::string& name) {
+  ++generation_;
+  return hypernodes_.erase(name) > 0;
 }
 
 bool ClusterState::DeletePod(const std::string& key) {

@@ -43,6 +43,10 @@ class ClusterState {
   void UpsertOwner(OwnerObject owner);
   void UpsertCommand(Command command);
   void UpsertNumatopology(Numatopology topo);
+  // A HyperNode that would break the tree (api/hypernode.h,
+  // ValidateHyperNodeTree) is refused with the reason; the store is unchanged.
+  Status UpsertHyperNode(HyperNode hypernode);
+  bool DeleteHyperNode(const std::string& name);
   // flow.volcano.sh objects (`basalt serve`'s informers). No session reads
   // them, so, like Commands, they bump `generation` only.
   void UpsertJobTemplate(VcJob tmpl);
@@ -81,6 +85,8 @@ class ClusterState {
   const std::map<std::string, Command>& commands() const { return commands_; }
   // Numatopology objects by name (the node's name).
   const std::map<std::string, Numatopology>& numatopologies() const { return numatopologies_; }
+  // HyperNodes by name (network topology; framework/hypernode_tree.h).
+  const std::map<std::string, HyperNode>& hypernodes() const { return hypernodes_; }
   // Whole-map mutable access: records "anything may have changed" (the next
   // snapshot is rebuilt in full). Prefer EditPod/EditPodGroup.
   std::map<std::string, Pod>& mutable_pods() {
@@ -150,6 +156,7 @@ class ClusterState {
   std::map<std::string, VcJob> job_templates_;
   std::map<std::string, JobFlow> job_flows_;
   std::map<std::string, Numatopology> numatopologies_;
+  std::map<std::string, HyperNode> hypernodes_;
   void Journal(Change::Kind kind, const std::string& key);
 
   uint64_t generation_ = 0;
