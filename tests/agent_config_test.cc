@@ -26,7 +26,8 @@ oversubscription: {enabled: true, cpuMarginPercent: 15, memoryMarginPercent: 20,
                    minReportInterval: 1m, materialChangePercent: 5}
 eviction: {cpuHighWatermark: 90, cpuLowWatermark: 50, memoryHighWatermark: 70, memoryLowWatermark: 40}
 throttling: {engagePercent: 50, releasePercent: 25, budgetPercent: 85, minBeCpu: 200m, periodMicros: 50000}
-isolation: {beCpuShares: 4, beCpuIdle: false}
+isolation: {beCpuShares: 4, beCpuIdle: false, beCpuQosLevel: false, beMemoryHighPercent: 30,
+            beOomKillFirst: false}
 )",
                             "agent.yaml");
   ASSERT_OK(c);
@@ -44,6 +45,9 @@ isolation: {beCpuShares: 4, beCpuIdle: false}
   EXPECT_EQ(c->cfs_period_us, 50000);
   EXPECT_EQ(c->be_cpu_shares, 4u);
   EXPECT_FALSE(c->be_cpu_idle);
+  EXPECT_FALSE(c->be_cpu_qos_level);
+  EXPECT_EQ(c->be_memory_high_percent, 30);
+  EXPECT_FALSE(c->be_oom_kill_first);
 }
 
 void ExpectError(const std::string& text, const std::string& want) {

@@ -175,6 +175,27 @@ TEST_F(AgentLoop, MissingCpuIdleIsReportedOnceAndTheRestStillWorks) {
   EXPECT_EQ(Read("cg/pods/batch-old/cpu.weight"), "1");
 }
 
+TEST_F(AgentLoop, BeMemoryHighCpuQosLevelAndOomScore) {
+  config_.be_memory_high_percent = 25;
+  Write("cg/pods/batch-old/cgroup.procs", "4242\n4243\n");
+  Write("proc/4242/oom_score_adj", "0\n");  // 4243 has exited: skipped
+  Write("cg/pods/batch-old/cpu.qos_level", "0\n");
+  Write("cg/pods/batch-old/memory.high", "max\n");
+  Agent agent(config_, cgroups_.get(), node_.get(), &api_, nullptr);
+  NodeTicks(0, 0);
+  agent.Tick(0);
+  EXPECT_EQ(Read("proc/4242/oom_score_adj"), "1000");
+  EXPECT_EQ(Read("cg/pods/batch-old/cpu.qos_level"), "-1");
+  // memory.high needs the node's MemTotal: from the second period on.
+  NodeTicks(100, 2000);
+  agent.Tick(kSecond);
+  EXPECT_EQ(Read("cg/pods/batch-old/memory.high"), std::to_string(8000000LL * 1024 / 4));
+  ASSERT_OK(agent.RestoreAll());
+  EXPECT_EQ(Read("proc/4242/oom_score_adj"), "0");
+  EXPECT_EQ(Read("cg/pods/batch-old/cpu.qos_level"), "0");
+  EXPECT_EQ(Read("cg/pods/batch-old/memory.high"), "max");
+}
+
 TEST_F(AgentLoop, ReportsOnlyMaterialChanges) {
   config_.cpu_report.min_interval_nanos = 10 * kSecond;
   Agent agent(config_, cgroups_.get(), node_.get(), &api_, nullptr);

@@ -53,6 +53,9 @@ void Agent::SetConfig(const AgentConfig& config) {
 }
 
 void Agent::Warn(const std::string& key, const Status& status) {
+  // Keys name pods; with pods coming and going, forget them now and then
+  // rather than grow without bound (a cause still present warns again).
+  if (warned_.size() > 1000) warned_.clear();
   if (warned_.insert(key).second) {
     AgentLog().warn("msg=\"{}\" error={}", key, LogValue(status.message()));
   }
@@ -84,17 +87,38 @@ std::vector<Agent::PodSample> Agent::SamplePods(const std::vector<AgentPod>& pod
   return samples;
 }
 
-void Agent::Isolate(const std::vector<PodSample>& samples) {
+void Agent::IsolateBe(const PodSample& s, const std::optional<NodeUsage>& node) {
+  Status shares = setter_.SetCpuShares(s.group, config_.be_cpu_shares);
+  if (!shares.ok()) Warn("cpu weight not set for " + s.pod->Key(), shares);
+  if (config_.be_cpu_idle) {
+    Status idle = setter_.SetCpuIdle(s.group, true);
+    if (!idle.ok()) Warn("cpu.idle not available", idle);
+  }
+  // Most kernels lack cpu.qos_level: its absence is not worth a warning.
+  if (config_.be_cpu_qos_level && !cpu_qos_level_absent_) {
+    Status level = setter_.SetCpuQosLevel(s.group, -1);
+    if (level.code() == Status::Code::kFailedPrecondition) {
+      cpu_qos_level_absent_ = true;
+      AgentLog().info(R"(msg="cpu.qos_level not available, feature off")");
+    }
+  }
+  if (config_.be_memory_high_percent > 0 && node) {
+    Status high = setter_.SetMemoryHigh(
+        s.group, node->memory_total_bytes * config_.be_memory_high_percent / 100);
+    if (!high.ok()) Warn("memory high not set for " + s.pod->Key(), high);
+  }
+  if (config_.be_oom_kill_first && node_) {
+    Status oom = setter_.SetOomScoreAdj(s.group, node_->proc_root(), 1000);
+    if (!oom.ok()) Warn("oom_score_adj not set for " + s.pod->Key(), oom);
+  }
+}
+
+void Agent::Isolate(const std::vector<PodSample>& samples, const std::optional<NodeUsage>& node) {
   std::set<std::string> be_groups;
   for (const auto& s : samples) {
     if (s.level != QosLevel::kBE) continue;
     be_groups.insert(s.group);
-    Status shares = setter_.SetCpuShares(s.group, config_.be_cpu_shares);
-    if (!shares.ok()) Warn("cpu weight not set for " + s.pod->Key(), shares);
-    if (config_.be_cpu_idle) {
-      Status idle = setter_.SetCpuIdle(s.group, true);
-      if (!idle.ok()) Warn("cpu.idle not available", idle);
-    }
+    IsolateBe(s, node);
     isolated_.insert(s.group);
   }
   // Pods that left, or are no longer BE, get their values back.
@@ -270,7 +294,7 @@ TickReport Agent::Tick(int64_t now_nanos) {
   }
   online_cpu_.Add(now_nanos, report.online_cpu_milli);
   online_memory_.Add(now_nanos, report.online_memory_bytes);
-  Isolate(samples);
+  Isolate(samples, report.node);
   int64_t capacity = report.node ? report.node->cpu_capacity_milli : 0;
   Throttle(samples, capacity, &report);
   Report(samples, now_nanos, &report);

@@ -69,7 +69,8 @@ class Agent {
     int64_t memory_bytes = 0;
   };
   std::vector<PodSample> SamplePods(const std::vector<AgentPod>& pods, int64_t now_nanos);
-  void Isolate(const std::vector<PodSample>& samples);
+  void Isolate(const std::vector<PodSample>& samples, const std::optional<NodeUsage>& node);
+  void IsolateBe(const PodSample& s, const std::optional<NodeUsage>& node);
   void Throttle(const std::vector<PodSample>& samples, int64_t capacity_milli, TickReport* report);
   void Report(const std::vector<PodSample>& samples, int64_t now_nanos, TickReport* report);
   void EvictUnderPressure(const std::vector<PodSample>& samples, const NodeUsage& node,
@@ -92,6 +93,7 @@ class Agent {
   std::set<std::string> isolated_;   // groups of BE pods the agent has changed
   std::set<std::string> throttled_;  // ... and whose quota it set
   bool throttle_engaged_ = false;
+  bool cpu_qos_level_absent_ = false;  // the kernel has no cpu.qos_level
   std::optional<int64_t> reported_cpu_, reported_memory_;
   int64_t reported_cpu_at_ = 0, reported_memory_at_ = 0;
   std::set<std::string> evicting_;  // pod UIDs asked to leave, until they are gone

@@ -193,11 +193,15 @@ Status ParseThrottling(const Section& s, AgentConfig* c) {
 
 Status ParseIsolation(const Section& s, AgentConfig* c) {
   BASALT_RETURN_IF_ERROR(s.Check());
-  BASALT_RETURN_IF_ERROR(s.Unknown({"beCpuShares", "beCpuIdle"}));
+  BASALT_RETURN_IF_ERROR(s.Unknown(
+      {"beCpuShares", "beCpuIdle", "beCpuQosLevel", "beMemoryHighPercent", "beOomKillFirst"}));
   int64_t shares = static_cast<int64_t>(c->be_cpu_shares);
   BASALT_RETURN_IF_ERROR(s.Integer("beCpuShares", 2, 262144, &shares));
   c->be_cpu_shares = static_cast<uint64_t>(shares);
-  return s.Bool("beCpuIdle", &c->be_cpu_idle);
+  BASALT_RETURN_IF_ERROR(s.Bool("beCpuIdle", &c->be_cpu_idle));
+  BASALT_RETURN_IF_ERROR(s.Bool("beCpuQosLevel", &c->be_cpu_qos_level));
+  BASALT_RETURN_IF_ERROR(s.Percent("beMemoryHighPercent", &c->be_memory_high_percent));
+  return s.Bool("beOomKillFirst", &c->be_oom_kill_first);
 }
 
 }  // namespace

@@ -10,7 +10,8 @@
 //              memoryHighWatermark: 60, memoryLowWatermark: 30}
 //   throttling: {enabled: true, engagePercent: 40, releasePercent: 20,
 //                budgetPercent: 80, minBeCpu: 100m, periodMicros: 100000}
-//   isolation: {beCpuShares: 2, beCpuIdle: true}
+//   isolation: {beCpuShares: 2, beCpuIdle: true, beCpuQosLevel: true, beMemoryHighPercent: 0,
+//               beOomKillFirst: true}
 //
 // Every field is optional. An unknown field, a value of the wrong type or
 // range, or a low watermark above its high one is an error naming the file
@@ -51,6 +52,9 @@ struct AgentConfig {
 
   uint64_t be_cpu_shares = 2;
   bool be_cpu_idle = true;
+  bool be_cpu_qos_level = true;    // cpu.qos_level -1 where the kernel has it
+  int be_memory_high_percent = 0;  // of MemTotal, per BE pod; 0: not set
+  bool be_oom_kill_first = true;   // oom_score_adj 1000 for BE processes
 
   bool operator==(const AgentConfig&) const = default;
 };

@@ -211,6 +211,17 @@ Result<int64_t> Cgroups::MemoryUsageBytes(const std::string& group) const {
   return static_cast<int64_t>(v);
 }
 
+Result<std::vector<int>> Cgroups::GroupPids(const std::string& group) const {
+  Controller c = layout_.mounts.count(Controller::kCpu) ? Controller::kCpu : Controller::kCpuacct;
+  BASALT_ASSIGN_OR_RETURN(std::string path, FilePath(c, group, "cgroup.procs"));
+  BASALT_ASSIGN_OR_RETURN(std::string text, ReadControlFile(path));
+  std::vector<int> pids;
+  std::istringstream in(text);
+  int pid = 0;
+  while (in >> pid) pids.push_back(pid);
+  return pids;
+}
+
 Status Cgroups::CreateGroup(Controller controller, const std::string& group) const {
   BASALT_ASSIGN_OR_RETURN(std::string dir, FilePath(controller, group, ""));
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
@@ -282,14 +293,38 @@ Status CgroupSetter::WriteValue(Controller controller, const std::string& group,
   if (!current.ok()) {
     return Status::FailedPrecondition(path + " does not exist; " + feature + " is off");
   }
-  if (SameValue(*current, value)) return Status::Ok();
+  return WritePath(group, path, value);
+}
+
+Status CgroupSetter::WritePath(const std::string& group, const std::string& path,
+                               const std::string& value) {
+  BASALT_ASSIGN_OR_RETURN(std::string current, ReadControlFile(path));
+  if (SameValue(current, value)) return Status::Ok();
   BASALT_RETURN_IF_ERROR(WriteControlFile(path, value));
   ++writes_;
   auto& list = originals_[group];
   bool known = false;
   for (const auto& o : list) known = known || o.path == path;
-  if (!known) list.push_back({path, *current});
+  if (!known) list.push_back({path, current});
   return Status::Ok();
+}
+
+Status CgroupSetter::SetCpuQosLevel(const std::string& group, int level) {
+  return WriteValue(Controller::kCpu, group, "cpu.qos_level", std::to_string(level),
+                    "cpu qos level");
+}
+
+Status CgroupSetter::SetOomScoreAdj(const std::string& group, const std::string& proc_root,
+                                    int adj) {
+  BASALT_ASSIGN_OR_RETURN(std::vector<int> pids, cgroups_->GroupPids(group));
+  Status first = Status::Ok();
+  for (int pid : pids) {
+    const std::string path = proc_root + "/" + std::to_string(pid) + "/oom_score_adj";
+    if (!ReadControlFile(path).ok()) continue;  // the process has just exited
+    Status st = WritePath(group, path, std::to_string(adj));
+    if (!st.ok() && first.ok()) first = st;
+  }
+  return first;
 }
 
 Status CgroupSetter::SetCpuShares(const std::string& group, uint64_t shares) {

@@ -87,6 +87,9 @@ class Cgroups {
   // hierarchy of `controller`; FailedPrecondition when the controller is absent.
   Result<std::string> FilePath(Controller controller, const std::string& group,
                                const std::string& file) const;
+  // The processes of `group` (cgroup.procs of the cpu hierarchy, or of
+  // cpuacct where cpu is absent).
+  Result<std::vector<int>> GroupPids(const std::string& group) const;
   // Creates / removes a group directory in the hierarchy of `controller`
   // (tests and the demonstration; the kubelet owns pod groups).
   Status CreateGroup(Controller controller, const std::string& group) const;
@@ -111,11 +114,19 @@ class CgroupSetter {
   Status SetCpuQuota(const std::string& group, const CpuQuota& quota);
   // cpu.idle (Linux 5.15+, v1 and v2): FailedPrecondition where the kernel lacks it.
   Status SetCpuIdle(const std::string& group, bool idle);
+  // The kernel's cpu.qos_level (openEuler and derived kernels; -1 is offline):
+  // FailedPrecondition where the kernel lacks it.
+  Status SetCpuQosLevel(const std::string& group, int level);
   // v1 memory.limit_in_bytes, v2 memory.max; -1 means unlimited.
   Status SetMemoryLimit(const std::string& group, int64_t bytes);
   // v2 memory.high; on v1 (no such knob) memory.soft_limit_in_bytes, the
   // closest: reclaimed first under pressure. -1 means unlimited.
   Status SetMemoryHigh(const std::string& group, int64_t bytes);
+
+  // Raises the OOM score of every process of `group` to `adj` (1000: killed
+  // first) through PROC_ROOT/PID/oom_score_adj, remembering each first value
+  // so Restore puts it back for the processes still alive.
+  Status SetOomScoreAdj(const std::string& group, const std::string& proc_root, int adj);
 
   // Writes back every value of `group` this setter changed, in reverse order,
   // and forgets them. A group that has gone (the pod left) is not an error.
@@ -132,6 +143,9 @@ class CgroupSetter {
   // first value seen.
   Status WriteValue(Controller controller, const std::string& group, const std::string& file,
                     const std::string& value, const char* feature);
+  // Writes `value` to `path` unless it already reads so, remembering the
+  // first value under `group`.
+  Status WritePath(const std::string& group, const std::string& path, const std::string& value);
 
   struct Original {
     std::string path;

@@ -52,6 +52,7 @@ class NodeSampler {
  public:
   explicit NodeSampler(std::string proc_root) : proc_root_(std::move(proc_root)) {}
   Result<std::optional<NodeUsage>> Sample();
+  const std::string& proc_root() const { return proc_root_; }
 
  private:
   std::string proc_root_;
