@@ -11,10 +11,12 @@ import os
 import subprocess
 import threading
 import time
+import urllib.request
 
 import yaml
 
-from lib import REPO, audit_evictions, bound_node, free_port, phase, pod, wait_until
+from lib import (REPO, audit_evictions, bound_node, free_port, metric, parse_metrics, phase, pod,
+                 wait_until)
 
 AGENT_NS = "basalt-system"
 
@@ -93,17 +95,7 @@ def test_agent_reports_oversold_cpu_and_evicts_be_pod_under_pressure(
                "KWOK to run the online pod")
 
     host = SyntheticHost(str(tmp_path / "host"))
-    with open(tmp_path / "agent.yaml", "w") as f:
-        f.write("samplingPeriod: 300ms\nwindow: 3s\n"
-                "oversubscription: {minReportInterval: 300ms}\n"
-                "eviction: {cpuHighWatermark: 80, cpuLowWatermark: 30}\n")
-    log_path = tmp_path / "agent.log"
-    log = open(log_path, "wb")
-    agent = subprocess.Popen(
-        [basalt_bin, "agent", "--kubeconfig", kubeconfig, "--node-name", node_name,
-         "--config", str(tmp_path / "agent.yaml"), "--listen", f"127.0.0.1:{free_port()}",
-         "--proc-root", f"{host.root}/proc", "--mountinfo", host.mountinfo, "-v"],
-        stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    agent = Agent(basalt_bin, kubeconfig, node_name, host, tmp_path)
     try:
         # 3 CPUs requested, none used (the synthetic host has no cgroup for
         # the pod), 10 % margin: 3000m - 0 - 300m = 2700m of batch CPU.
@@ -112,6 +104,9 @@ def test_agent_reports_oversold_cpu_and_evicts_be_pod_under_pressure(
             return alloc.get("kubernetes.io/batch-cpu")
         wait_until(lambda: oversold() == "2700", 30,
                    f"the agent to report 2700 batch CPU (last: {oversold()})")
+        assert agent.get("/healthz") == (200, "ok\n")
+        metrics = parse_metrics(agent.get("/metrics")[1])
+        assert metric(metrics, "basalt_agent_oversold", resource="cpu") == 2700
 
         # The offline pod asks for 2 of the oversold CPUs; basalt serve binds it.
         run_basalt("a").wait_leader()
@@ -142,12 +137,67 @@ def test_agent_reports_oversold_cpu_and_evicts_be_pod_under_pressure(
         assert kubectl.get("pod", "-n", ns, "web")["metadata"].get("deletionTimestamp") is None
     finally:
         host.stop()
-        agent.terminate()
-        try:
-            code = agent.wait(15)
-        except subprocess.TimeoutExpired:
-            agent.kill()
-            code = agent.wait(5)
-        log.close()
-        print(open(log_path, errors="replace").read()[-4000:])
+        code = agent.stop()
     assert code == 0
+
+
+def test_agent_native_mode_raises_allocatable(controlplane, kubectl, deployed, basalt_bin,
+                                              make_nodes, ns, tmp_path):
+    kubeconfig = agent_kubeconfig(kubectl, controlplane, tmp_path)
+    node_name = make_nodes(1, cpu="4", memory="8Gi")[0]
+    web = pod(ns, "web", cpu="3", memory="1Gi", annotations={"volcano.sh/qos-level": "LS"})
+    web["spec"]["nodeName"] = node_name
+    kubectl.create(web)
+    wait_until(lambda: phase(kubectl.get("pod", "-n", ns, "web")) == "Running", 30,
+               "KWOK to run the online pod")
+    host = SyntheticHost(str(tmp_path / "host"))
+    agent = Agent(basalt_bin, kubeconfig, node_name, host, tmp_path, mode="native")
+    try:
+        # 4 CPUs allocatable + 2700m oversold; no extended resources.
+        def allocatable():
+            return kubectl.get("node", node_name)["status"].get("allocatable", {})
+        wait_until(lambda: allocatable().get("cpu") == "6700m", 30,
+                   f"the agent to raise allocatable cpu to 6700m (last: {allocatable()})")
+        assert "kubernetes.io/batch-cpu" not in allocatable()
+    finally:
+        host.stop()
+        code = agent.stop()
+    assert code == 0
+
+
+class Agent:
+    """`basalt agent` on the synthetic host, as the agent's ServiceAccount."""
+
+    def __init__(self, binary, kubeconfig, node_name, host, tmp_path, mode="extend"):
+        conf = tmp_path / "agent.yaml"
+        with open(conf, "w") as f:
+            f.write(f"mode: {mode}\nsamplingPeriod: 300ms\nwindow: 3s\n"
+                    "oversubscription: {minReportInterval: 300ms}\n"
+                    "eviction: {cpuHighWatermark: 80, cpuLowWatermark: 30}\n")
+        self.port = free_port()
+        self.log_path = tmp_path / "agent.log"
+        self.log = open(self.log_path, "wb")
+        self.proc = subprocess.Popen(
+            [binary, "agent", "--kubeconfig", kubeconfig, "--node-name", node_name,
+             "--config", str(conf), "--listen", f"127.0.0.1:{self.port}",
+             "--proc-root", f"{host.root}/proc", "--mountinfo", host.mountinfo, "-v"],
+            stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+
+    def get(self, path):
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=2) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read().decode()
+
+    def stop(self):
+        """SIGTERM; the exit code. Prints the log's tail."""
+        self.proc.terminate()
+        try:
+            code = self.proc.wait(15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            code = self.proc.wait(5)
+        self.log.close()
+        print(open(self.log_path, errors="replace").read()[-4000:])
+        return code
