@@ -146,12 +146,14 @@ int RunAgent(const AgentRequest& req) {
                     config->sampling_period_nanos / 1'000'000);
 
   std::atomic<int64_t> last_tick{MonotonicNanos()};
+  // Read by the endpoint thread; the loop changes it on a reload.
+  std::atomic<int64_t> period{config->sampling_period_nanos};
   kube::EndpointServer endpoints;
   if (!req.listen.empty()) {
     endpoints.Handle("/healthz", [&] {
       // Healthy while periods keep coming: three missed ones is a stuck loop.
       int64_t age = MonotonicNanos() - last_tick.load();
-      bool ok = age < 3 * core.config().sampling_period_nanos + 5'000'000'000;
+      bool ok = age < 3 * period.load() + 5'000'000'000;
       return kube::EndpointReply{ok ? 200 : 503, "text/plain; charset=utf-8",
                                  ok ? "ok\n" : "stale\n"};
     });
@@ -176,6 +178,7 @@ int RunAgent(const AgentRequest& req) {
       auto reloaded = agent::LoadAgentConfig(req.config_path);
       if (reloaded.ok()) {
         core.SetConfig(*reloaded);
+        period = reloaded->sampling_period_nanos;
         Log("agent").info("msg=\"configuration reloaded\" file={}", req.config_path);
       } else {
         Log("agent").warn("msg=\"configuration not reloaded, keeping the last good one\" error={}",
