@@ -1,6 +1,11 @@
 set(BASALT_TEST_SOURCES
   tests/testing.cc
   tests/admission_test.cc
+  tests/agent_cgroup_test.cc
+  tests/agent_config_test.cc
+  tests/agent_loop_test.cc
+  tests/agent_policy_test.cc
+  tests/agent_usage_test.cc
   tests/capacity_card_test.cc
   tests/capacity_test.cc
   tests/cli_jobs_test.cc

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "api/log.h"
+#include "cli/agent.h"
 #include "cli/bench.h"
 #include "cli/command_suggest.h"
 #include "cli/completion.h"
@@ -262,6 +263,9 @@ int main(int argc, char** argv) {
   basalt::ExplainRequest explain_req;
   CLI::App* explain = basalt::AddExplainCommand(app, &explain_req);
 
+  basalt::AgentRequest agent_req;
+  CLI::App* agent_cmd = basalt::AddAgentCommand(app, &agent_req);
+
   // vcctl's job and queue commands, and completion (added last: it walks the tree).
   basalt::CliOutcome vc_outcome;
   basalt::AddJobCommands(app, &vc_outcome);
@@ -343,6 +347,7 @@ int main(int argc, char** argv) {
   if (validate->parsed()) return basalt::RunValidate(validate_paths, validate_conf);
   if (bench->parsed()) return basalt::RunBench(bench_req);
   if (fgd->parsed()) return basalt::RunFgd(fgd_req);
+  if (agent_cmd->parsed()) return basalt::RunAgent(agent_req);
   if (explain->parsed()) return basalt::RunExplainCommand(explain_req);
   if (simulate->parsed()) {
     if (seed_opt->count() > 0) sim.seed = sim_seed;
