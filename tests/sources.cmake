@@ -8,6 +8,7 @@ set(BASALT_TEST_SOURCES
   tests/config_test.cc
   tests/controllers_test.cc
   tests/decode_errors_test.cc
+  tests/decode_json_test.cc
   tests/decode_test.cc
   tests/deviceshare_serve_test.cc
   tests/explain_test.cc
