@@ -5,19 +5,30 @@
 //   nice ./build/basalt_informer_bench
 //   nice ./build/basalt_informer_bench --benchmark_filter=Direct
 //
-// BM_ListPage/Direct: StateSink::ApplyPage on pages of 500 running pods as a
-// kube-apiserver lists them (managedFields, conditions, container statuses),
-// built as a YAML tree straight from the JSON, on two threads.
-// BM_ListPage/ViaText: each object dumped to JSON text and parsed back by the
-// manifest reader, one by one, as the informers did before (for comparison).
+// Pages of 500 running pods as a kube-apiserver lists them (managedFields,
+// conditions, container statuses). Where a list's time goes, one step each:
+// BM_Parse/ListBody: the page's text parsed as the informers' list does
+//   (kube/list_body.h: simdjson, managedFields left out), on the listing thread.
+// BM_Parse/Nlohmann: the same text parsed by nlohmann::json (the list before).
+// BM_Decode/Json: each pod decoded straight from its JSON (api/decode_json.h),
+//   one thread — what the informers do.
+// BM_Decode/YamlTree: each pod as a YAML tree built from its JSON and then the
+//   manifest decoder, one thread — the informers' path before (for comparison).
+// BM_Apply/Upsert: decoded pods upserted into the store (under the sink's lock).
+// BM_ListPage/Direct: all of StateSink::ApplyPage (decode on two threads,
+//   then apply), wall time.
 #include <benchmark/benchmark.h>
+#include <yaml-cpp/yaml.h>
 
 #include <set>
 #include <string>
 #include <vector>
 
 #include "api/decode.h"
+#include "api/decode_json.h"
+#include "api/yaml_json.h"
 #include "kube/informer.h"
+#include "kube/list_body.h"
 #include "state/cluster_state.h"
 
 namespace basalt::bench {
@@ -124,16 +135,64 @@ void BM_ListPageDirect(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * kPageSize);
 }
 
-void BM_ListPageViaText(benchmark::State& state) {
+// A page's text parsed by `parse` (nlohmann's parser or the informers' own).
+template <typename Parse>
+void ParsePageText(benchmark::State& state, Parse parse) {
+  const std::string text =
+      Json{{"kind", "PodList"}, {"apiVersion", "v1"}, {"items", Page(0, kPageSize)}}.dump();
+  for (auto _ : state) benchmark::DoNotOptimize(parse(text));
+  state.SetItemsProcessed(state.iterations() * kPageSize);
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(text.size()));
+}
+
+void BM_ParsePage(benchmark::State& state) {
+  ParsePageText(state, [](const std::string& text) { return Json::parse(text); });
+}
+
+void BM_ParseListBody(benchmark::State& state) {
+  ParsePageText(state, [](const std::string& text) { return kube::ParseListBody(text); });
+}
+
+void BM_DecodeJson(benchmark::State& state) {
   std::vector<Json> page = Page(0, kPageSize);
   for (auto _ : state) {
     ClusterObjects objects;
     for (const Json& pod : page) {
-      Status s = DecodeText(pod.dump(), "kube:Pod", &objects);
+      Status s = DecodeJsonObject(pod, "kube:Pod", &objects);
       if (!s.ok()) state.SkipWithError(s.message().c_str());
     }
+    benchmark::DoNotOptimize(objects.pods.size());
+  }
+  state.SetItemsProcessed(state.iterations() * kPageSize);
+}
+
+void BM_DecodeYamlTree(benchmark::State& state) {
+  std::vector<Json> page = Page(0, kPageSize);
+  for (auto _ : state) {
+    ClusterObjects objects;
+    for (const Json& pod : page) {
+      YAML::Node node;
+      Status s = JsonToYamlNode(pod, &node, /*skip_managed_fields=*/true);
+      if (s.ok()) s = DecodeObject(node, "kube:Pod", &objects);
+      if (!s.ok()) state.SkipWithError(s.message().c_str());
+    }
+    benchmark::DoNotOptimize(objects.pods.size());
+  }
+  state.SetItemsProcessed(state.iterations() * kPageSize);
+}
+
+void BM_ApplyUpsert(benchmark::State& state) {
+  ClusterObjects decoded;
+  for (const Json& pod : Page(0, kPageSize)) {
+    Status s = DecodeJsonObject(pod, "kube:Pod", &decoded);
+    if (!s.ok()) state.SkipWithError(s.message().c_str());
+  }
+  for (auto _ : state) {
+    state.PauseTiming();
     ClusterState store;
-    for (auto& p : objects.pods) store.UpsertPod(std::move(p));
+    std::vector<Pod> pods = decoded.pods;
+    state.ResumeTiming();
+    for (Pod& p : pods) store.UpsertPod(std::move(p));
     benchmark::DoNotOptimize(store.pods().size());
   }
   state.SetItemsProcessed(state.iterations() * kPageSize);
@@ -143,7 +202,11 @@ BENCHMARK(BM_ListPageDirect)
     ->Name("BM_ListPage/Direct")
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
-BENCHMARK(BM_ListPageViaText)->Name("BM_ListPage/ViaText")->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ParsePage)->Name("BM_Parse/Nlohmann")->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ParseListBody)->Name("BM_Parse/ListBody")->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DecodeJson)->Name("BM_Decode/Json")->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DecodeYamlTree)->Name("BM_Decode/YamlTree")->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ApplyUpsert)->Name("BM_Apply/Upsert")->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace basalt::bench

@@ -9,7 +9,7 @@
 # installed from its own repository; Debian's `npm` package is installed only
 # when there is no `npm` at all.
 set -euo pipefail
-BASALT_PACKAGES=(cmake ninja-build g++ pkg-config libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
+BASALT_PACKAGES=(cmake ninja-build g++ pkg-config libyaml-cpp-dev nlohmann-json3-dev libsimdjson-dev libcli11-dev
   libfmt-dev libspdlog-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcurl4-openssl-dev libssl-dev libgmp-dev libcpp-httplib-dev openssl curl chromium fonts-dejavu-core ccache clang-format)
 missing=()

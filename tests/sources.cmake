@@ -13,6 +13,7 @@ set(BASALT_TEST_SOURCES
   tests/config_test.cc
   tests/controllers_test.cc
   tests/decode_errors_test.cc
+  tests/decode_json_test.cc
   tests/decode_test.cc
   tests/deviceshare_serve_test.cc
   tests/explain_test.cc
@@ -29,6 +30,7 @@ set(BASALT_TEST_SOURCES
   tests/kube_lease_test.cc
   tests/kube_serve_test.cc
   tests/kube_test.cc
+  tests/list_body_test.cc
   tests/live_jobflow_test.cc
   tests/live_render_test.cc
   tests/node_selection_test.cc

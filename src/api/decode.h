@@ -46,6 +46,8 @@ class Node;
 
 namespace basalt {
 
+class JsonField;  // api/json_field.h
+
 // Everything read from a set of manifests, in input order.
 struct ClusterObjects {
   std::vector<Node> nodes;
@@ -87,6 +89,8 @@ Status LoadPath(const std::string& path, ClusterObjects* out);
 // basalt's units and Volcano's name filter (see above). `field` is the path used in
 // messages. A null or absent node is the empty resource.
 Result<Resource> DecodeResourceList(const YAML::Node& node, const std::string& field);
+// The same, read from an object the API server returned.
+Result<Resource> DecodeResourceList(const JsonField& node, const std::string& field);
 
 // Parses an RFC 3339 time ("2024-05-01T10:00:00Z", "2024-05-01T12:00:00.5+02:00")
 // into seconds since the epoch (fractions truncated). The zone (Z or an offset) is

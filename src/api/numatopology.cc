@@ -6,6 +6,7 @@
 #include <set>
 
 #include "api/decode_fields.h"
+#include "api/json_field.h"
 #include "api/quantity.h"
 
 namespace basalt {
@@ -161,9 +162,10 @@ Status DecodeCpuDetail(const YAML::Node& n, const std::string& path, Numatopolog
 }
 
 // requests, limits of one container's cpu or memory: -1 when absent.
-int64_t QuantityOr(const YAML::Node& list, const char* name, bool milli) {
+template <typename NodeT>
+int64_t QuantityOr(const NodeT& list, const char* name, bool milli) {
   if (!Present(list) || !list.IsMap()) return -1;
-  YAML::Node q = list[name];
+  auto q = list[name];
   if (!Present(q) || !q.IsScalar()) return -1;
   Result<int64_t> v = milli ? ParseQuantityMilli(q.Scalar()) : ParseQuantityUnits(q.Scalar());
   return v.ok() ? *v : -1;
@@ -238,18 +240,21 @@ Status DecodeNumatopologySpec(const YAML::Node& spec, const std::string& path, N
   return Status::Ok();
 }
 
-void DecodeCpuPinningInputs(const YAML::Node& spec, PodSpec* out) {
+namespace {
+
+template <typename NodeT>
+void CpuPinningInputs(const NodeT& spec, PodSpec* out) {
   out->qos_guaranteed = true;
   out->container_milli_cpu.clear();
   bool any_container = false;
   for (const char* list_key : {"containers", "initContainers"}) {
-    YAML::Node list = spec[list_key];
+    auto list = spec[list_key];
     if (!Present(list) || !list.IsSequence()) continue;
     for (const auto& c : list) {
       any_container = true;
-      YAML::Node res = Present(c) && c.IsMap() ? c["resources"] : YAML::Node();
-      YAML::Node limits = Present(res) && res.IsMap() ? res["limits"] : YAML::Node();
-      YAML::Node requests = Present(res) && res.IsMap() ? res["requests"] : YAML::Node();
+      NodeT res = Present(c) && c.IsMap() ? NodeT(c["resources"]) : NodeT();
+      NodeT limits = Present(res) && res.IsMap() ? NodeT(res["limits"]) : NodeT();
+      NodeT requests = Present(res) && res.IsMap() ? NodeT(res["requests"]) : NodeT();
       const int64_t cpu_limit = QuantityOr(limits, "cpu", true);
       const int64_t mem_limit = QuantityOr(limits, "memory", false);
       const int64_t cpu_request = QuantityOr(requests, "cpu", true);
@@ -267,5 +272,10 @@ void DecodeCpuPinningInputs(const YAML::Node& spec, PodSpec* out) {
   }
   if (!any_container) out->qos_guaranteed = false;
 }
+
+}  // namespace
+
+void DecodeCpuPinningInputs(const YAML::Node& spec, PodSpec* out) { CpuPinningInputs(spec, out); }
+void DecodeCpuPinningInputs(const JsonField& spec, PodSpec* out) { CpuPinningInputs(spec, out); }
 
 }  // namespace basalt

@@ -35,6 +35,8 @@ class Node;
 
 namespace basalt {
 
+class JsonField;  // api/json_field.h
+
 // The policy keys of spec.policies (Volcano's PolicyName constants).
 inline constexpr const char* kCpuManagerPolicyKey = "CPUManagerPolicy";
 inline constexpr const char* kTopologyManagerPolicyKey = "TopologyManagerPolicy";
@@ -82,5 +84,6 @@ Status DecodeNumatopologySpec(const YAML::Node& spec, const std::string& path, N
 // container's CPU request in milli-CPU. Fills `out->qos_guaranteed` and
 // `out->container_milli_cpu`.
 void DecodeCpuPinningInputs(const YAML::Node& spec, PodSpec* out);
+void DecodeCpuPinningInputs(const JsonField& spec, PodSpec* out);
 
 }  // namespace basalt

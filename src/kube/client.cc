@@ -5,6 +5,8 @@
 #include <ctime>
 #include <thread>
 
+#include "kube/list_body.h"
+
 namespace basalt::kube {
 namespace {
 
@@ -290,7 +292,7 @@ ApiOr<ListResult> Client::ListPages(
       }
       return r.error();
     }
-    Json page = Parse(r->body);
+    Json page = ParseListBody(r->body);
     r->body.clear();
     r->body.shrink_to_fit();
     if (!page.is_object())

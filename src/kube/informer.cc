@@ -1,7 +1,5 @@
 #include "kube/informer.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
@@ -9,7 +7,7 @@
 #include <thread>
 
 #include "api/decode.h"
-#include "api/yaml_json.h"
+#include "api/decode_json.h"
 
 namespace basalt::kube {
 namespace {
@@ -27,16 +25,12 @@ std::string KeyOf(const Json& obj) {
   return ns.empty() ? name : ns + "/" + name;
 }
 
-// Decodes one API object with the manifest decoder (the same rules and
-// messages as `basalt schedule`), from a tree built straight from the JSON:
-// no text and no YAML parse in between, and without managedFields.
+// Decodes one API object with the manifest decoder's rules and messages (the
+// same as `basalt schedule`): Pods and Nodes straight from the JSON, other
+// kinds from a YAML tree built from it; managedFields are never read.
 Status DecodeApiObject(const std::string& kind, const std::string& key, const Json& object,
                        ClusterObjects* out) {
-  const std::string source = "kube:" + kind + "/" + key;
-  YAML::Node node;
-  Status built = JsonToYamlNode(object, &node, /*skip_managed_fields=*/true);
-  if (!built.ok()) return Status::InvalidArgument(source + ": " + built.message());
-  return DecodeObject(node, source, out);
+  return DecodeJsonObject(object, "kube:" + kind + "/" + key, out);
 }
 
 // Sleeps `d` on the real clock in short slices so `stop` is noticed quickly.

@@ -14,8 +14,9 @@
 //      exponential) and relist, so nothing is lost for good: the next list is
 //      the truth.
 //
-// Decoding reuses `api/decode.h` (the same decoder as `basalt schedule`), so a
-// watched object means exactly what the same object in a manifest means. An
+// Decoding uses the manifest decoder's rules (`api/decode_json.h`: the same
+// rules as `basalt schedule`, read straight from the JSON for Pods and Nodes),
+// so a watched object means exactly what the same object in a manifest means. An
 // object the decoder refuses is skipped and counted (`decode_errors`) rather
 // than stopping the loop: one bad object must not blind the scheduler to the
 // rest of the cluster.
