@@ -189,6 +189,10 @@ def thirty_gangs(kubectl, ns, make_nodes, prefix):
     return [o["metadata"]["name"] for o in objs if o["kind"] == "Pod"]
 
 
+# basalt serve's --bind-parallelism default: binds on the wire at once.
+DEFAULT_BIND_PARALLELISM = 32
+
+
 def accepted_binds(controlplane, ns):
     return sum(1 for _, code in audit_binds(controlplane.audit_log, ns) if code == 201)
 
@@ -204,7 +208,7 @@ def wait_binding_started(controlplane, ns):
 def assert_each_pod_bound_once(kubectl, ns, names, controlplane):
     """Once every pod is bound: the audit log shows no pod with two accepted
     (201) bindings, a 201 for every pod but at most the binds on the wire when
-    the first process went (--bind-parallelism, 16 by default: such a bind can
+    the first process went (--bind-parallelism, 32 by default: such a bind can
     complete on the server with no ResponseComplete 201 logged for a client
     that is gone), and every gang whole. Returns the refused bindings and the
     pods."""
@@ -215,7 +219,7 @@ def assert_each_pod_bound_once(kubectl, ns, names, controlplane):
     twice = {n: k for n, k in accepted.items() if k > 1}
     assert not twice, f"pods bound more than once: {twice}"
     never = [n for n in names if accepted[n] == 0]
-    assert len(never) <= 16, f"pods with no accepted binding: {never[:10]}"
+    assert len(never) <= DEFAULT_BIND_PARALLELISM, f"pods with no accepted binding: {never[:10]}"
     pods = kubectl.pods(ns)
     per_gang = collections.Counter(p["metadata"]["name"][:3] for p in pods if bound_node(p))
     assert all(v == 10 for v in per_gang.values()), f"partly bound gangs: {per_gang}"
