@@ -190,7 +190,7 @@ def thirty_gangs(kubectl, ns, make_nodes, prefix):
 
 
 # basalt serve's --bind-parallelism default: binds on the wire at once.
-DEFAULT_BIND_PARALLELISM = 32
+DEFAULT_BIND_PARALLELISM = 128
 
 
 def accepted_binds(controlplane, ns):
@@ -208,7 +208,7 @@ def wait_binding_started(controlplane, ns):
 def assert_each_pod_bound_once(kubectl, ns, names, controlplane):
     """Once every pod is bound: the audit log shows no pod with two accepted
     (201) bindings, a 201 for every pod but at most the binds on the wire when
-    the first process went (--bind-parallelism, 32 by default: such a bind can
+    the first process went (--bind-parallelism, 128 by default: such a bind can
     complete on the server with no ResponseComplete 201 logged for a client
     that is gone), and every gang whole. Returns the refused bindings and the
     pods."""

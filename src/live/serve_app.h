@@ -47,7 +47,7 @@ struct ServeRequest {
   // server accepts.
   double qps = 2000;
   int burst = 2000;
-  int bind_parallelism = 32;
+  int bind_parallelism = 128;
   // Run the vcjob, PodGroup and Queue controllers (live/live_controllers.h);
   // off when Volcano's controller manager runs beside basalt.
   bool controllers = true;

@@ -56,7 +56,7 @@ struct ServeLoopOptions {
   std::string scheduler_name = "volcano";
   std::string reporting_instance = "basalt";
   // Binds on the wire at once (each worker keeps its own kept-alive connection).
-  int bind_parallelism = 32;
+  int bind_parallelism = 128;
   // Status writes (PodGroup and Queue status, pod conditions) on the wire at
   // once; they wait while binds wait for a worker.
   int status_parallelism = 4;
