@@ -29,6 +29,7 @@
 #include "api/text.h"
 #include "framework/session.h"
 #include "plugins/builtin.h"
+#include "plugins/resource_weights.h"
 
 namespace basalt {
 namespace {
@@ -98,19 +99,7 @@ Result<std::unique_ptr<Plugin>> NewBinpackPlugin(const Arguments& args) {
         ": arguments.binpack.resources: expected a comma-separated string of resource "
         "names, got a list");
   }
-  std::string list;
-  BASALT_RETURN_IF_ERROR(args.GetString("binpack.resources", &list));
-  std::string_view rest = list;
-  while (!rest.empty()) {
-    size_t comma = rest.find(',');
-    std::string_view name = Trim(rest.substr(0, comma));
-    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-    if (name.empty()) continue;
-    int64_t weight = 1;
-    BASALT_RETURN_IF_ERROR(args.GetInt("binpack.resources." + std::string(name), &weight));
-    if (weight < 0) weight = 1;
-    w.resources[ResourceNames::Intern(name)] = weight;
-  }
+  BASALT_RETURN_IF_ERROR(ReadResourceWeightList(args, "binpack.", &w.resources));
   w.resources[ResourceNames::kCpu] = cpu;
   w.resources[ResourceNames::kMemory] = memory;
   return std::unique_ptr<Plugin>(new BinpackPlugin(std::move(w)));

@@ -34,6 +34,7 @@
 #include "api/text.h"
 #include "framework/session.h"
 #include "plugins/builtin.h"
+#include "plugins/resource_weights.h"
 #include "plugins/unknown_arguments.h"
 
 namespace basalt {
@@ -262,22 +263,6 @@ constexpr const char* kKnown =
     "hypernode.binpack.resources.<name>, hypernode.binpack.normal-pod.enable, "
     "hypernode.binpack.normal-pod.fading";
 
-Status ReadBinpackResources(const Arguments& args, TopologyAwareOptions* o) {
-  std::string list;
-  BASALT_RETURN_IF_ERROR(args.GetString("hypernode.binpack.resources", &list));
-  std::string_view rest = list;
-  while (!rest.empty()) {
-    size_t comma = rest.find(',');
-    std::string_view name = Trim(rest.substr(0, comma));
-    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-    if (name.empty()) continue;
-    int64_t w = 1;
-    BASALT_RETURN_IF_ERROR(args.GetInt("hypernode.binpack.resources." + std::string(name), &w));
-    o->binpack[ResourceNames::Intern(name)] = w < 0 ? 1 : w;
-  }
-  return Status::Ok();
-}
-
 }  // namespace
 
 Result<std::unique_ptr<Plugin>> NewNetworkTopologyAwarePlugin(const Arguments& args) {
@@ -286,7 +271,7 @@ Result<std::unique_ptr<Plugin>> NewNetworkTopologyAwarePlugin(const Arguments& a
   BASALT_RETURN_IF_ERROR(args.GetInt("weight", &o.weight));
   BASALT_RETURN_IF_ERROR(args.GetInt("hypernode.binpack.cpu", &cpu));
   BASALT_RETURN_IF_ERROR(args.GetInt("hypernode.binpack.memory", &memory));
-  BASALT_RETURN_IF_ERROR(ReadBinpackResources(args, &o));
+  BASALT_RETURN_IF_ERROR(ReadResourceWeightList(args, "hypernode.binpack.", &o.binpack));
   BASALT_RETURN_IF_ERROR(args.GetBool("hypernode.binpack.normal-pod.enable", &o.normal_pod_enable));
   BASALT_RETURN_IF_ERROR(
       args.GetDouble("hypernode.binpack.normal-pod.fading", &o.normal_pod_fading));

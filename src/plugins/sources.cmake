@@ -20,6 +20,7 @@ basalt_library(plugins SOURCES
   src/plugins/priority.cc
   src/plugins/proportion.cc
   src/plugins/rescheduling.cc
+  src/plugins/resource_weights.cc
   src/plugins/sla.cc
   src/plugins/task_topology.cc
   src/plugins/unknown_arguments.cc
