@@ -34,6 +34,17 @@ size_t BindPipeline::InFlight() {
   return queued_.size() + sending_;
 }
 
+void WaitWhileBindsQueue(const std::function<bool()>& binds_waiting,
+                         std::unique_lock<std::mutex>& lock, const bool& stopping) {
+  while (binds_waiting && !stopping) {
+    lock.unlock();
+    bool waiting = binds_waiting();
+    if (waiting) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    lock.lock();
+    if (!waiting) return;
+  }
+}
+
 size_t BindPipeline::Waiting() {
   std::lock_guard<std::mutex> lock(mu_);
   return queued_.size();

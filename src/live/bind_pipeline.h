@@ -20,6 +20,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -50,6 +51,13 @@ struct BindCompletion {
   std::string server_node;
   bool server_deleting = false;
 };
+
+// For writers that go after the binds (events, status writes): returns once
+// `binds_waiting` (may be empty) no longer says binds queue for a worker, or
+// `stopping` is set; `lock` (held on entry and on return) is released while
+// it waits, polling every 5 ms.
+void WaitWhileBindsQueue(const std::function<bool()>& binds_waiting,
+                         std::unique_lock<std::mutex>& lock, const bool& stopping);
 
 class BindPipeline {
  public:

@@ -1,6 +1,7 @@
 #include "live/event_writer.h"
 
 #include "api/log.h"
+#include "live/bind_pipeline.h"
 
 namespace basalt {
 
@@ -61,13 +62,8 @@ void EventWriter::Work() {
   while (true) {
     wake_.wait(lock, [this] { return stopping_ || !queued_.empty(); });
     if (queued_.empty()) return;
-    if (binds_waiting_ && !stopping_) {
-      lock.unlock();
-      bool waiting = binds_waiting_();
-      if (waiting) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      lock.lock();
-      if (waiting) continue;
-    }
+    WaitWhileBindsQueue(binds_waiting_, lock, stopping_);
+    if (queued_.empty()) continue;  // dropped by Stop meanwhile
     kube::EventSpec event = std::move(queued_.front());
     queued_.pop_front();
     writing_ = true;

@@ -1,6 +1,7 @@
 #include "live/status_writer.h"
 
 #include "api/log.h"
+#include "live/bind_pipeline.h"
 
 namespace basalt {
 
@@ -98,13 +99,7 @@ void StatusWriter::Work() {
     if (stopping_) return;
     // Binds first: while some wait for a worker, a status write would only
     // make them wait longer.
-    while (binds_waiting_ && !stopping_) {
-      lock.unlock();
-      bool waiting = binds_waiting_();
-      if (waiting) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      lock.lock();
-      if (!waiting) break;
-    }
+    WaitWhileBindsQueue(binds_waiting_, lock, stopping_);
     if (stopping_ || order_.empty()) continue;
     std::string key = std::move(order_.front());
     order_.pop_front();
