@@ -83,17 +83,22 @@ class SyntheticHost:
         self._thread.join(2)
 
 
-def test_agent_reports_oversold_cpu_and_evicts_be_pod_under_pressure(
-        controlplane, kubectl, deployed, basalt_bin, make_nodes, run_basalt, ns, tmp_path):
-    kubeconfig = agent_kubeconfig(kubectl, controlplane, tmp_path)
+def node_with_online_pod(kubectl, make_nodes, ns):
+    """A 4-CPU node running the online pod `web`: latency sensitive, 3 CPUs
+    requested, placed directly. Returns the node's name."""
     node_name = make_nodes(1, cpu="4", memory="8Gi")[0]
-    # The online pod: latency sensitive, 3 CPUs requested, placed directly.
     web = pod(ns, "web", cpu="3", memory="1Gi", annotations={"volcano.sh/qos-level": "LS"})
     web["spec"]["nodeName"] = node_name
     kubectl.create(web)
     wait_until(lambda: phase(kubectl.get("pod", "-n", ns, "web")) == "Running", 30,
                "KWOK to run the online pod")
+    return node_name
 
+
+def test_agent_reports_oversold_cpu_and_evicts_be_pod_under_pressure(
+        controlplane, kubectl, deployed, basalt_bin, make_nodes, run_basalt, ns, tmp_path):
+    kubeconfig = agent_kubeconfig(kubectl, controlplane, tmp_path)
+    node_name = node_with_online_pod(kubectl, make_nodes, ns)
     host = SyntheticHost(str(tmp_path / "host"))
     agent = Agent(basalt_bin, kubeconfig, node_name, host, tmp_path)
     try:
@@ -144,12 +149,7 @@ def test_agent_reports_oversold_cpu_and_evicts_be_pod_under_pressure(
 def test_agent_native_mode_raises_allocatable(controlplane, kubectl, deployed, basalt_bin,
                                               make_nodes, ns, tmp_path):
     kubeconfig = agent_kubeconfig(kubectl, controlplane, tmp_path)
-    node_name = make_nodes(1, cpu="4", memory="8Gi")[0]
-    web = pod(ns, "web", cpu="3", memory="1Gi", annotations={"volcano.sh/qos-level": "LS"})
-    web["spec"]["nodeName"] = node_name
-    kubectl.create(web)
-    wait_until(lambda: phase(kubectl.get("pod", "-n", ns, "web")) == "Running", 30,
-               "KWOK to run the online pod")
+    node_name = node_with_online_pod(kubectl, make_nodes, ns)
     host = SyntheticHost(str(tmp_path / "host"))
     agent = Agent(basalt_bin, kubeconfig, node_name, host, tmp_path, mode="native")
     try:
