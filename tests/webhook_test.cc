@@ -33,6 +33,13 @@ class FakeLookup : public AdmissionLookup {
     std::lock_guard<std::mutex> lock(mu_);
     queues_ = objs.queues;
   }
+  void SetHyperNodes(const std::string& yaml) {
+    ClusterObjects objs;
+    Status s = DecodeText(yaml, "cluster.yaml", &objs);
+    ASSERT_TRUE(s.ok()) << s.message();
+    std::lock_guard<std::mutex> lock(mu_);
+    hypernodes_ = objs.hypernodes;
+  }
   void SetNamespace(const std::string& ns, std::map<std::string, std::string> annotations) {
     std::lock_guard<std::mutex> lock(mu_);
     namespaces_[ns] = std::move(annotations);
@@ -53,10 +60,16 @@ class FakeLookup : public AdmissionLookup {
     if (it == namespaces_.end()) return std::nullopt;
     return it->second;
   }
+  Result<std::vector<HyperNode>> HyperNodes() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (fail_) return Status::Unavailable("GET hypernodes: 503 Service Unavailable");
+    return hypernodes_;
+  }
 
  private:
   std::mutex mu_;
   std::vector<Queue> queues_;
+  std::vector<HyperNode> hypernodes_;
   std::map<std::string, std::map<std::string, std::string>> namespaces_;
   bool fail_ = false;
 };
@@ -457,6 +470,61 @@ TEST_F(WebhookTest, JobFlowAndJobTemplateValidation) {
   r = Review("/jobtemplates/validate", "CREATE", tmpl);
   EXPECT_FALSE(r.value("allowed", true));
   EXPECT_NE(r["status"].value("message", "").find("replicas"), std::string::npos) << r.dump();
+}
+
+Json HyperNodeJson(const std::string& name, int tier, const Json& members) {
+  return Json{{"apiVersion", "topology.volcano.sh/v1alpha1"},
+              {"kind", "HyperNode"},
+              {"metadata", {{"name", name}}},
+              {"spec", {{"tier", tier}, {"members", members}}}};
+}
+
+Json MemberJson(const std::string& type, const Json& selector) {
+  return Json{{"type", type}, {"selector", selector}};
+}
+
+TEST_F(WebhookTest, HyperNodeValidation) {
+  lookup_.SetHyperNodes(R"(
+apiVersion: topology.volcano.sh/v1alpha1
+kind: HyperNode
+metadata: {name: spine}
+spec:
+  tier: 2
+  members:
+  - {type: HyperNode, selector: {exactMatch: {name: leaf-a}}}
+)");
+  Json leaf_b = HyperNodeJson(
+      "leaf-b", 1, Json::array({MemberJson("Node", {{"regexMatch", {{"pattern", "^b-"}}}})}));
+  EXPECT_TRUE(Review("/hypernodes/validate", "CREATE", leaf_b).value("allowed", false));
+
+  // The decoder's rules: a selector that is not a regular expression.
+  Json bad_regex = HyperNodeJson(
+      "leaf-c", 1, Json::array({MemberJson("Node", {{"regexMatch", {{"pattern", "(["}}}})}));
+  Json r = Review("/hypernodes/validate", "CREATE", bad_regex);
+  EXPECT_FALSE(r.value("allowed", true));
+  std::string message = r["status"].value("message", "");
+  EXPECT_NE(message.find("spec.members[0].selector.regexMatch.pattern"), std::string::npos)
+      << message;
+
+  // The tree with the stored HyperNodes: leaf-a already has the parent spine.
+  Json second_parent = HyperNodeJson(
+      "spine-2", 2, Json::array({MemberJson("HyperNode", {{"exactMatch", {{"name", "leaf-a"}}}})}));
+  r = Review("/hypernodes/validate", "CREATE", second_parent);
+  EXPECT_FALSE(r.value("allowed", true));
+  message = r["status"].value("message", "");
+  EXPECT_NE(message.find("leaf-a"), std::string::npos) << message;
+  EXPECT_EQ(message.find("cluster"), std::string::npos) << message;
+
+  // An update of the stored spine that keeps its one child is not a duplicate.
+  Json spine = HyperNodeJson(
+      "spine", 3, Json::array({MemberJson("HyperNode", {{"exactMatch", {{"name", "leaf-a"}}}})}));
+  EXPECT_TRUE(Review("/hypernodes/validate", "UPDATE", spine).value("allowed", false));
+
+  lookup_.Fail(true);
+  r = Review("/hypernodes/validate", "CREATE", leaf_b);
+  EXPECT_FALSE(r.value("allowed", true));
+  EXPECT_EQ(r["status"].value("message", ""),
+            "cannot read the cluster's HyperNodes: GET hypernodes: 503 Service Unavailable");
 }
 
 TEST_F(WebhookTest, QueuesUnavailableRefusesWithReason) {

@@ -1,5 +1,6 @@
 """Helpers of the end-to-end suite: kubectl, bounded waits, basalt processes."""
 
+import base64
 import json
 import os
 import re
@@ -37,6 +38,59 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def webhook_certificate(controlplane_dir, tmp_path):
+    """A serving certificate for 127.0.0.1 signed by the control plane's CA:
+    (cert path, key path, CA bundle base64) for a webhook basalt serves."""
+    pki = os.path.join(controlplane_dir, "pki")
+    cert, key = tmp_path / "webhook.crt", tmp_path / "webhook.key"
+    ext = tmp_path / "webhook.ext"
+    ext.write_text("subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n")
+    subprocess.run(["openssl", "req", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
+                    "-out", str(tmp_path / "webhook.csr"), "-subj", "/CN=basalt-webhook"],
+                   check=True, capture_output=True)
+    subprocess.run(["openssl", "x509", "-req", "-in", str(tmp_path / "webhook.csr"),
+                    "-CA", f"{pki}/ca.crt", "-CAkey", f"{pki}/ca.key", "-CAcreateserial",
+                    "-out", str(cert), "-days", "1", "-extfile", str(ext)],
+                   check=True, capture_output=True)
+    ca = base64.b64encode(open(f"{pki}/ca.crt", "rb").read()).decode()
+    return cert, key, ca
+
+
+def validating_webhook(name, port, ca, path, group, version, resource):
+    """A ValidatingWebhookConfiguration sending creates and updates of
+    `resource` to basalt's HTTPS `path` on 127.0.0.1:`port`."""
+    return {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingWebhookConfiguration",
+        "metadata": {"name": name},
+        "webhooks": [{
+            "name": f"validate{resource}.basalt.dev",
+            "admissionReviewVersions": ["v1"],
+            "sideEffects": "None",
+            "failurePolicy": "Fail",
+            "timeoutSeconds": 5,
+            "clientConfig": {"url": f"https://127.0.0.1:{port}{path}", "caBundle": ca},
+            "rules": [{"apiGroups": [group], "apiVersions": [version],
+                       "operations": ["CREATE", "UPDATE"], "resources": [resource]}],
+        }],
+    }
+
+
+def refused_create(kubectl, obj, kind):
+    """Creates `obj` until the API server refuses it (a new webhook
+    configuration is picked up a moment after its create; until then a bad
+    object goes through and is deleted again). Returns the refusal."""
+    name = obj["metadata"]["name"]
+
+    def refused():
+        bad = kubectl.create(obj, check=False)
+        if bad.returncode == 0:
+            kubectl.run("delete", kind, name, "--wait=false", check=False)
+            return None
+        return bad
+    return wait_until(refused, 20, f"the webhook to refuse {kind} {name}", interval=0.5)
 
 
 class Kubectl:

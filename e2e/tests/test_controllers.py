@@ -2,19 +2,18 @@
 controllers, the admission webhook and pod conditions, as Volcano's controller
 manager, webhook manager and scheduler do them."""
 
-import base64
 import json
-import os
-import subprocess
 
 import pytest
 
-from lib import bound_node, free_port, phase, pod, podgroup, queue, wait_until
+from lib import (bound_node, free_port, phase, pod, podgroup, queue, refused_create,
+                 validating_webhook, wait_until, webhook_certificate)
 from test_serve import wait_bound
 
 
-def vcjob(ns, name, tasks, queue="default", min_available=None, plugins=None, policies=None):
-    """tasks: [(name, replicas, pod annotations)]."""
+def vcjob(ns, name, tasks, queue="default", min_available=None, plugins=None, policies=None,
+          cpu="1", network_topology=None):
+    """tasks: [(name, replicas, pod annotations)]; each pod requests `cpu`."""
     spec_tasks = []
     for task, replicas, annotations in tasks:
         spec_tasks.append({
@@ -27,7 +26,7 @@ def vcjob(ns, name, tasks, queue="default", min_available=None, plugins=None, po
                     "automountServiceAccountToken": False,
                     "terminationGracePeriodSeconds": 0,
                     "containers": [{"name": "main", "image": "busybox",
-                                    "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}],
+                                    "resources": {"requests": {"cpu": cpu, "memory": "1Gi"}}}],
                 },
             },
         })
@@ -41,6 +40,8 @@ def vcjob(ns, name, tasks, queue="default", min_available=None, plugins=None, po
         spec["plugins"] = plugins
     if policies:
         spec["policies"] = policies
+    if network_topology:
+        spec["networkTopology"] = network_topology
     return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
             "metadata": {"name": name, "namespace": ns}, "spec": spec}
 
@@ -138,50 +139,15 @@ def test_webhook_refuses_bad_queue(kubectl, ns, run_basalt, controlplane, tmp_pa
     with basalt's message naming the field (spec.weight); a good Queue passes.
     Flags --webhook-port, --webhook-cert, --webhook-key, --webhook-bind;
     path /queues/validate (Volcano's); docs/webhooks.md."""
-    pki = os.path.join(controlplane.dir, "pki")
-    cert, key = tmp_path / "webhook.crt", tmp_path / "webhook.key"
-    ext = tmp_path / "webhook.ext"
-    ext.write_text("subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n")
-    subprocess.run(["openssl", "req", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
-                    "-out", str(tmp_path / "webhook.csr"), "-subj", "/CN=basalt-webhook"],
-                   check=True, capture_output=True)
-    subprocess.run(["openssl", "x509", "-req", "-in", str(tmp_path / "webhook.csr"),
-                    "-CA", f"{pki}/ca.crt", "-CAkey", f"{pki}/ca.key", "-CAcreateserial",
-                    "-out", str(cert), "-days", "1", "-extfile", str(ext)],
-                   check=True, capture_output=True)
+    cert, key, ca = webhook_certificate(controlplane.dir, tmp_path)
     port = free_port()
     run_basalt("k", "--webhook-port", str(port), "--webhook-cert", str(cert),
                "--webhook-key", str(key), "--webhook-bind", "127.0.0.1").wait_ready()
-    ca = open(f"{pki}/ca.crt", "rb").read()
     name = f"basalt-{ns}"
-    kubectl.create({
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "ValidatingWebhookConfiguration",
-        "metadata": {"name": name},
-        "webhooks": [{
-            "name": "validatequeue.basalt.dev",
-            "admissionReviewVersions": ["v1"],
-            "sideEffects": "None",
-            "failurePolicy": "Fail",
-            "timeoutSeconds": 5,
-            "clientConfig": {"url": f"https://127.0.0.1:{port}/queues/validate",
-                             "caBundle": base64.b64encode(ca).decode()},
-            "rules": [{"apiGroups": ["scheduling.volcano.sh"], "apiVersions": ["v1beta1"],
-                       "operations": ["CREATE", "UPDATE"], "resources": ["queues"]}],
-        }],
-    })
+    kubectl.create(validating_webhook(name, port, ca, "/queues/validate",
+                                      "scheduling.volcano.sh", "v1beta1", "queues"))
     try:
-        # The API server picks a new webhook configuration up from its own
-        # watch, a moment after the create: until it does, a bad Queue still
-        # goes through (and is removed again here).
-        def refused():
-            bad = kubectl.create(queue(f"bad-{ns}", weight=-1), check=False)
-            if bad.returncode == 0:
-                kubectl.run("delete", "queue", f"bad-{ns}", "--wait=false", check=False)
-                return None
-            return bad
-        bad = wait_until(refused, 20, "the webhook to refuse a Queue with weight -1",
-                         interval=0.5)
+        bad = refused_create(kubectl, queue(f"bad-{ns}", weight=-1), "queue")
         assert "spec.weight" in bad.stderr, bad.stderr
         good = kubectl.create(queue(f"good-{ns}"), check=False)
         assert good.returncode == 0, good.stderr

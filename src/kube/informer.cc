@@ -8,6 +8,7 @@
 
 #include "api/decode.h"
 #include "api/decode_json.h"
+#include "api/log.h"
 
 namespace basalt::kube {
 namespace {
@@ -97,6 +98,7 @@ std::vector<InformerSpec> DefaultInformerSpecs() {
       {"JobFlow", {"/apis/flow.volcano.sh/v1alpha1", "jobflows"}},
       {"Deployment", {"/apis/apps/v1", "deployments"}},
       {"ReplicaSet", {"/apis/apps/v1", "replicasets"}},
+      {"HyperNode", {"/apis/topology.volcano.sh/v1alpha1", "hypernodes"}},
   };
 }
 
@@ -117,6 +119,8 @@ void StateSink::DeleteLocked(const std::string& kind, const std::string& key) {
     state_->DeleteJobTemplate(key);
   } else if (kind == "JobFlow") {
     state_->DeleteJobFlow(key);
+  } else if (kind == "HyperNode") {
+    state_->DeleteHyperNode(key);
   }
   // TODO(kube): PriorityClass and owner objects have no delete in
   // ClusterState yet; a deleted PriorityClass keeps its last value (pods carry
@@ -135,6 +139,15 @@ void StateSink::UpsertLocked(ClusterObjects objs) {
   for (auto& o : objs.commands) state_->UpsertCommand(std::move(o));
   for (auto& o : objs.job_templates) state_->UpsertJobTemplate(std::move(o));
   for (auto& o : objs.job_flows) state_->UpsertJobFlow(std::move(o));
+  for (auto& o : objs.hypernodes) {
+    std::string name = o.meta.name;
+    Status kept = state_->UpsertHyperNode(std::move(o));
+    // A HyperNode that would break the tree (a second parent, a cycle) is
+    // left out until it is mended; the admission webhook refuses it earlier.
+    if (!kept.ok())
+      Log("informer")
+          .warn("msg=\"HyperNode left out\" name={} reason={}", name, LogValue(kept.message()));
+  }
 }
 
 Status StateSink::Apply(const std::string& kind, bool deleted, const Json& object) {

@@ -327,6 +327,25 @@ Verdict ValidateJobTemplate(const Request& req) {
   return FromProblems(std::move(out));
 }
 
+// topology.volcano.sh. A HyperNode: the decoder's rules (tier, members and
+// their selectors: exactly one of exactMatch, regexMatch, labelMatch, a regex
+// that compiles), then the tree with the cluster's other HyperNodes (one
+// parent, a child's tier below its parent's, no cycle).
+Verdict ValidateHyperNode(const Request& req, AdmissionLookup& lookup) {
+  if (req.operation != "CREATE" && req.operation != "UPDATE") return {};
+  auto objs = DecodeOne(req.object, "HyperNode", &ClusterObjects::hypernodes);
+  if (!objs.ok()) return Refuse(objs.status().message());
+  auto others = lookup.HyperNodes();
+  if (!others.ok())
+    return Refuse("cannot read the cluster's HyperNodes: " + others.status().message());
+  std::map<std::string, HyperNode> tree;
+  for (HyperNode& h : *others) tree[h.meta.name] = std::move(h);
+  HyperNode& reviewed = objs->hypernodes[0];
+  tree[reviewed.meta.name] = std::move(reviewed);
+  Status st = ValidateHyperNodeTree(tree);
+  return st.ok() ? Verdict{} : Refuse(StripSource(st.message()));
+}
+
 // ---- mutation: Volcano's defaults as a JSON Patch ----
 
 // RFC 6901: "~" -> "~0", "/" -> "~1".
@@ -484,6 +503,8 @@ Verdict Dispatch(WebhookEndpoint endpoint, const Request& req, AdmissionLookup& 
       return ValidateJobFlow(req);
     case WebhookEndpoint::kJobTemplatesValidate:
       return ValidateJobTemplate(req);
+    case WebhookEndpoint::kHyperNodesValidate:
+      return ValidateHyperNode(req, lookup);
   }
   return {};
 }
@@ -501,6 +522,7 @@ const std::vector<std::pair<std::string, WebhookEndpoint>>& WebhookEndpoints() {
       {"/pods/validate", WebhookEndpoint::kPodsValidate},
       {"/jobflows/validate", WebhookEndpoint::kJobFlowsValidate},
       {"/jobtemplates/validate", WebhookEndpoint::kJobTemplatesValidate},
+      {"/hypernodes/validate", WebhookEndpoint::kHyperNodesValidate},
   };
   return kEndpoints;
 }

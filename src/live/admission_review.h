@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "api/hypernode.h"
 #include "api/objects.h"
 #include "api/status.h"
 
@@ -37,6 +38,9 @@ class AdmissionLookup {
   // The annotations of a namespace; nullopt when it cannot be read.
   virtual std::optional<std::map<std::string, std::string>> NamespaceAnnotations(
       const std::string& ns) = 0;
+  // Every HyperNode of the cluster (none where the CRD is not installed). An
+  // error refuses HyperNode requests.
+  virtual Result<std::vector<HyperNode>> HyperNodes() = 0;
 };
 
 enum class WebhookEndpoint {
@@ -49,6 +53,7 @@ enum class WebhookEndpoint {
   kPodsValidate,
   kJobFlowsValidate,
   kJobTemplatesValidate,
+  kHyperNodesValidate,
 };
 
 // Every endpoint with its HTTP path ("/jobs/validate", ...), in a fixed order.

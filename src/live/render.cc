@@ -117,6 +117,13 @@ std::map<std::string, std::string> ResourceListOf(const Resource& r) {
   return out;
 }
 
+Json NetworkTopologyJson(const NetworkTopologySpec& topology) {
+  Json out = {{"mode", topology.mode == NetworkTopologySpec::Mode::kSoft ? "soft" : "hard"}};
+  if (topology.highest_tier_allowed) out["highestTierAllowed"] = *topology.highest_tier_allowed;
+  if (!topology.highest_tier_name.empty()) out["highestTierName"] = topology.highest_tier_name;
+  return out;
+}
+
 Json PodGroupJson(const PodGroup& pg, const OwnerReference* owner) {
   Json meta = MetaJson(pg.meta);
   if (pg.meta.owner_references.empty() && owner != nullptr)
@@ -126,6 +133,7 @@ Json PodGroupJson(const PodGroup& pg, const OwnerReference* owner) {
   if (!pg.queue.empty()) spec["queue"] = pg.queue;
   if (!pg.priority_class_name.empty()) spec["priorityClassName"] = pg.priority_class_name;
   if (pg.min_resources) spec["minResources"] = ResourceListOf(*pg.min_resources);
+  if (pg.network_topology) spec["networkTopology"] = NetworkTopologyJson(*pg.network_topology);
   return {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
           {"kind", "PodGroup"},
           {"metadata", std::move(meta)},

@@ -26,6 +26,25 @@ Result<std::vector<Queue>> ClusterAdmissionLookup::Queues() {
   return out;
 }
 
+Result<std::vector<HyperNode>> ClusterAdmissionLookup::HyperNodes() {
+  kube::ApiOr<kube::ListResult> list =
+      client_->List("/apis/topology.volcano.sh/v1alpha1/hypernodes");
+  // The CRD not installed: there are none, and the reviewed one is the first.
+  if (!list.ok() && list.error().code == 404) return std::vector<HyperNode>{};
+  if (!list.ok()) return list.status();
+  std::vector<HyperNode> out;
+  for (const kube::Json& item : list.value().items) {
+    ClusterObjects objs;
+    // Stored HyperNodes the decoder refuses are left out, as queues are.
+    if (!DecodeText(item.dump(), "cluster", &objs).ok()) continue;
+    for (HyperNode& h : objs.hypernodes) {
+      h.meta.source.clear();  // errors name it as "HyperNode <name>"
+      out.push_back(std::move(h));
+    }
+  }
+  return out;
+}
+
 std::optional<std::map<std::string, std::string>> ClusterAdmissionLookup::NamespaceAnnotations(
     const std::string& ns) {
   if (ns.empty()) return std::nullopt;

@@ -1,4 +1,4 @@
-// Where the admission webhooks get the cluster's Queues and namespaces
+// Where the admission webhooks get the cluster's Queues, HyperNodes and namespaces
 // (live/admission_review.h), and the bundle `basalt serve` starts.
 //
 // Queues come from `store_queues` when it has them — in `serve`, the
@@ -34,6 +34,8 @@ class ClusterAdmissionLookup : public AdmissionLookup {
   Result<std::vector<Queue>> Queues() override;
   std::optional<std::map<std::string, std::string>> NamespaceAnnotations(
       const std::string& ns) override;
+  // Listed for each review: HyperNode admissions are rare.
+  Result<std::vector<HyperNode>> HyperNodes() override;
 
  private:
   kube::Client* client_;
