@@ -218,6 +218,41 @@ TEST(CliTest, UnknownActionExitsTwo) {
       << r.out;
 }
 
+// A typo in a plugin argument key, and an empty action list, are warned about
+// with the file and line; the run goes on (Volcano accepts both) and the
+// decisions are those of the configuration without the typo.
+TEST(CliTest, ArgumentTyposAndEmptyActionsWarn) {
+  TempDir dir;
+  std::string typo = dir.Write("typo.conf",
+                               "actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n"
+                               "  - name: gang\n  - name: binpack\n    arguments:\n"
+                               "      binpack.wieght: 3\n");
+  std::string plain = dir.Write("plain.conf",
+                                "actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n"
+                                "  - name: gang\n  - name: binpack\n");
+  const std::string cluster = " --cluster " + Example("gang-training/cluster");
+  RunResult r = Basalt("schedule --conf " + typo + cluster);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find(typo + ":7: plugin binpack: arguments.binpack.wieght: unknown argument, "
+                              "ignored (it reads binpack.cpu, binpack.memory, binpack.resources, "
+                              "binpack.weight)"),
+            std::string::npos)
+      << r.out;
+  RunResult without = Basalt("schedule --conf " + plain + cluster);
+  EXPECT_EQ(without.out.find("warning"), std::string::npos) << without.out;
+  EXPECT_EQ(r.out.substr(r.out.find('{')), without.out);
+  r = Basalt("validate --conf " + typo);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("binpack.wieght: unknown argument"), std::string::npos) << r.out;
+
+  std::string none = dir.Write("none.conf", "actions: \"\"\ntiers: []\n");
+  r = Basalt("schedule --conf " + none + cluster);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find(none + ":1: actions: no action listed; no pod will be scheduled"),
+            std::string::npos)
+      << r.out;
+}
+
 // A missing path exits 2 naming it.
 TEST(CliTest, MissingClusterPathExitsTwo) {
   RunResult r = Basalt("schedule --cluster /nonexistent/cluster");

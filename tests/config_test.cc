@@ -497,6 +497,27 @@ class LenientConfig {
   ~LenientConfig() { SetLenientSchedulerConfig(false); }
 };
 
+// What a plugin asks for while it is built is recorded (copies share the
+// record), so a key given but never asked for is a typo to warn about.
+TEST(ArgumentsTest, UnreadKeysAreTheOnesNeverAskedFor) {
+  Arguments a("plugin binpack");
+  a.Set("binpack.weight", "2");
+  a.Set("binpack.wieght", "3");
+  a.Set("binpack.resources.nvidia.com/gpu", "5");
+  a.Set("nested.a", "1");
+  const Arguments copy = a;
+  int64_t w = 0;
+  EXPECT_TRUE(copy.GetInt("binpack.weight", &w).ok());
+  EXPECT_TRUE(copy.GetInt("binpack.cpu", &w).ok());  // absent, still asked for
+  copy.WithPrefix("binpack.resources.");
+  EXPECT_FALSE(copy.Has("nested"));  // "nested.a" is read with its parent
+  EXPECT_EQ(a.UnreadKeys(), std::vector<std::string>{"binpack.wieght"});
+  EXPECT_EQ(a.AskedFor(), (std::vector<std::string>{"binpack.cpu", "binpack.weight", "nested",
+                                                    "binpack.resources.*"}));
+  a.MarkAllRead();
+  EXPECT_TRUE(a.UnreadKeys().empty());
+}
+
 // As Volcano does, an unknown plugin is skipped; the others stay.
 TEST(LenientConfigTest, UnknownPluginIsSkipped) {
   LenientConfig lenient;

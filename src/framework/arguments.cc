@@ -1,5 +1,6 @@
 #include "framework/arguments.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -52,8 +53,77 @@ Status Arguments::WrongType(const std::string& key, const std::string& want,
   return Invalid(key, TypeError(key, want), default_text);
 }
 
+void Arguments::Record(const std::string& key, bool prefix) const {
+  std::lock_guard<std::mutex> lock(lookups_->mu);
+  (prefix ? lookups_->prefixes : lookups_->keys).insert(key);
+}
+
+bool Arguments::Has(const std::string& key) const {
+  Record(key, false);
+  return values_.count(key) > 0;
+}
+
+std::vector<std::string> Arguments::UnreadKeys() const {
+  std::lock_guard<std::mutex> lock(lookups_->mu);
+  std::vector<std::string> out;
+  if (lookups_->all_read) return out;
+  auto starts_with = [](const std::string& s, const std::string& p) {
+    return s.compare(0, p.size(), p) == 0;
+  };
+  for (const auto& [key, value] : values_) {
+    if (lookups_->keys.count(key)) continue;
+    // A nested value ("key.a", "key[0]") was read when its parent key was.
+    bool read = std::any_of(lookups_->keys.begin(), lookups_->keys.end(), [&](const auto& k) {
+      return starts_with(key, k + ".") || starts_with(key, k + "[");
+    });
+    read = read || std::any_of(lookups_->prefixes.begin(), lookups_->prefixes.end(),
+                               [&](const auto& p) { return starts_with(key, p); });
+    if (!read) out.push_back(key);
+  }
+  return out;
+}
+
+std::vector<std::string> Arguments::AskedFor() const {
+  std::lock_guard<std::mutex> lock(lookups_->mu);
+  std::vector<std::string> out;
+  for (const std::string& k : lookups_->keys) {
+    // "list[0]" is how a list argument is walked, not a name to suggest.
+    if (k.find('[') == std::string::npos) out.push_back(k);
+  }
+  for (const std::string& p : lookups_->prefixes) out.push_back(p + "*");
+  return out;
+}
+
+void Arguments::MarkAllRead() const {
+  std::lock_guard<std::mutex> lock(lookups_->mu);
+  lookups_->all_read = true;
+}
+
+std::string Arguments::Location(const std::string& key) const {
+  auto it = where_.find(key);
+  return it == where_.end() ? "" : it->second;
+}
+
+void WarnUnreadArguments(const Arguments& args) {
+  std::vector<std::string> unread = args.UnreadKeys();
+  if (unread.empty()) return;
+  static std::mutex mu;
+  static std::set<std::string> warned;  // "<owner>/<key>" already reported
+  std::lock_guard<std::mutex> lock(mu);
+  std::vector<std::string> asked = args.AskedFor();
+  std::string reads = asked.empty() ? "it reads no arguments" : "it reads";
+  for (size_t i = 0; i < asked.size(); ++i) reads += (i == 0 ? " " : ", ") + asked[i];
+  for (const std::string& key : unread) {
+    if (!warned.insert(args.owner() + "/" + key).second) continue;
+    std::string at = args.Location(key);
+    CliLog().warn("warning: {}{}: arguments.{}: unknown argument, ignored ({})",
+                  at.empty() ? "" : at + ": ", args.owner(), key, reads);
+  }
+}
+
 const std::string* Arguments::Find(const std::string& key, const std::string& want,
                                    Status* st) const {
+  Record(key, false);
   auto it = values_.find(key);
   if (it != values_.end()) return &it->second;
   if (!NestedKind(key).empty()) *st = TypeError(key, want);
@@ -113,6 +183,7 @@ Status Arguments::GetString(const std::string& key, std::string* out) const {
 }
 
 std::map<std::string, std::string> Arguments::WithPrefix(const std::string& prefix) const {
+  Record(prefix, true);
   std::map<std::string, std::string> out;
   for (auto it = values_.lower_bound(prefix); it != values_.end(); ++it) {
     if (it->first.compare(0, prefix.size(), prefix) != 0) break;

@@ -10,7 +10,10 @@
 #pragma once
 
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,7 +30,7 @@ class Arguments {
   // Scalars are kept as their YAML text; nested maps as flattened "a.b" keys and
   // lists under "key[i]" (enough for every argument Volcano documents).
   void Set(const std::string& key, std::string value) { values_[key] = std::move(value); }
-  bool Has(const std::string& key) const { return values_.count(key) > 0; }
+  bool Has(const std::string& key) const;
   const std::map<std::string, std::string>& values() const { return values_; }
   const std::string& owner() const { return owner_; }
 
@@ -62,6 +65,20 @@ class Arguments {
   // Keys starting with `prefix` (prefix removed), e.g. "binpack.resources." -> names.
   std::map<std::string, std::string> WithPrefix(const std::string& prefix) const;
 
+  // What the owner asked for: every getter, `Has` and `WithPrefix` records the
+  // key (a prefix as "prefix*"), whether or not it is given. Copies share the
+  // record. Plugins read their arguments when they are built, so after that a
+  // key given but never asked for is one the plugin does not know (a typo such
+  // as "binpack.wieght"): Volcano ignores it silently, basalt says so
+  // (WarnUnreadArguments).
+  std::vector<std::string> UnreadKeys() const;
+  std::vector<std::string> AskedFor() const;
+  // Counts every given key as read: for an owner that reports its unknown keys
+  // itself (plugins/unknown_arguments.h).
+  void MarkAllRead() const;
+  // "file:line" where `key` is written, or "".
+  std::string Location(const std::string& key) const;
+
  private:
   Status TypeError(const std::string& key, const std::string& want) const;
   // "an object" / "a list" when `key` was given as one (see Set), else "".
@@ -71,10 +88,22 @@ class Arguments {
   // `Invalid` for a type error of `key` (want: "an integer", ...).
   Status WrongType(const std::string& key, const std::string& want,
                    const std::string& default_text) const;
+  struct Lookups {
+    std::mutex mu;
+    std::set<std::string> keys, prefixes;
+    bool all_read = false;
+  };
+  void Record(const std::string& key, bool prefix) const;
+
   std::string owner_;
   bool lenient_ = false;
+  std::shared_ptr<Lookups> lookups_ = std::make_shared<Lookups>();
   std::map<std::string, std::string> values_;
   std::map<std::string, std::string> where_;  // key -> "file:line"
 };
+
+// Warns (once per owner and key and process, with the key's location) about
+// each key of `args` its owner never asked for, naming what it does read.
+void WarnUnreadArguments(const Arguments& args);
 
 }  // namespace basalt

@@ -144,6 +144,12 @@ Result<SchedulerConfig> Parse(const YAML::Node& root, const std::string& source,
     }
     conf.actions.push_back(item);
   }
+  // Volcano runs an empty list as given: nothing is ever scheduled. Allowed,
+  // as a configuration that runs on Volcano must run here, but never silently.
+  if (conf.actions.empty()) {
+    CliLog().warn("warning: {}: actions: no action listed; no pod will be scheduled",
+                  Where(source, actions));
+  }
 
   // ---- tiers ----
   YAML::Node tiers = root["tiers"];

@@ -31,7 +31,9 @@ Result<std::unique_ptr<Plugin>> PluginRegistry::Create(const std::string& name,
     return Status::NotFound("unknown plugin \"" + name + "\" (known: " + NameList(factories_) +
                             ")");
   }
-  return it->second(args);
+  auto plugin = it->second(args);
+  if (plugin.ok()) WarnUnreadArguments(args);
+  return plugin;
 }
 
 std::vector<std::string> PluginRegistry::Names() const { return SortedNames(factories_); }

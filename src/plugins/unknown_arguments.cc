@@ -14,6 +14,7 @@ std::string KeyPrefix(const std::string& key, std::string_view stops) {
 
 void WarnUnknownArguments(const Arguments& args, const UnknownArgumentPart& unknown_part,
                           std::string_view known) {
+  args.MarkAllRead();  // reported here, with the plugin's own list of what it reads
   static std::mutex mu;
   static std::set<std::string> warned;  // "<owner>/<part>" already reported
   std::lock_guard<std::mutex> lock(mu);
