@@ -256,21 +256,21 @@ TEST(SimColocationTest, MalformedSectionExits2WithFileLineField) {
   };
   const std::vector<Case> cases = {
       {"watermarks", replace("cpuLowWatermark: 60", "cpuLowWatermark: 90"),
-       "scenario.yaml:42: colocation.agent.eviction.cpuLowWatermark: above cpuHighWatermark"},
+       "scenario.yaml:45: colocation.agent.eviction.cpuLowWatermark: above cpuHighWatermark"},
       {"agent_field", replace("samplingPeriod: 30s", "samplingPeriod: 30s, windw: 5m"),
-       "scenario.yaml:42: colocation.agent.windw: unknown field"},
+       "scenario.yaml:45: colocation.agent.windw: unknown field"},
       {"mode", replace("mode: extend", "mode: extended"),
-       "scenario.yaml:42: colocation.agent.mode: want extend or native"},
+       "scenario.yaml:45: colocation.agent.mode: want extend or native"},
       {"workload", replace("- workload: web", "- workload: webb"),
-       "scenario.yaml:44: colocation.online[0].workload: unknown workload \"webb\""},
+       "scenario.yaml:47: colocation.online[0].workload: unknown workload \"webb\""},
       {"share", replace("memory: 0.5\n  offline", "memory: lots\n  offline"),
-       "scenario.yaml:46: colocation.online[0].memory: must be a number from 0 to 4"},
+       "scenario.yaml:49: colocation.online[0].memory: must be a number from 0 to 4"},
       {"curve", replace("cpu: 0.2", "cpu: {curve: cosine}"),
-       "scenario.yaml:45: colocation.online[0].cpu.curve: unknown curve \"cosine\""},
+       "scenario.yaml:48: colocation.online[0].cpu.curve: unknown curve \"cosine\""},
       {"pool", replace("  online:\n", "  pools: [gpu]\n  online:\n"),
-       "scenario.yaml:43: colocation.pools[0]: unknown pool \"gpu\""},
+       "scenario.yaml:46: colocation.pools[0]: unknown pool \"gpu\""},
       {"section_field", replace("  online:\n", "  onlin: []\n  online:\n"),
-       "scenario.yaml:43: colocation.onlin: unknown field"},
+       "scenario.yaml:46: colocation.onlin: unknown field"},
   };
   for (const Case& c : cases) {
     CliRun r = SimulateText(c.name, c.scenario);
