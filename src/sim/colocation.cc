@@ -338,6 +338,30 @@ Node ColocationModel::Reported(const NodeAgent& n, const Node& current,
   return node;
 }
 
+// As the agent does: the CPU pass first; its victims count as freed (leaving)
+// in the memory pass.
+void ColocationModel::EvictUnderPressure(const std::vector<PodUse>& uses, int64_t node_cpu,
+                                         int64_t cpu_capacity, int64_t node_memory,
+                                         int64_t memory_capacity, AgentPeriodResult* result) {
+  const agent::AgentConfig& c = spec_.agent;
+  std::vector<agent::EvictionCandidate> by_cpu, by_memory;
+  for (const PodUse& u : uses) {
+    by_cpu.push_back({u.key, u.level, u.priority, u.start_time, u.cpu_used, false});
+  }
+  auto cpu_victims = agent::PickEvictionVictims(by_cpu, node_cpu, cpu_capacity, c.cpu_watermarks);
+  std::set<std::string> leaving(cpu_victims.begin(), cpu_victims.end());
+  for (const PodUse& u : uses) {
+    by_memory.push_back(
+        {u.key, u.level, u.priority, u.start_time, u.memory_used, leaving.count(u.key) > 0});
+  }
+  auto memory_victims =
+      agent::PickEvictionVictims(by_memory, node_memory, memory_capacity, c.memory_watermarks);
+  evictions_ += static_cast<int64_t>(cpu_victims.size() + memory_victims.size());
+  evictions_memory_ += static_cast<int64_t>(memory_victims.size());
+  for (auto& v : cpu_victims) result->evict.push_back(std::move(v));
+  for (auto& v : memory_victims) result->evict.push_back(std::move(v));
+}
+
 std::optional<agent::OversoldFigures> ColocationModel::TickNode(NodeAgent& n,
                                                                 const std::vector<PodUse>& uses,
                                                                 int64_t t,
@@ -375,22 +399,7 @@ std::optional<agent::OversoldFigures> ColocationModel::TickNode(NodeAgent& n,
     }
   }
   if (c.eviction) {
-    std::vector<agent::EvictionCandidate> by_cpu, by_memory;
-    for (const PodUse& u : uses) {
-      by_cpu.push_back({u.key, u.level, u.priority, u.start_time, u.cpu_used, false});
-    }
-    auto cpu_victims = agent::PickEvictionVictims(by_cpu, node_cpu, cpu_capacity, c.cpu_watermarks);
-    std::set<std::string> leaving(cpu_victims.begin(), cpu_victims.end());
-    for (const PodUse& u : uses) {
-      by_memory.push_back(
-          {u.key, u.level, u.priority, u.start_time, u.memory_used, leaving.count(u.key) > 0});
-    }
-    auto memory_victims =
-        agent::PickEvictionVictims(by_memory, node_memory, memory_capacity, c.memory_watermarks);
-    evictions_ += static_cast<int64_t>(cpu_victims.size() + memory_victims.size());
-    evictions_memory_ += static_cast<int64_t>(memory_victims.size());
-    for (auto& v : cpu_victims) result->evict.push_back(std::move(v));
-    for (auto& v : memory_victims) result->evict.push_back(std::move(v));
+    EvictUnderPressure(uses, node_cpu, cpu_capacity, node_memory, memory_capacity, result);
   }
   if (cpu_capacity > 0 && node_cpu * 100 >= cpu_capacity * c.cpu_watermarks.high_percent)
     ++node_periods_at_high_watermark_;

@@ -127,6 +127,8 @@ class ColocationModel {
   // One node's period; the figures when a report is due.
   std::optional<agent::OversoldFigures> TickNode(NodeAgent& n, const std::vector<PodUse>& uses,
                                                  int64_t t, AgentPeriodResult* result);
+  void EvictUnderPressure(const std::vector<PodUse>& uses, int64_t node_cpu, int64_t cpu_capacity,
+                          int64_t node_memory, int64_t memory_capacity, AgentPeriodResult* result);
   Node Reported(const NodeAgent& n, const Node& current, const agent::OversoldFigures& f) const;
   void Accumulate(int64_t t);
 
