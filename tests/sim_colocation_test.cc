@@ -279,5 +279,28 @@ TEST(SimColocationTest, MalformedSectionExits2WithFileLineField) {
   }
 }
 
+// The report's colocation chart draws in headless Chromium (skipped without
+// Chromium or without the charts library, as the tidal report's test is).
+TEST(SimColocationTest, ReportChartRendersInHeadlessChromium) {
+  if (std::system("command -v chromium >/dev/null 2>&1") != 0) GTEST_SKIP() << "no chromium";
+  const std::string scenario = SmallScenario("extend", "0.2", kBatchRequests, "0");
+  ASSERT_EQ(SimulateText("report", scenario).exit_code, 0);
+  const auto dir = std::filesystem::temp_directory_path() / "basalt_colo_report" / "out";
+  if (ReadAll(dir / "report.html").find("charts library is missing") != std::string::npos) {
+    GTEST_SKIP() << "this build has no charts library";
+  }
+  const std::string dump =
+      "chromium --headless --no-sandbox --disable-gpu --allow-file-access-from-files "
+      "--virtual-time-budget=10000 --window-size=1200,2400 --dump-dom file://" +
+      (dir / "report.html").string() + " >" + (dir / "dom.html").string() + " 2>/dev/null";
+  if (std::system(dump.c_str()) != 0) GTEST_SKIP() << "chromium failed to start";
+  const std::string dom = ReadAll(dir / "dom.html");
+  EXPECT_NE(dom.find("data-charts-rendered=\"5\""), std::string::npos) << dom.substr(0, 400);
+  const size_t at = dom.find("id=\"chart-colocation\"");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_NE(dom.substr(at, dom.find('>', at) - at).find("data-nonblank=\"true\""),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace basalt
