@@ -93,5 +93,41 @@ TEST(AgentThrottle, QuotaPerPod) {
   EXPECT_EQ(QuotaPerPod(1, 1, 100000), 1000);  // the kernel's minimum
 }
 
+// The period's report: both figures together, the one not due keeping its
+// last value; nothing when neither is due.
+TEST(AgentReport, BothFiguresGoTogether) {
+  OversoldPolicy p;
+  p.cpu_report = {30, 10, 100};
+  p.memory_report = {30, 10, 64};
+  LastOversoldReport last;
+  // 8 cores requested, peak 3 -> 4200m; 16384 bytes requested, peak 6144 -> 8602.
+  OnlineDemand d{8000, 3000, 16384, 6144};
+  auto first = OversoldReportDue(p, last, d, 0);
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->cpu_milli, 4200);
+  EXPECT_EQ(first->memory_bytes, 16384 - 6144 - 1638);
+  last.Record(*first, 0);
+  EXPECT_FALSE(OversoldReportDue(p, last, d, 100).has_value());  // nothing moved
+  // CPU peak 5 cores -> 2200m (material); memory unchanged keeps its figure.
+  d.cpu_peak_milli = 5000;
+  EXPECT_FALSE(OversoldReportDue(p, last, d, 10).has_value());  // too soon
+  auto second = OversoldReportDue(p, last, d, 100);
+  ASSERT_TRUE(second.has_value());
+  EXPECT_EQ(second->cpu_milli, 2200);
+  EXPECT_EQ(second->memory_bytes, first->memory_bytes);
+}
+
+// Pods already leaving count as freed before the watermark test and are not
+// picked again.
+TEST(AgentEviction, LeavingPodsCountAsFreed) {
+  EvictionCandidate gone = Be("ns/gone", 0, 300, 3000);
+  gone.leaving = true;
+  // 9000m of 10000m, but 3000m is leaving: 6000m is below the 80 % watermark.
+  EXPECT_TRUE(PickEvictionVictims({gone, Be("ns/a", 0, 100, 2000)}, 9000, 10000, {80, 30}).empty());
+  // 9500m - 3000m = 6500m: still above 60 %; "ns/a" goes, "ns/gone" is not picked again.
+  auto v = PickEvictionVictims({gone, Be("ns/a", 0, 100, 2000)}, 9500, 10000, {60, 30});
+  EXPECT_EQ(v, std::vector<std::string>{"ns/a"});
+}
+
 }  // namespace
 }  // namespace basalt::agent

@@ -184,15 +184,10 @@ void Agent::Report(const std::vector<PodSample>& samples, int64_t now_nanos, Tic
     memory_requested += s.pod->memory_request_bytes;
   }
   // The window's peak: what online pods used at their busiest lately.
-  int64_t cpu = Oversold(cpu_requested, online_cpu_.Max(), config_.cpu_margin_percent);
-  int64_t memory = Oversold(memory_requested, online_memory_.Max(), config_.memory_margin_percent);
-  bool cpu_due = ShouldReport(config_.cpu_report, reported_cpu_, reported_cpu_at_, cpu, now_nanos);
-  bool memory_due =
-      ShouldReport(config_.memory_report, reported_memory_, reported_memory_at_, memory, now_nanos);
-  if (!cpu_due && !memory_due) return;
-  // Both figures go together; the one not due keeps its last value.
-  if (!cpu_due) cpu = *reported_cpu_;
-  if (!memory_due) memory = *reported_memory_;
+  OnlineDemand demand{cpu_requested, online_cpu_.Max(), memory_requested, online_memory_.Max()};
+  auto due = OversoldReportDue(config_.oversold_policy(), last_report_, demand, now_nanos);
+  if (!due) return;
+  const int64_t cpu = due->cpu_milli, memory = due->memory_bytes;
   Status st = api_->ReportOversold(config_.mode, cpu, memory);
   if (!st.ok()) {
     AgentLog().warn("msg=\"oversubscription report failed\" error={}", LogValue(st.message()));
@@ -203,9 +198,7 @@ void Agent::Report(const std::vector<PodSample>& samples, int64_t now_nanos, Tic
       "online_peak_cpu={}m",
       config_.mode == ReportMode::kExtend ? "extend" : "native", FormatMilliDecimal(cpu),
       FormatBinaryBytes(memory), cpu_requested, online_cpu_.Max());
-  reported_cpu_ = cpu;
-  reported_memory_ = memory;
-  reported_cpu_at_ = reported_memory_at_ = now_nanos;
+  last_report_.Record(*due, now_nanos);
   report->oversold_cpu_milli = cpu;
   report->oversold_memory_bytes = memory;
 }
@@ -217,13 +210,11 @@ std::vector<std::string> Agent::PickFor(const std::vector<PodSample>& samples, i
   for (const auto& s : samples) {
     int64_t usage = cpu ? s.cpu_milli : s.memory_bytes;
     // A pod already asked to leave still counts in the node's usage until it
-    // is gone; count it as freed rather than evicting another for it.
-    if (evicting_.count(s.pod->uid)) {
-      used -= usage;
-      continue;
-    }
-    candidates.push_back({s.pod->Key(), s.level, s.pod->priority, s.pod->start_time, usage});
-    (*by_key)[s.pod->Key()] = &s;
+    // is gone; it counts as freed rather than another being evicted for it.
+    const bool leaving = evicting_.count(s.pod->uid) > 0;
+    candidates.push_back(
+        {s.pod->Key(), s.level, s.pod->priority, s.pod->start_time, usage, leaving});
+    if (!leaving) (*by_key)[s.pod->Key()] = &s;
   }
   return PickEvictionVictims(std::move(candidates), used, capacity, marks);
 }

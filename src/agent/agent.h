@@ -94,8 +94,7 @@ class Agent {
   std::set<std::string> throttled_;  // ... and whose quota it set
   bool throttle_engaged_ = false;
   bool cpu_qos_level_absent_ = false;  // the kernel has no cpu.qos_level
-  std::optional<int64_t> reported_cpu_, reported_memory_;
-  int64_t reported_cpu_at_ = 0, reported_memory_at_ = 0;
+  LastOversoldReport last_report_;
   std::set<std::string> evicting_;  // pod UIDs asked to leave, until they are gone
   std::set<std::string> warned_;    // one warning per cause
 };

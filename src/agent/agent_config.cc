@@ -206,11 +206,12 @@ Status ParseIsolation(const Section& s, AgentConfig* c) {
 
 }  // namespace
 
-Result<AgentConfig> ParseAgentConfig(const std::string& text, const std::string& where) {
+Result<AgentConfig> ParseAgentConfig(const std::string& text, const std::string& where,
+                                     const std::string& field_prefix) {
   BASALT_ASSIGN_OR_RETURN(Json doc, ParseYamlDocument(text, where));
   if (doc.is_null()) doc = Json::object();
   AgentConfig c;
-  Section top(doc, "", where);
+  Section top(doc, field_prefix, where);
   BASALT_RETURN_IF_ERROR(ParseTop(top, &c));
   BASALT_RETURN_IF_ERROR(ParseOversubscription(top.Child("oversubscription"), &c));
   BASALT_RETURN_IF_ERROR(ParseEviction(top.Child("eviction"), &c));

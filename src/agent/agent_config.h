@@ -56,11 +56,18 @@ struct AgentConfig {
   int be_memory_high_percent = 0;  // of MemTotal, per BE pod; 0: not set
   bool be_oom_kill_first = true;   // oom_score_adj 1000 for BE processes
 
+  OversoldPolicy oversold_policy() const {
+    return {cpu_margin_percent, memory_margin_percent, cpu_report, memory_report};
+  }
   bool operator==(const AgentConfig&) const = default;
 };
 
-// Parses the text of a configuration file; `where` (the file name) prefixes errors.
-Result<AgentConfig> ParseAgentConfig(const std::string& text, const std::string& where);
+// Parses the text of a configuration file; `where` (the file name) prefixes
+// errors. `field_prefix` names the document's place when it is a section of
+// another file (the simulator's `colocation.agent`): fields then read
+// `colocation.agent.eviction.cpuLowWatermark`.
+Result<AgentConfig> ParseAgentConfig(const std::string& text, const std::string& where,
+                                     const std::string& field_prefix = "");
 // Reads and parses a file; an empty path gives the defaults.
 Result<AgentConfig> LoadAgentConfig(const std::string& path);
 

@@ -23,19 +23,47 @@ bool ShouldReport(const ReportPolicy& policy, std::optional<int64_t> last_value,
   return change >= threshold;
 }
 
+void LastOversoldReport::Record(const OversoldFigures& figures, int64_t now_nanos) {
+  cpu_milli = figures.cpu_milli;
+  memory_bytes = figures.memory_bytes;
+  cpu_at_nanos = memory_at_nanos = now_nanos;
+}
+
+std::optional<OversoldFigures> OversoldReportDue(const OversoldPolicy& policy,
+                                                 const LastOversoldReport& last,
+                                                 const OnlineDemand& demand, int64_t now_nanos) {
+  OversoldFigures f;
+  f.cpu_milli =
+      Oversold(demand.cpu_requested_milli, demand.cpu_peak_milli, policy.cpu_margin_percent);
+  f.memory_bytes = Oversold(demand.memory_requested_bytes, demand.memory_peak_bytes,
+                            policy.memory_margin_percent);
+  const bool cpu_due =
+      ShouldReport(policy.cpu_report, last.cpu_milli, last.cpu_at_nanos, f.cpu_milli, now_nanos);
+  const bool memory_due = ShouldReport(policy.memory_report, last.memory_bytes,
+                                       last.memory_at_nanos, f.memory_bytes, now_nanos);
+  if (!cpu_due && !memory_due) return std::nullopt;
+  if (!cpu_due) f.cpu_milli = *last.cpu_milli;
+  if (!memory_due) f.memory_bytes = *last.memory_bytes;
+  return f;
+}
+
 std::vector<std::string> PickEvictionVictims(std::vector<EvictionCandidate> candidates,
                                              int64_t node_used, int64_t capacity,
                                              const Watermarks& watermarks) {
   std::vector<std::string> victims;
   if (capacity <= 0) return victims;
   auto percent_times_capacity = [&](int percent) { return capacity * percent; };
-  if (node_used * 100 < percent_times_capacity(watermarks.high_percent)) return victims;
-  std::erase_if(candidates, [](const EvictionCandidate& c) { return IsOnline(c.level); });
+  int64_t used = node_used;
+  for (const auto& c : candidates) {
+    if (c.leaving) used -= c.usage;
+  }
+  if (used * 100 < percent_times_capacity(watermarks.high_percent)) return victims;
+  std::erase_if(candidates,
+                [](const EvictionCandidate& c) { return c.leaving || IsOnline(c.level); });
   std::sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) {
     // Lowest priority, then the newest start (least work lost), then the key.
     return std::tie(a.priority, b.start_time, a.key) < std::tie(b.priority, a.start_time, b.key);
   });
-  int64_t used = node_used;
   for (const auto& c : candidates) {
     if (used * 100 < percent_times_capacity(watermarks.low_percent)) break;
     victims.push_back(c.key);

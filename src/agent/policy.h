@@ -33,12 +33,47 @@ struct ReportPolicy {
 bool ShouldReport(const ReportPolicy& policy, std::optional<int64_t> last_value,
                   int64_t last_at_nanos, int64_t value, int64_t now_nanos);
 
+// One period's oversubscription report: the two figures go to the Node together.
+struct OversoldFigures {
+  int64_t cpu_milli = 0;
+  int64_t memory_bytes = 0;
+};
+// What a node last reported, and when (nothing yet: both unset).
+struct LastOversoldReport {
+  std::optional<int64_t> cpu_milli, memory_bytes;
+  int64_t cpu_at_nanos = 0, memory_at_nanos = 0;
+  void Record(const OversoldFigures& figures, int64_t now_nanos);
+};
+// The margins and report policies of the two resources.
+struct OversoldPolicy {
+  int cpu_margin_percent = 10;
+  int memory_margin_percent = 10;
+  ReportPolicy cpu_report;
+  ReportPolicy memory_report;
+};
+// What the online pods of a node request and used at their busiest in the window.
+struct OnlineDemand {
+  int64_t cpu_requested_milli = 0;
+  int64_t cpu_peak_milli = 0;
+  int64_t memory_requested_bytes = 0;
+  int64_t memory_peak_bytes = 0;
+};
+// The figures to report at `now`: Oversold of each resource, or nothing when
+// neither is due (ShouldReport); when only one is due, the other keeps its
+// last reported value. The agent and the simulator's model of it both decide
+// through this.
+std::optional<OversoldFigures> OversoldReportDue(const OversoldPolicy& policy,
+                                                 const LastOversoldReport& last,
+                                                 const OnlineDemand& demand, int64_t now_nanos);
+
 struct EvictionCandidate {
   std::string key;  // namespace/name
   QosLevel level = QosLevel::kBE;
   int32_t priority = 0;
   int64_t start_time = 0;  // seconds since the epoch
   int64_t usage = 0;       // of the resource under pressure
+  // Asked to leave already: its usage counts as freed and it is not picked again.
+  bool leaving = false;
 };
 
 struct Watermarks {
@@ -49,7 +84,8 @@ struct Watermarks {
 
 // The pods to evict when `node_used` of `capacity` is at or above the high
 // watermark: BE pods only, lowest priority first, then most recently started,
-// then by key; each counts its usage as freed, and picking stops as soon as
+// then by key; each counts its usage as freed (as does every candidate already
+// leaving, before picking starts), and picking stops as soon as
 // the node would be below the low watermark. Online pods are never picked,
 // even if all BE pods together cannot bring the node down. Empty below the
 // high watermark.

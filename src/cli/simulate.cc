@@ -48,6 +48,19 @@ void EndProgressLineAndDie(int sig) {
   std::raise(sig);
 }
 
+// The colocation numbers of the summary, in one line.
+void LogColocation(const nlohmann::ordered_json& c) {
+  CliLog().info(
+      "simulate: colocation ({} mode, {} nodes): agents oversold {} CPU core-hours, BE pods used "
+      "{} of them; {} BE evictions by the agents; online CPU peak {} cores ({} of capacity) at "
+      "hour {:.2f}; CPU used {} online, {} with BE",
+      c["mode"].get<std::string>(), c["nodes"].dump(), c["cpu_core_hours"]["oversold"].dump(),
+      c["cpu_core_hours"]["be_used"].dump(), c["be_evictions"]["total"].dump(),
+      c["online_cpu_peak"]["cores"].dump(), c["online_cpu_peak"]["share_of_capacity"].dump(),
+      c["online_cpu_peak"]["t"].get<int64_t>() / 3600.0, c["cpu_used_share"]["online"].dump(),
+      c["cpu_used_share"]["online_and_be"].dump());
+}
+
 }  // namespace
 
 int RunSimulate(const SimulateRequest& request) {
@@ -104,6 +117,7 @@ int RunSimulate(const SimulateRequest& request) {
   }
   CliLog().info("simulate: wrote {}, summary.json, metrics.json, metrics.csv",
                 (dir / "report.html").string());
+  if (summary.contains("colocation")) LogColocation(summary["colocation"]);
   return 0;
 }
 

@@ -100,6 +100,11 @@ Json MetricsRecorder::MetricsJson() const {
     j["evictions"] = s.evictions;
     j["gang_violations"] = s.gang_violations;
     j["jobs_completed"] = s.jobs_completed;
+    if (!s.colocation.empty()) {
+      Json c = Json::object();
+      for (const auto& [k, v] : s.colocation) c[k] = Round4(v);
+      j["colocation"] = std::move(c);
+    }
     samples.push_back(std::move(j));
   }
   out["samples"] = std::move(samples);
@@ -116,7 +121,9 @@ std::string MetricsRecorder::MetricsCsv() const {
   for (const auto& q : queues_) os << ",cpus:" << q.name;
   os << ",pending_pods,running_pods,pending_jobs,running_jobs,inference_desired,evictions,gang_"
         "violations,"
-        "jobs_completed\n";
+        "jobs_completed";
+  for (const auto& [k, v] : first.colocation) os << ",colocation:" << k;
+  os << "\n";
   auto get = [](const std::map<std::string, double>& m, const std::string& k) {
     auto it = m.find(k);
     return it == m.end() ? 0.0 : it->second;
@@ -128,7 +135,9 @@ std::string MetricsRecorder::MetricsCsv() const {
     for (const auto& q : queues_) os << "," << Round4(get(s.queue_cpus, q.name));
     os << "," << s.pending_pods << "," << s.running_pods << "," << s.pending_jobs << ","
        << s.running_jobs << "," << s.inference_desired << "," << s.evictions << ","
-       << s.gang_violations << "," << s.jobs_completed << "\n";
+       << s.gang_violations << "," << s.jobs_completed;
+    for (const auto& [k, v] : first.colocation) os << "," << Round4(get(s.colocation, k));
+    os << "\n";
   }
   return os.str();
 }
@@ -218,6 +227,7 @@ Json MetricsRecorder::SummaryJson(const std::string& scenario, uint64_t seed,
   }
   out["tides"] = tides;
   out["cycles"] = {{"run", cycles_run_}, {"skipped_idle", cycles_skipped_}};
+  if (!colocation_.is_null()) out["colocation"] = colocation_;
   return out;
 }
 

@@ -41,6 +41,8 @@ struct MetricSample {
   int64_t evictions = 0;        // cumulative, all causes
   int64_t gang_violations = 0;  // cumulative
   int64_t jobs_completed = 0;   // cumulative
+  // With a `colocation:` section only: the agents' figures (sim/colocation.h).
+  std::map<std::string, double> colocation;
 };
 
 // One tide (a day of the first sine-shaped inference curve).
@@ -67,6 +69,8 @@ class MetricsRecorder {
   void AddJobRestart() { ++job_restarts_; }
   void AddPodsCreated(const std::string& kind, int64_t n) { pods_created_[kind] += n; }
   void AddCycle(bool skipped) { skipped ? ++cycles_skipped_ : ++cycles_run_; }
+  // The `colocation` object of the summary (absent when never set).
+  void SetColocationSummary(nlohmann::ordered_json summary) { colocation_ = std::move(summary); }
   void SetTide(int64_t period, int64_t peak_at, int64_t duration) {
     tide_period_ = period;
     tide_peak_at_ = peak_at;
@@ -104,6 +108,7 @@ class MetricsRecorder {
   int64_t cycles_run_ = 0;
   int64_t cycles_skipped_ = 0;
   int64_t tide_period_ = 0, tide_peak_at_ = 0, tide_duration_ = 0;
+  nlohmann::ordered_json colocation_;
 };
 
 // Rounds to 4 decimals so printed ratios are short and stable.

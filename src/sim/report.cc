@@ -49,6 +49,58 @@ constexpr const char* kPageScript = R"JS(
 })();
 )JS";
 
+// With a `colocation:` section: requested vs used vs oversold CPU over time.
+constexpr const char* kColocationScript = R"JS(
+(function () {
+  const M = JSON.parse(document.getElementById('metrics').textContent);
+  const canvas = document.getElementById('chart-colocation');
+  if (typeof Chart === 'undefined' || !canvas) return;
+  const hours = M.samples.map(s => (s.t / 3600).toFixed(2));
+  const series = [['cpu_capacity', 'capacity', '#7f7f7f'],
+                  ['cpu_online_requested', 'online requested', '#1f77b4'],
+                  ['cpu_online_used', 'online used', '#d62728'],
+                  ['cpu_oversold', 'oversold (reported by the agents)', '#2ca02c'],
+                  ['cpu_be_requested', 'BE requested (running)', '#ff7f0e'],
+                  ['cpu_be_used', 'BE used', '#9467bd']];
+  new Chart(canvas, {
+    type: 'line',
+    data: {labels: hours, datasets: series.map(([k, label, color]) => ({
+      label: label, data: M.samples.map(s => (s.colocation || {})[k] || 0), borderColor: color,
+      backgroundColor: color + '55', pointRadius: 0, borderWidth: 1.5, fill: false}))},
+    options: {animation: false, responsive: false,
+              plugins: {title: {display: true, text: 'Colocation: CPU cores requested, used and oversold'}},
+              scales: {x: {title: {display: true, text: 'simulated hours'}, ticks: {maxTicksLimit: 14}},
+                       y: {beginAtZero: true, title: {display: true, text: 'CPU cores'}}}}
+  });
+})();
+)JS";
+
+// The colocation table: what the agents lent, what BE pods used of it, the
+// online peaks and the agents' evictions.
+void RenderColocation(const nlohmann::ordered_json& c, std::ostringstream& os) {
+  os << "<h2>Colocation (" << HtmlEscape(c["mode"].get<std::string>()) << " mode, "
+     << c["nodes"].dump() << " nodes, agent period " << c["agent_period_seconds"].dump()
+     << " s)</h2>\n<table id=\"colocation\">\n<tr><th>CPU</th><th>core-hours</th><th>mean "
+        "cores</th></tr>\n";
+  for (const auto& [k, v] : c["cpu_core_hours"].items()) {
+    os << "<tr><td>" << HtmlEscape(k) << "</td><td>" << v.dump() << "</td><td>"
+       << c["cpu_cores_mean"][k].dump() << "</td></tr>\n";
+  }
+  os << "</table>\n<table>\n<tr><th>metric</th><th>value</th></tr>\n";
+  auto row = [&](const std::string& name, const nlohmann::ordered_json& v) {
+    os << "<tr><td>" << HtmlEscape(name) << "</td><td>" << v.dump() << "</td></tr>\n";
+  };
+  for (const auto& [k, v] : c["cpu_used_share"].items()) row("cpu used share: " + k, v);
+  row("online cpu peak (cores)", c["online_cpu_peak"]["cores"]);
+  row("online cpu peak (hour)", c["online_cpu_peak"]["t"].get<int64_t>() / 3600.0);
+  row("online cpu peak (share of capacity)", c["online_cpu_peak"]["share_of_capacity"]);
+  row("node cpu peak (%)", c["node_cpu_peak_percent"]);
+  row("node periods at the cpu high watermark", c["node_periods_at_cpu_high_watermark"]);
+  row("oversubscription reports", c["reports"]);
+  for (const auto& [k, v] : c["be_evictions"].items()) row("BE evictions: " + k, v);
+  os << "</table>\n";
+}
+
 }  // namespace
 
 std::string RenderReport(const nlohmann::ordered_json& summary,
@@ -131,16 +183,23 @@ std::string RenderReport(const nlohmann::ordered_json& summary,
     }
     os << "</table>\n";
   }
+  const bool colocation = summary.contains("colocation");
+  if (colocation) RenderColocation(summary["colocation"], os);
   os << "<h2>Charts</h2>\n";
   for (const char* id : {"chart-util", "chart-queues", "chart-pending", "chart-evictions"}) {
     os << "<canvas id=\"" << id << "\" class=\"chart\" width=\"1100\" height=\"320\"></canvas>\n";
+  }
+  if (colocation) {
+    os << "<canvas id=\"chart-colocation\" class=\"chart\" width=\"1100\" "
+          "height=\"360\"></canvas>\n";
   }
   os << "<script type=\"application/json\" id=\"metrics\">" << ScriptSafe(metrics.dump())
      << "</script>\n";
   os << "<script type=\"application/json\" id=\"summary\">" << ScriptSafe(summary.dump())
      << "</script>\n";
   if (have_charts) os << "<script>\n" << ScriptSafe(chart_library) << "\n</script>\n";
-  os << "<script>" << kPageScript << kMarkRenderedChartsScript << "</script>\n</body>\n</html>\n";
+  os << "<script>" << kPageScript << (colocation ? kColocationScript : "")
+     << kMarkRenderedChartsScript << "</script>\n</body>\n</html>\n";
   return os.str();
 }
 

@@ -415,7 +415,7 @@ Status ParseRoot(const Reader& r, const YAML::Node& root, const std::string& bas
       r.KnownKeys(root, "",
                   {"name", "description", "seed", "duration", "period", "metrics_interval",
                    "scheduler", "priority_classes", "queues", "nodes", "workloads", "node_events",
-                   "card_label", "manifests"}));
+                   "card_label", "manifests", "colocation"}));
   if (root["name"]) SIM_READ(s->name, r.String(root["name"], "name"));
   if (root["seed"]) {
     int64_t seed = 0;
@@ -546,6 +546,9 @@ Status ParseRoot(const Reader& r, const YAML::Node& root, const std::string& bas
       }
       s->node_events.push_back(std::move(e));
     }
+  }
+  if (const YAML::Node c = root["colocation"]) {
+    BASALT_RETURN_IF_ERROR(ParseColocation(c, r.file(), &s->colocation.emplace()));
   }
   return Status::Ok();
 }

@@ -17,6 +17,7 @@
 
 #include "api/objects.h"
 #include "api/status.h"
+#include "sim/colocation.h"
 
 namespace basalt {
 
@@ -143,6 +144,8 @@ struct Scenario {
   std::vector<std::string> manifests;
   // The label naming a node's card model (and the pods' node selector key).
   std::string card_label = "nvidia.com/gpu.product";
+  // Agents on the nodes (sim/colocation.h); none without the section.
+  std::optional<ColocationSpec> colocation;
 };
 
 // Parses a scenario document. `file` names it in messages; relative trace

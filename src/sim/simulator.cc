@@ -179,6 +179,10 @@ Status Simulator::Init() {
   }
   Status added = state_.AddAll(std::move(objects));
   if (!added.ok()) return added.WithContext(file);
+  std::set<std::string> workload_names;
+  for (const TrainingWorkload& w : s.training) workload_names.insert(w.name);
+  for (const InferenceWorkload& w : s.inference) workload_names.insert(w.name);
+  BASALT_RETURN_IF_ERROR(InitColocation(workload_names));
   for (const InferenceWorkload& w : s.inference) {
     state_.UpsertOwner(MakeDeployment(w));
     state_.UpsertOwner(MakeReplicaSet(w));
@@ -256,6 +260,49 @@ Status Simulator::Init() {
     }
   }
   return Status::Ok();
+}
+
+Status Simulator::InitColocation(const std::set<std::string>& workloads) {
+  if (!scenario_.colocation) return Status::Ok();
+  const ColocationSpec& spec = *scenario_.colocation;
+  const std::string& file = scenario_.source;
+  std::vector<const Node*> nodes;
+  if (spec.pools.empty()) {
+    for (const auto& [name, n] : state_.nodes()) nodes.push_back(&n);
+  }
+  for (size_t i = 0; i < spec.pools.size(); ++i) {
+    auto pool = std::find_if(scenario_.pools.begin(), scenario_.pools.end(),
+                             [&](const NodePool& p) { return p.name == spec.pools[i]; });
+    if (pool == scenario_.pools.end()) {
+      return Status::InvalidArgument(
+          file + ":" + std::to_string(spec.pool_lines[i]) + ": colocation.pools[" +
+          std::to_string(i) + "]: unknown pool \"" + spec.pools[i] + "\" (name one under nodes:)");
+    }
+    for (int32_t k = 0; k < pool->count; ++k) {
+      nodes.push_back(&state_.nodes().at(PoolNodeName(pool->name, k)));
+    }
+  }
+  BASALT_ASSIGN_OR_RETURN(ColocationModel model,
+                          ColocationModel::Create(spec, file, seed_, nodes, workloads));
+  colocation_ = std::make_unique<ColocationModel>(std::move(model));
+  next_agent_t_ = colocation_->period_seconds();
+  return Status::Ok();
+}
+
+// The agents' periods before an event at `t` (or up to a cycle at `t`,
+// inclusive): what they report is on the nodes the next cycle sees; the pods
+// they evict go as any evicted pod does.
+void Simulator::RunAgentsUntil(int64_t t, bool inclusive) {
+  if (!colocation_) return;
+  while (next_agent_t_ < t || (inclusive && next_agent_t_ == t)) {
+    if (next_agent_t_ > scenario_.duration) return;
+    now_ = next_agent_t_;
+    AgentPeriodResult r = colocation_->Tick(now_, state_);
+    for (Node& n : r.node_updates) state_.UpsertNode(std::move(n));
+    for (const std::string& key : r.evict) EvictPod(key, "agent");
+    if (!r.node_updates.empty() || !r.evict.empty()) dirty_ = true;
+    next_agent_t_ += colocation_->period_seconds();
+  }
 }
 
 void Simulator::EvictPod(const std::string& key, const std::string& cause) {
@@ -589,6 +636,7 @@ void Simulator::Sample() {
   sample.evictions = metrics_.evictions_total();
   sample.gang_violations = metrics_.gang_violations();
   sample.jobs_completed = metrics_.jobs_completed();
+  if (colocation_) sample.colocation = colocation_->SampleValues();
   metrics_.AddSample(std::move(sample));
 }
 
@@ -624,8 +672,10 @@ Status Simulator::Run() {
     while (!events_.empty() && events_.top().t <= tick) {
       Event e = events_.top();
       events_.pop();
+      RunAgentsUntil(e.t, false);
       Apply(e);
     }
+    RunAgentsUntil(tick, true);
     now_ = tick;
     runner_->set_now(tick);
     const bool run_session =
@@ -668,6 +718,7 @@ Status Simulator::Run() {
     }
   }
   if (options_.progress) options_.progress(duration, duration);
+  if (colocation_) metrics_.SetColocationSummary(colocation_->SummaryJson());
   return Status::Ok();
 }
 

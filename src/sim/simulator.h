@@ -138,6 +138,10 @@ class Simulator {
   void TrackJobs();
   void Sample();
   void CompleteJob(const std::string& key);
+  // Colocation (sim/colocation.h): the agents' model, built when the scenario
+  // has the section, and its periods up to `t` (`inclusive`: at `t` too).
+  Status InitColocation(const std::set<std::string>& workloads);
+  void RunAgentsUntil(int64_t t, bool inclusive);
   // Job phases, versions and retry counts (changes the store's generation
   // counter does not see).
   uint64_t JobsFingerprint() const;
@@ -173,6 +177,8 @@ class Simulator {
   std::map<std::string, std::string> pod_queue_;  // inference / trace pod key -> queue (for waits)
   std::map<std::string, std::string> card_model_of_node_;
   std::set<std::string> inference_queues_, training_queues_;
+  std::unique_ptr<ColocationModel> colocation_;
+  int64_t next_agent_t_ = 0;
 };
 
 }  // namespace basalt
