@@ -47,6 +47,7 @@ set(BASALT_TEST_SOURCES
   tests/snapshot_cache_test.cc
   tests/status_writer_test.cc
   tests/sim_test.cc
+  tests/sim_topology_test.cc
   tests/watch_line_test.cc
   tests/webhook_test.cc
   tests/sla_rescheduling_test.cc

@@ -17,6 +17,8 @@ struct SimulateRequest {
   std::optional<uint64_t> seed;
   std::string out_dir = "simulate-out";
   bool progress = true;  // a progress line on stderr
+  // Overrides the scenario's `topology.jobs` (hard, soft, none, as_written).
+  std::optional<std::string> topology_jobs;
 };
 
 // Exit codes: 0 done, 2 bad input (scenario, trace, configuration), 1 when the

@@ -17,6 +17,7 @@
 
 #include "api/objects.h"
 #include "api/status.h"
+#include "sim/topology_section.h"
 
 namespace basalt {
 
@@ -78,6 +79,8 @@ struct TrainingWorkload {
   std::vector<TrainingTask> tasks;
   DurationDist duration;
   std::vector<LifecyclePolicy> policies;
+  // The jobs' spec.networkTopology (the scenario's `topology.jobs` may override it).
+  std::optional<NetworkTopologySpec> network_topology;
   int yaml_line = 0;
 };
 
@@ -143,6 +146,8 @@ struct Scenario {
   std::vector<std::string> manifests;
   // The label naming a node's card model (and the pods' node selector key).
   std::string card_label = "nvidia.com/gpu.product";
+  // Racks and spines over the pools and the jobs' constraints (sim/topology_section.h).
+  TopologySection topology;
 };
 
 // Parses a scenario document. `file` names it in messages; relative trace
