@@ -4,6 +4,7 @@
 // and bad input (exit 2 naming file, line and field).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>

@@ -234,11 +234,13 @@ Json PlacementQuality::SummaryJson() const {
   }
   Json out = {{"jobs", jobs_mode_}, {"top_tier", top_tier_}, {"hypernodes", tier_of_.size()}};
   out["tier_names"] = TierNamesJson();
-  for (const auto& [k, v] : all.ToJson().items()) out[k] = v;
+  const Json totals = all.ToJson();  // items() would not keep a temporary alive
+  for (const auto& [k, v] : totals.items()) out[k] = v;
   Json sizes = Json::array();
   for (const auto& [pods, tally] : by_size) {
     Json row = {{"pods", pods}};
-    for (const auto& [k, v] : tally.ToJson().items()) row[k] = v;
+    const Json totals_of_size = tally.ToJson();
+    for (const auto& [k, v] : totals_of_size.items()) row[k] = v;
     sizes.push_back(std::move(row));
   }
   out["by_gang_size"] = std::move(sizes);
