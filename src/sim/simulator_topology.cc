@@ -30,8 +30,8 @@ Status Simulator::InitTopology() {
     return scenario_.source + ":" + std::to_string(line) + ": " + field + ": ";
   };
   if ((t.jobs == "hard" || t.jobs == "soft") && tiers.empty()) {
-    const std::string where =
-        t.jobs_line > 0 ? at(t.jobs_line, "topology.jobs") : "--topology-jobs: ";
+    const std::string where = t.jobs_line > 0 ? at(t.jobs_line, "topology.jobs")
+                                              : scenario_.source + ": --topology-jobs: ";
     return Status::InvalidArgument(where + t.jobs +
                                    " needs HyperNodes (topology.pools, or HyperNode objects "
                                    "under manifests:)");
