@@ -1,7 +1,7 @@
 // `basalt simulate SCENARIO.yaml [--seed N] [--out DIR]`: runs the
 // discrete-event simulator (sim/simulator.h) and writes DIR/report.html,
-// DIR/metrics.json, DIR/metrics.csv and DIR/summary.json. docs/simulate.md is
-// the reference.
+// DIR/metrics.json, DIR/metrics.csv and DIR/summary.json (and DIR/topology.csv
+// for a scenario with a `topology` section). docs/simulate.md is the reference.
 #pragma once
 
 #include <cstdint>
