@@ -187,6 +187,11 @@ int main(int argc, char** argv) {
               },
               "SEED"));
   simulate->add_option("--out", sim.out_dir, "Output folder (default: simulate-out)");
+  simulate
+      ->add_option("--topology-jobs", sim.topology_jobs,
+                   "Network topology constraint of every training job: hard, soft, none or "
+                   "as_written (overrides the scenario's topology.jobs)")
+      ->check(CLI::IsMember({"hard", "soft", "none", "as_written"}));
   simulate->add_flag("--strict", strict, strict_help);
   simulate->footer("Example:\n  basalt simulate examples/tidal-day.yaml --out /tmp/tidal");
 

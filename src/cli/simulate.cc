@@ -15,6 +15,7 @@
 #include "sim/report.h"
 #include "sim/scenario.h"
 #include "sim/simulator.h"
+#include "sim/topology_report.h"
 
 namespace basalt {
 namespace {
@@ -37,6 +38,11 @@ std::string OutputFolderProblem(const std::string& dir) {
   if (!std::filesystem::is_directory(dir, ec)) return "is not a folder";
   if (::access(dir.c_str(), W_OK) != 0) return std::strerror(errno);
   return "";
+}
+
+// topology.csv, one row per training job, when the scenario has a topology section.
+bool WriteTopologyCsv(const Simulator& sim, const std::filesystem::path& dir) {
+  return !sim.placement() || WriteFile(dir / "topology.csv", sim.placement()->Csv());
 }
 
 // Ctrl-C during a progress line: end the line before dying, so the shell's
@@ -68,6 +74,15 @@ int RunSimulate(const SimulateRequest& request) {
   if (!scenario.ok()) {
     CliLog().error("{}", scenario.status().message());
     return kExitBadInput;
+  }
+  if (request.topology_jobs) {
+    if (!scenario->topology.present) {
+      CliLog().error("{}: --topology-jobs: the scenario has no topology section (docs/simulate.md)",
+                     request.scenario_path);
+      return kExitBadInput;
+    }
+    scenario->topology.jobs = *request.topology_jobs;
+    scenario->topology.jobs_line = 0;  // messages name the flag
   }
   if (std::string why = OutputFolderProblem(request.out_dir); !why.empty()) {
     CliLog().error("{}: --out: cannot write the outputs there: {}", request.out_dir, why);
@@ -103,6 +118,7 @@ int RunSimulate(const SimulateRequest& request) {
   const Scenario& s = (*sim)->scenario();
   auto summary =
       m.SummaryJson(s.name.empty() ? request.scenario_path : s.name, (*sim)->seed(), s.duration);
+  if ((*sim)->placement()) summary["topology"] = (*sim)->placement()->SummaryJson();
   auto metrics = m.MetricsJson();
   std::error_code ec;
   std::filesystem::create_directories(request.out_dir, ec);
@@ -110,14 +126,17 @@ int RunSimulate(const SimulateRequest& request) {
   const std::string html = RenderReport(summary, metrics, ChartLibrarySource(), ChartLibraryName());
   if (ec || !WriteFile(dir / "summary.json", summary.dump(2) + "\n") ||
       !WriteFile(dir / "metrics.json", metrics.dump(1) + "\n") ||
-      !WriteFile(dir / "metrics.csv", m.MetricsCsv()) || !WriteFile(dir / "report.html", html)) {
+      !WriteFile(dir / "metrics.csv", m.MetricsCsv()) || !WriteFile(dir / "report.html", html) ||
+      !WriteTopologyCsv(**sim, dir)) {
     CliLog().error("{}: cannot write the outputs: {}", request.out_dir,
                    ec ? ec.message() : std::string(std::strerror(errno)));
     return kExitIo;
   }
-  CliLog().info("simulate: wrote {}, summary.json, metrics.json, metrics.csv",
-                (dir / "report.html").string());
+  CliLog().info("simulate: wrote {}, summary.json, metrics.json, metrics.csv{}",
+                (dir / "report.html").string(), (*sim)->placement() ? ", topology.csv" : "");
   if (summary.contains("colocation")) LogColocation(summary["colocation"]);
+  if (std::string line = TopologySummaryLine(summary); !line.empty())
+    CliLog().info("simulate: {}", line);
   return 0;
 }
 

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "sim/html_text.h"
+#include "sim/topology_report.h"
 
 namespace basalt {
 namespace {
@@ -185,6 +186,7 @@ std::string RenderReport(const nlohmann::ordered_json& summary,
   }
   const bool colocation = summary.contains("colocation");
   if (colocation) RenderColocation(summary["colocation"], os);
+  os << RenderTopologySection(summary);  // empty without a topology section
   os << "<h2>Charts</h2>\n";
   for (const char* id : {"chart-util", "chart-queues", "chart-pending", "chart-evictions"}) {
     os << "<canvas id=\"" << id << "\" class=\"chart\" width=\"1100\" height=\"320\"></canvas>\n";

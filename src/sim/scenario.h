@@ -18,6 +18,7 @@
 #include "api/objects.h"
 #include "api/status.h"
 #include "sim/colocation.h"
+#include "sim/topology_section.h"
 
 namespace basalt {
 
@@ -79,6 +80,8 @@ struct TrainingWorkload {
   std::vector<TrainingTask> tasks;
   DurationDist duration;
   std::vector<LifecyclePolicy> policies;
+  // The jobs' spec.networkTopology (the scenario's `topology.jobs` may override it).
+  std::optional<NetworkTopologySpec> network_topology;
   int yaml_line = 0;
 };
 
@@ -146,6 +149,8 @@ struct Scenario {
   std::string card_label = "nvidia.com/gpu.product";
   // Agents on the nodes (sim/colocation.h); none without the section.
   std::optional<ColocationSpec> colocation;
+  // Racks and spines over the pools and the jobs' constraints (sim/topology_section.h).
+  TopologySection topology;
 };
 
 // Parses a scenario document. `file` names it in messages; relative trace

@@ -103,6 +103,8 @@ Status Simulator::Init() {
       objects.nodes.push_back(std::move(n));
     }
   }
+  for (HyperNode& h : GenerateHyperNodes(s.topology, s.pools, PoolNodeName))
+    objects.hypernodes.push_back(std::move(h));
   if (!s.openb_nodes_path.empty()) {
     BASALT_ASSIGN_OR_RETURN(std::vector<Node> nodes,
                             LoadOpenbNodes(s.openb_nodes_path, s.openb_nodes_limit, s.card_label));
@@ -183,6 +185,7 @@ Status Simulator::Init() {
   for (const TrainingWorkload& w : s.training) workload_names.insert(w.name);
   for (const InferenceWorkload& w : s.inference) workload_names.insert(w.name);
   BASALT_RETURN_IF_ERROR(InitColocation(workload_names));
+  BASALT_RETURN_IF_ERROR(InitTopology());
   for (const InferenceWorkload& w : s.inference) {
     state_.UpsertOwner(MakeDeployment(w));
     state_.UpsertOwner(MakeReplicaSet(w));
@@ -472,6 +475,9 @@ void Simulator::Apply(const Event& e) {
       const int64_t seq = training_seq_[e.index]++;
       const int32_t prio = w.priority_class.empty() ? 0 : priority_values_[w.priority_class];
       VcJob job = MakeTrainingJob(w, seq, e.t, prio, scenario_.card_label, rng_);
+      job.network_topology =
+          EffectiveJobTopology(scenario_.topology, w.network_topology, default_topology_tier_);
+      if (placement_) placement_->OnJobSubmitted(job, w.name, e.t);
       JobTrack track;
       track.queue = w.queue;
       track.min_available = job.min_available;
@@ -570,6 +576,7 @@ void Simulator::TrackJobs() {
       if (!t.ever_started) {
         metrics_.AddWait(t.queue, now_ - t.arrived);
         t.ever_started = true;
+        if (placement_) placement_->OnGangStarted(key, state_, now_);
       }
       Push(now_ + t.duration, kCompletion, 0, key, t.epoch);
     } else if (running < t.min_available && t.running) {

@@ -54,6 +54,7 @@
 #include "framework/config.h"
 #include "framework/plugin.h"
 #include "sim/metrics.h"
+#include "sim/placement_quality.h"
 #include "sim/scenario.h"
 #include "sim/traces.h"
 #include "state/cluster_state.h"
@@ -85,6 +86,8 @@ class Simulator {
   const Scenario& scenario() const { return scenario_; }
   uint64_t seed() const { return seed_; }
   const ClusterState& state() const { return state_; }
+  // Placements of the training gangs; null without a `topology` section.
+  const PlacementQuality* placement() const { return placement_.get(); }
 
  private:
   enum Kind : int { kNodeEvent = 0, kCompletion = 1, kTraceDelete = 2, kScale = 3, kArrival = 4 };
@@ -145,6 +148,9 @@ class Simulator {
   // Job phases, versions and retry counts (changes the store's generation
   // counter does not see).
   uint64_t JobsFingerprint() const;
+  // The scenario's `topology` section: its HyperNodes are in the store; checks
+  // the jobs' constraints against them and starts recording placements.
+  Status InitTopology();
 
   Scenario scenario_;
   SimulatorOptions options_;
@@ -179,6 +185,8 @@ class Simulator {
   std::set<std::string> inference_queues_, training_queues_;
   std::unique_ptr<ColocationModel> colocation_;
   int64_t next_agent_t_ = 0;
+  std::unique_ptr<PlacementQuality> placement_;
+  int32_t default_topology_tier_ = 0;  // the highest HyperNode tier
 };
 
 }  // namespace basalt
