@@ -253,8 +253,7 @@ TEST(ConfigErrorTest, ActionsNotAString) {
 TEST(ConfigErrorTest, UnknownAction) {
   EXPECT_EQ(ParseError("\nactions: \"enqueue, alocate\"\n"),
             "c.conf:2: actions: unknown action \"alocate\" (known: allocate, backfill, enqueue, "
-            "preempt, reclaim, "
-            "shuffle)");
+            "gangpreempt, gangreclaim, preempt, reclaim, shuffle)");
 }
 
 // An unknown plugin lists the known ones.
