@@ -253,7 +253,8 @@ TEST(ConfigErrorTest, ActionsNotAString) {
 TEST(ConfigErrorTest, UnknownAction) {
   EXPECT_EQ(ParseError("\nactions: \"enqueue, alocate\"\n"),
             "c.conf:2: actions: unknown action \"alocate\" (known: allocate, backfill, enqueue, "
-            "gangpreempt, gangreclaim, preempt, reclaim, shuffle)");
+            "preempt, reclaim, "
+            "shuffle)");
 }
 
 // An unknown plugin lists the known ones.
