@@ -8,6 +8,7 @@
 
 #include "actions/hypernode_search.h"
 #include "actions/node_selection.h"
+#include "api/log.h"
 
 namespace basalt {
 namespace {
@@ -443,6 +444,10 @@ std::optional<GangEvictionPlan> PlanGangEviction(Session& ssn, const GangEvictio
     plan.victims = std::move(best->victims);
     SortVictims(ssn, ssn.queue(req.job->queue), plan.victims);
     plan.placements = std::move(best->placements);
+    Log(req.reclaim ? "reclaim" : "preempt")
+        .debug("msg=\"gang eviction planned\" job={} domain={} victims={} pods={}",
+               LogValue(req.job->key), LogValue(DomainName(ssn, plan.domain)), plan.victims.size(),
+               plan.placements.size());
     return plan;
   }
   return std::nullopt;
