@@ -184,6 +184,37 @@ std::string Conf(Gen& g, const std::string& queue_plugin, bool hierarchy) {
   return os.str();
 }
 
+// Gang-aware eviction and ancestorReclaimLevel, drawn from their own
+// generator so the rest of the world is the one the seed always gave: a
+// quarter of the worlds use gangpreempt / gangreclaim instead of preempt /
+// reclaim (some without whole gangs), and hierarchical capacity gets an
+// ancestorReclaimLevel of 0 to 2.
+void AddEvictionVariants(uint64_t seed, std::string* conf) {
+  std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ULL + 41);
+  auto chance = [&rng](int percent) { return static_cast<int>(rng() % 100) < percent; };
+  const size_t line_end = conf->find('\n');
+  std::string actions = conf->substr(0, line_end);
+  if (chance(25)) {
+    for (const char* name : {"preempt", "reclaim"}) {
+      const size_t at = actions.find(name);
+      if (at != std::string::npos) actions.insert(at, "gang");
+    }
+    std::string args = "configurations:\n";
+    for (const char* name : {"gangpreempt", "gangreclaim"}) {
+      args += std::string("- name: ") + name +
+              "\n  arguments: {allowWholeBundle: " + (chance(80) ? "true" : "false") +
+              ", maxDomains: " + std::to_string(1 + rng() % 8) + "}\n";
+    }
+    *conf = actions + conf->substr(line_end) + args;
+  }
+  const std::string hierarchy = "    enableHierarchy: true\n";
+  const size_t at = conf->find(hierarchy);
+  if (at != std::string::npos) {
+    conf->insert(at + hierarchy.size(),
+                 "    arguments: {ancestorReclaimLevel: " + std::to_string(rng() % 3) + "}\n");
+  }
+}
+
 // Topology worlds (a third, drawn from their own generator so the rest of
 // the world is the one the seed always gave): leaves of two nodes (tier 1)
 // under a root (tier 2), and a network topology constraint (hard or soft,
@@ -245,6 +276,7 @@ World GenerateWorld(uint64_t seed, bool small) {
   const bool capacity = !cards && mode <= 30;
   const bool hierarchy = capacity && g.Chance(35);
   w.conf = Conf(g, cards ? "capacity-card" : capacity ? "capacity" : "proportion", hierarchy);
+  AddEvictionVariants(seed, &w.conf);
 
   const int nodes = g.Int(1, small ? 4 : 6);
   std::vector<std::string> node_names;

@@ -14,11 +14,19 @@
 //     from lower-priority running tasks of the same job.
 // A pipelined preemptor that caused an eviction gets the node as its
 // nominatedNodeName; allocate tries that node first next cycle.
+//
+// Gang-aware preemption (actions/victim_sets.h) replaces step 1 for the jobs
+// it serves (a topology constraint in a cluster with HyperNodes; every job
+// under the `gangpreempt` action name): the whole gang's victims are chosen at
+// once, inside one allowed domain, and evicted with every needed pipeline in
+// one statement, or nothing is. Those jobs skip step 2.
 #include <map>
+#include <set>
 
 #include "actions/builtin.h"
 #include "actions/node_selection.h"
 #include "actions/starving_jobs.h"
+#include "actions/victim_sets.h"
 #include "framework/session.h"
 #include "framework/statement.h"
 
@@ -196,20 +204,65 @@ bool PreemptTask(Session& ssn, Statement& stmt, TaskInfo& preemptor, const Candi
   return false;
 }
 
+// Gang-aware preemption for `job`: the cheapest victims inside one allowed
+// domain, evicted together with every needed pipeline, or nothing.
+bool PreemptGang(Session& ssn, JobInfo& job, const GangEvictionOptions& options) {
+  GangEvictionRequest req;
+  req.job = &job;
+  req.options = options;
+  const CandidateFilter filter{&ssn, job.id, job.queue, false, false};
+  req.may_take = [filter](const TaskInfo& t) { return filter(t); };
+  std::optional<GangEvictionPlan> plan = PlanGangEviction(ssn, req);
+  if (!plan) return false;
+  const QueueInfo& queue = ssn.queue(job.queue);
+  const bool evicts = !plan->victims.empty();
+  Statement stmt(ssn);
+  const std::string reason = "preempted by " + job.key + " (queue " + queue.name + ", " +
+                             DomainName(ssn, plan->domain) + ")";
+  for (const TaskInfo* v : plan->victims) stmt.Evict(ssn.task(v->id), "preempt", reason);
+  for (const auto& [tid, nid] : plan->placements) {
+    TaskInfo& t = ssn.task(tid);
+    NodeInfo& node = ssn.node(nid);
+    const bool allowed = !(evicts && t.preempt_never) && ssn.Allocatable(queue, t) &&
+                         LessEqual(t.request, node.FutureIdle());
+    if (!allowed) {
+      stmt.Discard();
+      return false;
+    }
+    stmt.Pipeline(t, node, evicts);
+  }
+  if (!ssn.JobPipelined(job)) {
+    stmt.Discard();
+    return false;
+  }
+  stmt.Commit();
+  return true;
+}
+
 class PreemptAction : public Action {
  public:
-  std::string_view Name() const override { return "preempt"; }
+  explicit PreemptAction(bool gang_aware) : gang_aware_(gang_aware) {}
+  std::string_view Name() const override { return gang_aware_ ? "gangpreempt" : "preempt"; }
+
+  Status Configure(const Arguments& args) override {
+    return ReadGangEvictionArguments(args, gang_aware_, &options_);
+  }
 
   void Execute(Session& ssn) override {
     FastPathState fast;
     std::map<QueueId, StarvingJobs> preemptors;
     std::map<QueueId, std::vector<JobId>> starving;  // the task-level pass, per queue
     std::map<JobId, std::vector<TaskId>> tasks;      // pending tasks, best last
+    std::set<JobId> gangs;                           // served by gang-aware preemption
     for (JobInfo& job : ssn.jobs()) {
       if (job.IsPending() || ssn.JobValid(job)) continue;
       if (!ssn.JobStarving(job)) continue;
-      // As in Volcano, a hard topology constraint is not preempted for:
-      // evictions could not keep the gang inside one HyperNode (docs/topology.md).
+      if (UsesGangEviction(ssn, job, gang_aware_)) {
+        gangs.insert(job.id);
+        preemptors.try_emplace(job.queue, ssn, fast.watch).first->second.Push(job.id);
+        continue;
+      }
+      // A hard constraint in a cluster without HyperNodes: nowhere to go.
       if (ConstraintOf(job, ssn.hypernodes()).kind == TopologyConstraint::Kind::kHard) continue;
       preemptors.try_emplace(job.queue, ssn, fast.watch).first->second.Push(job.id);
       starving[job.queue].push_back(job.id);
@@ -225,6 +278,10 @@ class PreemptAction : public Action {
       // 1. Between jobs of the queue.
       while (!jobs.Empty()) {
         JobInfo& job = ssn.job(jobs.Pop());
+        if (gangs.count(job.id)) {
+          PreemptGang(ssn, job, options_);
+          continue;
+        }
         fast.refused.NewTurn();
         Statement stmt(ssn);
         bool assigned = false;
@@ -283,10 +340,14 @@ class PreemptAction : public Action {
               [&](TaskId a, TaskId b) { return ssn.TaskOrderLess(ssn.task(b), ssn.task(a)); });
     return out;
   }
+
+  bool gang_aware_;
+  GangEvictionOptions options_;
 };
 
 }  // namespace
 
-std::unique_ptr<Action> NewPreemptAction() { return std::make_unique<PreemptAction>(); }
+std::unique_ptr<Action> NewPreemptAction() { return std::make_unique<PreemptAction>(false); }
+std::unique_ptr<Action> NewGangPreemptAction() { return std::make_unique<PreemptAction>(true); }
 
 }  // namespace basalt

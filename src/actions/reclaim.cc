@@ -17,6 +17,12 @@
 // Unlike preempt, reclaim acts at once (no statement, no rollback), counts only
 // evicted resources, and drops a queue as soon as its best job is not starving:
 // a queue cannot take back what it would immediately have to give again.
+//
+// Gang-aware reclaim (actions/victim_sets.h) serves the jobs with a topology
+// constraint in a cluster with HyperNodes, and every job under the
+// `gangreclaim` action name: on its queue's turn, the whole gang's victims are
+// chosen at once inside one allowed domain and evicted together with every
+// needed pipeline (each pod passing Preemptive), or nothing is.
 #include <map>
 #include <set>
 
@@ -24,6 +30,7 @@
 #include "actions/node_selection.h"
 #include "actions/ordering.h"
 #include "actions/starving_jobs.h"
+#include "actions/victim_sets.h"
 #include "framework/session.h"
 #include "framework/statement.h"
 
@@ -32,10 +39,12 @@ namespace {
 
 class ReclaimAction : public Action {
  public:
-  std::string_view Name() const override { return "reclaim"; }
+  explicit ReclaimAction(bool gang_aware) : gang_aware_(gang_aware) {}
+  std::string_view Name() const override { return gang_aware_ ? "gangreclaim" : "reclaim"; }
 
   Status Configure(const Arguments& args) override {
-    return args.GetBool(kProtectArgument, &protect_higher_priority_);
+    BASALT_RETURN_IF_ERROR(args.GetBool(kProtectArgument, &protect_higher_priority_));
+    return ReadGangEvictionArguments(args, gang_aware_, &options_);
   }
 
   void Execute(Session& ssn) override {
@@ -47,6 +56,7 @@ class ReclaimAction : public Action {
     std::map<QueueId, StarvingJobs> preemptors;
     std::map<JobId, std::vector<TaskId>> tasks;  // pending tasks, best last
     std::set<QueueId> seen;
+    std::set<JobId> gangs;                    // served by gang-aware reclaim
     std::vector<const TaskInfo*> candidates;  // scratch
     // Per reclaiming queue, the nodes found without candidates. Reclaim only
     // evicts (Running tasks become Releasing; none becomes Running), so a node
@@ -56,7 +66,12 @@ class ReclaimAction : public Action {
       if (job.IsPending() || ssn.JobValid(job)) continue;
       if (seen.insert(job.queue).second) queues.Push(job.queue);
       if (!ssn.JobStarving(job)) continue;
-      // A hard topology constraint is not reclaimed for (docs/topology.md).
+      if (UsesGangEviction(ssn, job, gang_aware_)) {
+        gangs.insert(job.id);
+        preemptors.try_emplace(job.queue, ssn, watch).first->second.Push(job.id);
+        continue;
+      }
+      // A hard constraint in a cluster without HyperNodes: nowhere to go.
       if (ConstraintOf(job, ssn.hypernodes()).kind == TopologyConstraint::Kind::kHard) continue;
       preemptors.try_emplace(job.queue, ssn, watch).first->second.Push(job.id);
       std::vector<TaskId>& pending = tasks[job.id];
@@ -74,6 +89,11 @@ class ReclaimAction : public Action {
       auto it = preemptors.find(q);
       if (it == preemptors.end() || it->second.Empty()) continue;
       JobInfo& job = ssn.job(it->second.Pop());
+      if (gangs.count(job.id)) {
+        if (ssn.JobStarving(job)) ReclaimGang(ssn, queue, job);
+        queues.Push(q);
+        continue;
+      }
       std::vector<TaskId>& pending = tasks[job.id];
       if (pending.empty() || !ssn.JobStarving(job)) continue;  // the whole queue is done this cycle
       TaskInfo& task = ssn.task(pending.back());
@@ -124,23 +144,63 @@ class ReclaimAction : public Action {
     return false;
   }
 
-  // The running, preemptable tasks on `node` of other reclaimable queues.
-  // `protect`: leave out the pods of queues of higher spec.priority.
+  // A running, preemptable task of another, reclaimable queue. `protect`:
+  // not of a queue of higher spec.priority.
+  static bool IsCandidate(const Session& ssn, const QueueInfo& queue, const TaskInfo& c,
+                          bool protect) {
+    if (c.status != TaskStatus::kRunning || !c.preemptable || c.job == kNone) return false;
+    const QueueInfo& cq = ssn.queue(ssn.job(c.job).queue);
+    if (cq.id == queue.id || !cq.reclaimable) return false;
+    // The preemption hierarchy (docs/semantics/preempt-reclaim.md): queue
+    // priority beats job priority, so a queue never takes from a queue of
+    // higher spec.priority, however important the reclaiming job. Volcano
+    // only orders by queue priority (protectHigherPriorityQueues: false).
+    return !(protect && cq.priority > queue.priority);
+  }
+
+  // The candidates on `node`.
   static void Candidates(const Session& ssn, const QueueInfo& queue, const NodeInfo& node,
                          std::vector<const TaskInfo*>& out, bool protect) {
     out.clear();
     for (TaskId id : node.tasks) {
       const TaskInfo& c = ssn.task(id);
-      if (c.status != TaskStatus::kRunning || !c.preemptable || c.job == kNone) continue;
-      const QueueInfo& cq = ssn.queue(ssn.job(c.job).queue);
-      if (cq.id == queue.id || !cq.reclaimable) continue;
-      // The preemption hierarchy (docs/semantics/preempt-reclaim.md): queue
-      // priority beats job priority, so a queue never takes from a queue of
-      // higher spec.priority, however important the reclaiming job. Volcano
-      // only orders by queue priority (protectHigherPriorityQueues: false).
-      if (protect && cq.priority > queue.priority) continue;
-      out.push_back(&c);
+      if (IsCandidate(ssn, queue, c, protect)) out.push_back(&c);
     }
+  }
+
+  // Gang-aware reclaim for `job`: the cheapest victims inside one allowed
+  // domain, evicted together with every needed pipeline, or nothing.
+  void ReclaimGang(Session& ssn, const QueueInfo& queue, JobInfo& job) const {
+    GangEvictionRequest req;
+    req.job = &job;
+    req.reclaim = true;
+    req.options = options_;
+    req.may_take = [&ssn, &queue, protect = protect_higher_priority_](const TaskInfo& t) {
+      return IsCandidate(ssn, queue, t, protect);
+    };
+    std::optional<GangEvictionPlan> plan = PlanGangEviction(ssn, req);
+    if (!plan) return;
+    const bool evicts = !plan->victims.empty();
+    Statement stmt(ssn);
+    const std::string reason = "reclaimed by " + job.key + " (queue " + queue.name + ", " +
+                               DomainName(ssn, plan->domain) + ")";
+    for (const TaskInfo* v : plan->victims) stmt.Evict(ssn.task(v->id), "reclaim", reason);
+    for (const auto& [tid, nid] : plan->placements) {
+      TaskInfo& t = ssn.task(tid);
+      NodeInfo& node = ssn.node(nid);
+      const bool allowed = !(evicts && t.preempt_never) && ssn.Preemptive(queue, t) &&
+                           LessEqual(t.request, node.FutureIdle());
+      if (!allowed) {
+        stmt.Discard();
+        return;
+      }
+      stmt.Pipeline(t, node);
+    }
+    if (!ssn.JobPipelined(job)) {
+      stmt.Discard();
+      return;
+    }
+    stmt.Commit();
   }
 
   // Asks the Reclaimable vote about `node`'s candidates (computed afresh on the
@@ -169,11 +229,14 @@ class ReclaimAction : public Action {
   }
 
   static constexpr const char* kProtectArgument = "protectHigherPriorityQueues";
+  bool gang_aware_;
   bool protect_higher_priority_ = true;
+  GangEvictionOptions options_;
 };
 
 }  // namespace
 
-std::unique_ptr<Action> NewReclaimAction() { return std::make_unique<ReclaimAction>(); }
+std::unique_ptr<Action> NewReclaimAction() { return std::make_unique<ReclaimAction>(false); }
+std::unique_ptr<Action> NewGangReclaimAction() { return std::make_unique<ReclaimAction>(true); }
 
 }  // namespace basalt

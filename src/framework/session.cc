@@ -366,7 +366,7 @@ double Session::NodeScoreWith(const TaskInfo& task, const NodeInfo& node,
 
 std::vector<const TaskInfo*> Session::VoteVictims(const TaskInfo& t,
                                                   const std::vector<const TaskInfo*>& cands,
-                                                  bool reclaim) const {
+                                                  bool reclaim, std::string_view skipped) const {
   Switch sw = reclaim ? Switch::kReclaimable : Switch::kPreemptable;
   int tier = -1;
   bool have = false;  // "victims is not none" within the current tier
@@ -386,6 +386,7 @@ std::vector<const TaskInfo*> Session::VoteVictims(const TaskInfo& t,
     if (tier_done) continue;
     const EvictableFn& fn = reclaim ? s.reclaimable : s.preemptable;
     if (!fn || !s.On(sw)) continue;
+    if (!skipped.empty() && s.plugin->Name() == skipped) continue;
     auto [got, vote] = fn(t, cands);
     if (vote == Vote::kAbstain) continue;
     if (got.empty()) {  // an empty answer ends this tier (not a veto: the next tier is asked)
@@ -416,6 +417,12 @@ std::vector<const TaskInfo*> Session::Preemptable(const TaskInfo& t,
 std::vector<const TaskInfo*> Session::Reclaimable(const TaskInfo& t,
                                                   const std::vector<const TaskInfo*>& c) const {
   return VoteVictims(t, c, true);
+}
+std::vector<const TaskInfo*> Session::VictimVoteWithout(const TaskInfo& t,
+                                                        const std::vector<const TaskInfo*>& c,
+                                                        bool reclaim,
+                                                        std::string_view skipped) const {
+  return VoteVictims(t, c, reclaim, skipped);
 }
 
 // ---- queue and job votes ----

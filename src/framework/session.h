@@ -284,6 +284,13 @@ class Session {
                                            const std::vector<const TaskInfo*>& cands) const;
   std::vector<const TaskInfo*> Reclaimable(const TaskInfo& reclaimer,
                                            const std::vector<const TaskInfo*>& cands) const;
+  // The victim vote (Reclaimable when `reclaim`, else Preemptable) with the
+  // plugin named `skipped` left out. Gang-aware eviction keeps gangs whole
+  // itself (a victim gang keeps minMember or loses every pod), which replaces
+  // the gang plugin's rule of at most Ready - minMember pods per job.
+  std::vector<const TaskInfo*> VictimVoteWithout(const TaskInfo& evictor,
+                                                 const std::vector<const TaskInfo*>& cands,
+                                                 bool reclaim, std::string_view skipped) const;
   bool Overused(const QueueInfo& q) const;                        // OR
   bool Preemptive(const QueueInfo& q, const TaskInfo& t) const;   // AND
   bool Allocatable(const QueueInfo& q, const TaskInfo& t) const;  // AND
@@ -349,8 +356,8 @@ class Session {
   void NodeRemove(NodeInfo& node, const TaskInfo& task);
   Slot& Current();
   std::vector<const TaskInfo*> VoteVictims(const TaskInfo& t,
-                                           const std::vector<const TaskInfo*>& cands,
-                                           bool reclaim) const;
+                                           const std::vector<const TaskInfo*>& cands, bool reclaim,
+                                           std::string_view skipped = {}) const;
   void ComputeClose(Decisions& d);
   // Moves an Allocated task to Binding and records its bind decision (with the
   // annotations of every BindAnnotationsFn).

@@ -44,7 +44,12 @@
 //   VictimQueueOrder (hierarchical) victims whose queue shares a deeper common
 //                   ancestor with the reclaimer's queue go first;
 //   Reclaimable     victims only from queues above deserved, never below guarantee;
-//   Preemptive      queue Open and the task fits deserved on at least one dimension;
+//                   hierarchical with `ancestorReclaimLevel` N > 0: also, for each
+//                   depth d = 1..N (1: the parent), the victim queue's ancestor at
+//                   depth d, unless it is root or the reclaimer's ancestor at that
+//                   depth, must be above its deserved (a running copy per ancestor);
+//   Preemptive      queue Open and the task fits deserved on at least one dimension,
+//                   or (hierarchical, N > 0) so does some non-root ancestor at depth <= N;
 //   Allocatable     queue Open, tree valid, leaf, and the task fits realCapability
 //                   of the queue and of every ancestor;
 //   JobEnqueueable  minResources fits realCapability of the queue and its
@@ -70,6 +75,7 @@ using share::Fraction;
 
 constexpr char kPluginName[] = "capacity";
 constexpr char kRootQueue[] = "root";
+constexpr char kAncestorReclaimLevel[] = "ancestorReclaimLevel";
 
 // ---- Resource operations with Volcano's exact rules (local: src/api/ is not ours) ----
 
@@ -229,6 +235,8 @@ int CommonLevel(const QueueAttr& l, const QueueAttr& r) {
 
 class CapacityPlugin : public Plugin {
  public:
+  explicit CapacityPlugin(int64_t ancestor_reclaim_level)
+      : ancestor_reclaim_level_(ancestor_reclaim_level) {}
   std::string_view Name() const override { return kPluginName; }
 
   // Checks 6 and 7 of framework/invariants.h: allocate keeps queues within
@@ -423,10 +431,11 @@ class CapacityPlugin : public Plugin {
   // ---- registered functions ----
 
   void Register(Session& ssn) {
-    ssn.AddReclaimableFn([this, &ssn](const TaskInfo&, const std::vector<const TaskInfo*>& cands) {
-      if (!ready_) return std::make_pair(std::vector<const TaskInfo*>(), Vote::kReject);
-      return std::make_pair(Reclaimable(ssn, cands), Vote::kPermit);
-    });
+    ssn.AddReclaimableFn(
+        [this, &ssn](const TaskInfo& reclaimer, const std::vector<const TaskInfo*>& cands) {
+          if (!ready_) return std::make_pair(std::vector<const TaskInfo*>(), Vote::kReject);
+          return std::make_pair(Reclaimable(ssn, reclaimer, cands), Vote::kPermit);
+        });
     ssn.AddPreemptiveFn([this](const QueueInfo& q, const TaskInfo& t) { return Preemptive(q, t); });
     ssn.AddAllocatableFn(
         [this](const QueueInfo& q, const TaskInfo& t) { return Allocatable(q, t); });
@@ -480,23 +489,59 @@ class CapacityPlugin : public Plugin {
   // Per candidate, with a running copy of its queue's allocation: skipped
   // while that allocation is <= deserved (a dimension deserved does not name is
   // unlimited) or when taking it would leave the queue below its guarantee on
-  // some dimension; otherwise a victim, subtracted from the copy. Candidates
-  // come in the caller's order.
-  std::vector<const TaskInfo*> Reclaimable(const Session& ssn,
+  // some dimension, or when an ancestor within `ancestorReclaimLevel` is not
+  // above its deserved (AncestorsAllowReclaim); otherwise a victim, subtracted
+  // from the copies. Candidates come in the caller's order.
+  std::vector<const TaskInfo*> Reclaimable(const Session& ssn, const TaskInfo& reclaimer,
                                            const std::vector<const TaskInfo*>& cands) const {
     std::vector<const TaskInfo*> victims;
-    std::map<QueueId, Resource> running;
+    std::map<int, Resource> running;  // by index in attrs_
+    auto running_of = [&](int q) -> Resource& {
+      return running.try_emplace(q, attrs_[q].allocated).first->second;
+    };
+    const QueueId reclaimer_queue = reclaimer.job == kNone ? kNone : ssn.job(reclaimer.job).queue;
+    std::vector<int> checked;
     for (const TaskInfo* c : cands) {
       if (c->job == kNone) continue;
       const QueueId q = ssn.job(c->job).queue;
       const QueueAttr& a = attrs_[q];
-      auto it = running.try_emplace(q, a.allocated).first;
-      if (LessEqualUnlimited(it->second, a.deserved)) continue;
-      if (!KeepsGuarantee(it->second - c->request, a.guarantee)) continue;
-      it->second -= c->request;
+      Resource& mine = running_of(q);
+      if (LessEqualUnlimited(mine, a.deserved)) continue;
+      if (!KeepsGuarantee(mine - c->request, a.guarantee)) continue;
+      checked.clear();
+      if (!AncestorsAllowReclaim(reclaimer_queue, q, running_of, &checked)) continue;
+      mine -= c->request;
+      for (int anc : checked) running_of(anc) -= c->request;
       victims.push_back(c);
     }
     return victims;
+  }
+
+  // The ancestor of `q` at `depth` (1: the parent), or -1 when the tree is not
+  // that deep above it.
+  int AncestorAtDepth(int q, int64_t depth) const {
+    const std::vector<int>& up = attrs_[q].ancestors;
+    if (depth <= 0 || static_cast<int64_t>(up.size()) < depth) return -1;
+    return up[up.size() - static_cast<size_t>(depth)];
+  }
+
+  // Volcano's ancestor check (capacity argument `ancestorReclaimLevel`): for
+  // each depth up to the level, the victim queue's ancestor there must be
+  // above its deserved, unless it is root or the reclaimer's ancestor at the
+  // same depth (the two queues share that part of the tree: no contention to
+  // settle there). The ancestors checked go to `checked`.
+  template <typename RunningOf>
+  bool AncestorsAllowReclaim(QueueId reclaimer, QueueId victim, RunningOf&& running_of,
+                             std::vector<int>* checked) const {
+    if (!hierarchy_ || ancestor_reclaim_level_ <= 0 || reclaimer == kNone) return true;
+    for (int64_t depth = 1; depth <= ancestor_reclaim_level_; ++depth) {
+      const int anc = AncestorAtDepth(victim, depth);
+      if (anc < 0 || anc == root_) continue;
+      if (AncestorAtDepth(reclaimer, depth) == anc) continue;
+      if (LessEqualUnlimited(running_of(anc), attrs_[anc].deserved)) return false;
+      checked->push_back(anc);
+    }
+    return true;
   }
 
   // May the queue take from others for `t`? Only while it would stay within
@@ -505,7 +550,15 @@ class CapacityPlugin : public Plugin {
   bool Preemptive(const QueueInfo& q, const TaskInfo& t) const {
     if (!ready_ || !q.IsOpen()) return false;
     const QueueAttr& a = attrs_[q.id];
-    return FitsOnSomeRequested(a.allocated + t.request, a.deserved, t.request);
+    if (FitsOnSomeRequested(a.allocated + t.request, a.deserved, t.request)) return true;
+    if (!hierarchy_) return false;
+    for (int64_t depth = 1; depth <= ancestor_reclaim_level_; ++depth) {
+      const int anc = AncestorAtDepth(q.id, depth);
+      if (anc < 0 || anc == root_) continue;
+      const QueueAttr& up = attrs_[anc];
+      if (FitsOnSomeRequested(up.allocated + t.request, up.deserved, t.request)) return true;
+    }
+    return false;
   }
 
   bool Allocatable(const QueueInfo& q, const TaskInfo& t) const {
@@ -555,6 +608,7 @@ class CapacityPlugin : public Plugin {
 
   bool hierarchy_ = false;
   bool ready_ = true;
+  int64_t ancestor_reclaim_level_ = 0;  // the argument ancestorReclaimLevel
   int root_ = -1;
   Resource total_;
   // By QueueId; with hierarchy and no `root` Queue, one more entry at the end
@@ -565,7 +619,18 @@ class CapacityPlugin : public Plugin {
 }  // namespace
 
 Result<std::unique_ptr<Plugin>> NewCapacityPlugin(const Arguments& args) {
-  return std::unique_ptr<Plugin>(new CapacityPlugin());
+  int64_t level = 0;
+  BASALT_RETURN_IF_ERROR(args.GetInt(kAncestorReclaimLevel, &level));
+  if (level < 0) {
+    // Volcano logs a negative level and uses 0.
+    BASALT_RETURN_IF_ERROR(args.Invalid(
+        kAncestorReclaimLevel,
+        Status::InvalidArgument(args.owner() + ": arguments." + kAncestorReclaimLevel +
+                                ": must not be negative, got " + std::to_string(level)),
+        "0"));
+    level = 0;
+  }
+  return std::unique_ptr<Plugin>(new CapacityPlugin(level));
 }
 
 }  // namespace basalt

@@ -48,6 +48,11 @@ bool RolesMeet(const Session& ssn, const JobInfo& job, Counts counts) {
   return true;
 }
 
+int32_t AllocatedTaskNum(const JobInfo& job) {
+  return job.Count(TaskStatus::kBound) + job.Count(TaskStatus::kBinding) +
+         job.Count(TaskStatus::kRunning) + job.Count(TaskStatus::kAllocated);
+}
+
 bool IsReadyStatus(TaskStatus s) { return IsAllocatedStatus(s) || s == TaskStatus::kSucceeded; }
 
 class GangPlugin : public Plugin {
@@ -55,15 +60,19 @@ class GangPlugin : public Plugin {
   std::string_view Name() const override { return "gang"; }
 
   // Check 8 of framework/invariants.h: when gang alone chooses the victims,
-  // preempt and reclaim break no gang below minMember.
+  // preempt and reclaim break no gang below minMember; the gang-aware actions
+  // (gangpreempt, gangreclaim), which keep gangs whole themselves, always.
+  // A gang that lost every running pod was taken whole: not broken.
   void CheckInvariants(const Session& ssn, std::vector<std::string>* violations) const override {
     const std::string_view action = ssn.invariants().action();
-    if (action != "reclaim" && action != "preempt") return;
-    const Switch vote = action == "reclaim" ? Switch::kReclaimable : Switch::kPreemptable;
-    if (!ssn.DecidesVictimsAlone(*this, vote)) return;
+    const bool gang_aware = action == "gangreclaim" || action == "gangpreempt";
+    if (action != "reclaim" && action != "preempt" && !gang_aware) return;
+    const bool reclaim = action == "reclaim" || action == "gangreclaim";
+    const Switch vote = reclaim ? Switch::kReclaimable : Switch::kPreemptable;
+    if (!gang_aware && !ssn.DecidesVictimsAlone(*this, vote)) return;
     for (const auto& [jid, n] : EvictionsOfAction(ssn).evicted_of_job) {
       const JobInfo& j = ssn.job(jid);
-      if (j.ReadyTaskNum() >= j.min_member) continue;
+      if (j.ReadyTaskNum() >= j.min_member || AllocatedTaskNum(j) == 0) continue;
       violations->push_back("job " + j.key + " left with " + std::to_string(j.ReadyTaskNum()) +
                             " ready task(s) below minMember " + std::to_string(j.min_member) +
                             " after " + std::to_string(n) + " eviction(s)");
