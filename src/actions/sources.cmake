@@ -8,4 +8,5 @@ basalt_library(actions SOURCES
   src/actions/preempt.cc
   src/actions/reclaim.cc
   src/actions/shuffle.cc
+  src/actions/subgroup_allocate.cc
   DEPS basalt_framework)
