@@ -159,6 +159,9 @@ bool SubGroupAllocator::PlaceGroup(JobInfo& job, Statement& stmt, const Unit& un
   }
   if (c.kind == TopologyConstraint::Kind::kSoft)
     return PlaceTasks(job, stmt, unit.tasks, unit.group, within);
+  // As for a hard job: the SubGroup's reason is the PodGroup's, not per pod
+  // (a pod's nodes there were only those of the HyperNodes tried).
+  for (TaskId id : unit.tasks) job.fit_errors.erase(id);
   first_reason_ = reason_before.empty() ? SubGroupTopologyReason(ssn_, g.name, c, plan, tried, root)
                                         : reason_before;
   return false;
