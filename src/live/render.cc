@@ -9,6 +9,27 @@
 namespace basalt {
 namespace {
 
+// One entry of spec.subGroupPolicy, with the field names Volcano's API uses.
+Json SubGroupPolicyJson(const SubGroupPolicy& p) {
+  Json j = Json::object();
+  if (!p.name.empty()) j["name"] = p.name;
+  if (p.sub_group_size) j["subGroupSize"] = *p.sub_group_size;
+  if (p.min_sub_groups) j["minSubGroups"] = *p.min_sub_groups;
+  if (p.network_topology) j["networkTopology"] = NetworkTopologyJson(*p.network_topology);
+  if (p.has_label_selector) {
+    Json sel = Json::object();
+    if (!p.match_labels.empty()) sel["matchLabels"] = p.match_labels;
+    for (const NodeSelectorRequirement& r : p.match_expressions) {
+      Json e = {{"key", r.key}, {"operator", r.op}};
+      if (!r.values.empty()) e["values"] = r.values;
+      sel["matchExpressions"].push_back(std::move(e));
+    }
+    j["labelSelector"] = std::move(sel);
+  }
+  if (!p.match_label_keys.empty()) j["matchLabelKeys"] = p.match_label_keys;
+  return j;
+}
+
 Json OwnerJson(const OwnerReference& o) {
   Json j = {{"apiVersion", o.api_version}, {"kind", o.kind}, {"name", o.name}, {"uid", o.uid}};
   if (o.controller) {
@@ -117,51 +138,26 @@ std::map<std::string, std::string> ResourceListOf(const Resource& r) {
   return out;
 }
 
-namespace {
-
-Json NetworkTopologyJson(const NetworkTopologySpec& nt) {
-  Json j = {{"mode", nt.mode == NetworkTopologySpec::Mode::kSoft ? "soft" : "hard"}};
-  if (nt.highest_tier_allowed) j["highestTierAllowed"] = *nt.highest_tier_allowed;
-  if (!nt.highest_tier_name.empty()) j["highestTierName"] = nt.highest_tier_name;
-  return j;
+Json NetworkTopologyJson(const NetworkTopologySpec& topology) {
+  Json out = {{"mode", topology.mode == NetworkTopologySpec::Mode::kSoft ? "soft" : "hard"}};
+  if (topology.highest_tier_allowed) out["highestTierAllowed"] = *topology.highest_tier_allowed;
+  if (!topology.highest_tier_name.empty()) out["highestTierName"] = topology.highest_tier_name;
+  return out;
 }
-
-// One entry of spec.subGroupPolicy, with the field names Volcano's API uses.
-Json SubGroupPolicyJson(const SubGroupPolicy& p) {
-  Json j = Json::object();
-  if (!p.name.empty()) j["name"] = p.name;
-  if (p.sub_group_size) j["subGroupSize"] = *p.sub_group_size;
-  if (p.min_sub_groups) j["minSubGroups"] = *p.min_sub_groups;
-  if (p.network_topology) j["networkTopology"] = NetworkTopologyJson(*p.network_topology);
-  if (p.has_label_selector) {
-    Json sel = Json::object();
-    if (!p.match_labels.empty()) sel["matchLabels"] = p.match_labels;
-    for (const NodeSelectorRequirement& r : p.match_expressions) {
-      Json e = {{"key", r.key}, {"operator", r.op}};
-      if (!r.values.empty()) e["values"] = r.values;
-      sel["matchExpressions"].push_back(std::move(e));
-    }
-    j["labelSelector"] = std::move(sel);
-  }
-  if (!p.match_label_keys.empty()) j["matchLabelKeys"] = p.match_label_keys;
-  return j;
-}
-
-}  // namespace
 
 Json PodGroupJson(const PodGroup& pg, const OwnerReference* owner) {
   Json meta = MetaJson(pg.meta);
   if (pg.meta.owner_references.empty() && owner != nullptr)
     meta["ownerReferences"] = Json::array({OwnerJson(*owner)});
   Json spec = {{"minMember", pg.min_member}};
+  // A vcjob's partitioned tasks, as Volcano's job controller writes them.
+  for (const SubGroupPolicy& p : pg.sub_group_policy)
+    spec["subGroupPolicy"].push_back(SubGroupPolicyJson(p));
   if (!pg.min_task_member.empty()) spec["minTaskMember"] = pg.min_task_member;
   if (!pg.queue.empty()) spec["queue"] = pg.queue;
   if (!pg.priority_class_name.empty()) spec["priorityClassName"] = pg.priority_class_name;
   if (pg.min_resources) spec["minResources"] = ResourceListOf(*pg.min_resources);
-  // The vcjob's constraints, as Volcano's job controller copies them.
   if (pg.network_topology) spec["networkTopology"] = NetworkTopologyJson(*pg.network_topology);
-  for (const SubGroupPolicy& p : pg.sub_group_policy)
-    spec["subGroupPolicy"].push_back(SubGroupPolicyJson(p));
   return {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
           {"kind", "PodGroup"},
           {"metadata", std::move(meta)},

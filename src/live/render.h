@@ -26,6 +26,9 @@ std::pair<std::string, std::string> SplitKey(const std::string& key);
 // implicit `pods` dimension and zero scalars are left out.
 std::map<std::string, std::string> ResourceListOf(const Resource& r);
 
+// `spec.networkTopology` as Volcano writes it (mode always given).
+Json NetworkTopologyJson(const NetworkTopologySpec& topology);
+
 // A PodGroup to create. `owner` fills in an empty ownerReferences (a bare
 // pod's group is owned by the pod's controller, else by the pod).
 Json PodGroupJson(const PodGroup& pg, const OwnerReference* owner);
