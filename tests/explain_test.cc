@@ -308,6 +308,25 @@ TEST(ExplainTest, NetworkTopologyShortfall) {
   EXPECT_EQ(ExplainJson(r)["networkTopology"]["constraint"], "hard, highest tier 1");
 }
 
+// The same two pods as one SubGroup hard-constrained to a leaf (the job
+// itself unconstrained): the report names the SubGroup, its tier and each
+// leaf's shortfall.
+TEST(ExplainTest, SubGroupShortfall) {
+  std::string cluster = kTopologyCluster;
+  const std::string job_constraint = "networkTopology: {mode: hard, highestTierAllowed: 1}}";
+  cluster.replace(cluster.find(job_constraint), job_constraint.size(),
+                  "subGroupPolicy: [{name: pair, subGroupSize: 2, "
+                  "networkTopology: {mode: hard, highestTierAllowed: 1}}]}");
+  ExplainReport r = Explain("podgroup/g", cluster, kProportionConf);
+  EXPECT_EQ(r.verdict, "Pending");
+  EXPECT_EQ(r.network_topology, "none; SubGroups of pair");
+  EXPECT_EQ(r.network_topology_reason,
+            "subGroup pair (hard, highest tier 1): no HyperNode within the allowed tier can hold "
+            "its pods; leaf0 (tier 1) lacks cpu 4; leaf1 (tier 1) lacks cpu 4");
+  const std::string text = ExplainText(r);
+  EXPECT_TRUE(Contains(text, "Network topology: none; SubGroups of pair; subGroup pair")) << text;
+}
+
 // A queue closed after the PodGroup was created: enqueue refuses it and the
 // report says the queue is closed.
 constexpr const char* kClosedCluster = R"(

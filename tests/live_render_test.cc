@@ -5,6 +5,7 @@
 
 #include "actions/builtin.h"
 #include "api/decode.h"
+#include "api/subgroup.h"
 #include "engine/cycle_runner.h"
 #include "live/render.h"
 #include "plugins/builtin.h"
@@ -137,6 +138,35 @@ TEST(RenderPodGroup, OwnerFilledWhenTheGroupHasNone) {
   EXPECT_EQ(j["metadata"]["ownerReferences"][0]["uid"], "u1");
   EXPECT_EQ(j["spec"]["minMember"], 1);
   EXPECT_EQ(j["spec"]["queue"], "q");
+  EXPECT_FALSE(j["spec"].contains("subGroupPolicy"));
+  EXPECT_FALSE(j["spec"].contains("networkTopology"));
+}
+
+// A vcjob's PodGroup carries its networkTopology and the subGroupPolicy of its
+// partitioned tasks to the API server, under Volcano's field names.
+TEST(RenderPodGroup, WritesTopologyAndSubGroups) {
+  PodGroup pg;
+  pg.meta.name = "train";
+  pg.meta.namespace_ = "ns";
+  pg.network_topology = NetworkTopologySpec{NetworkTopologySpec::Mode::kHard, 2, ""};
+  PartitionPolicy parts;
+  parts.total_partitions = 2;
+  parts.partition_size = 4;
+  parts.min_partitions = 1;
+  parts.network_topology =
+      NetworkTopologySpec{NetworkTopologySpec::Mode::kSoft, std::nullopt, "leaf"};
+  pg.sub_group_policy.push_back(PolicyOfPartitions("worker", parts));
+  Json spec = PodGroupJson(pg, nullptr)["spec"];
+  EXPECT_EQ(spec["networkTopology"]["mode"], "hard");
+  EXPECT_EQ(spec["networkTopology"]["highestTierAllowed"], 2);
+  const Json& p = spec["subGroupPolicy"][0];
+  EXPECT_EQ(p["name"], "worker");
+  EXPECT_EQ(p["subGroupSize"], 4);
+  EXPECT_EQ(p["minSubGroups"], 1);
+  EXPECT_EQ(p["networkTopology"]["mode"], "soft");
+  EXPECT_EQ(p["networkTopology"]["highestTierName"], "leaf");
+  EXPECT_EQ(p["labelSelector"]["matchLabels"]["volcano.sh/task-spec"], "worker");
+  EXPECT_EQ(p["matchLabelKeys"][0], "volcano.sh/partition-id");
 }
 
 }  // namespace

@@ -256,6 +256,50 @@ void AddTopology(uint64_t seed, const std::vector<std::string>& node_names, Worl
   }
 }
 
+// SubGroup worlds (a third, from their own generator): half the PodGroups get
+// a subGroupPolicy taking all their pods as one SubGroup of 1 to 3 pods, and
+// half the vcjob tasks a partitionPolicy (partitions of 1 to 3 pods that
+// divide the replicas), with a networkTopology when the world has HyperNodes.
+void AddSubGroups(uint64_t seed, World* w) {
+  std::mt19937_64 rng(seed * 0xD1B54A32D192ED03ULL + 41);
+  auto chance = [&rng](int percent) { return static_cast<int>(rng() % 100) < percent; };
+  if (!chance(33)) return;
+  bool hypernodes = false;
+  for (const std::string& doc : w->docs)
+    hypernodes |= doc.find("kind: HyperNode\n") != std::string::npos;
+  auto topology = [&]() -> std::string {
+    if (!hypernodes || !chance(70)) return "";
+    return std::string(", networkTopology: {mode: ") + (chance(70) ? "hard" : "soft") +
+           ", highestTierAllowed: " + (chance(60) ? "1" : "2") + "}";
+  };
+  for (std::string& doc : w->docs) {
+    const bool group = doc.find("kind: PodGroup\n") != std::string::npos;
+    const bool vcjob = doc.find("kind: Job\n") != std::string::npos;
+    if ((!group && !vcjob) || !chance(50)) continue;
+    if (group) {
+      size_t at = doc.find("spec: {");
+      if (at == std::string::npos) continue;
+      const std::string policy =
+          "subGroupPolicy: [{name: sg, subGroupSize: " + std::to_string(1 + rng() % 3) +
+          (chance(30) ? ", minSubGroups: 1" : "") + topology() + "}], ";
+      doc.insert(at + 7, policy);
+      continue;
+    }
+    size_t at = doc.find("    replicas: ");
+    if (at == std::string::npos) continue;
+    size_t end = doc.find('\n', at);
+    const int replicas = std::stoi(doc.substr(at + 14, end - at - 14));
+    int size = 1 + static_cast<int>(rng() % 3);
+    while (size > 1 && (replicas % size != 0)) --size;
+    if (replicas < 1) continue;
+    const int total = replicas / size;
+    const std::string policy = "    partitionPolicy: {totalPartitions: " + std::to_string(total) +
+                               ", partitionSize: " + std::to_string(size) +
+                               (chance(30) ? ", minPartitions: 1" : "") + topology() + "}\n";
+    doc.insert(end + 1, policy);
+  }
+}
+
 }  // namespace
 
 std::string World::Manifests() const {
@@ -430,6 +474,7 @@ World GenerateWorld(uint64_t seed, bool small) {
     }
   }
   AddTopology(seed, node_names, &w);
+  AddSubGroups(seed, &w);
   return w;
 }
 

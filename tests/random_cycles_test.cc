@@ -60,6 +60,19 @@ TEST(RandomCyclesTest, GenerationIsDeterministic) {
 // their capability, which Volcano's admission refuses, and the capability check
 // then reported behaviour that is Volcano's by design. Every generated world
 // must be one `basalt validate` accepts.
+// SubGroups reach the random worlds (invariant 12 has something to check):
+// PodGroups with a subGroupPolicy and vcjob tasks with a partitionPolicy.
+TEST(RandomCyclesTest, SomeWorldsHaveSubGroups) {
+  int groups = 0, partitions = 0;
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    const std::string m = GenerateWorld(seed).Manifests();
+    groups += m.find("subGroupPolicy:") != std::string::npos;
+    partitions += m.find("partitionPolicy:") != std::string::npos;
+  }
+  EXPECT_GT(groups, 20);
+  EXPECT_GT(partitions, 20);
+}
+
 TEST(RandomCyclesTest, GeneratedWorldsPassAdmission) {
   for (uint64_t seed = 1; seed <= 300; ++seed) {
     for (bool small : {false, true}) {

@@ -45,6 +45,7 @@ set(BASALT_TEST_SOURCES
   tests/scenario_test.cc
   tests/session_test.cc
   tests/snapshot_cache_test.cc
+  tests/subgroup_test.cc
   tests/status_writer_test.cc
   tests/sim_test.cc
   tests/sim_colocation_test.cc

@@ -12,7 +12,9 @@
 //    FutureIdle (Idle + Releasing - Pipelined); in the latter the task is
 //    pipelined onto resources being released.
 //  * a job with a network topology constraint is dry-run in one HyperNode
-//    after another (AllocateInHyperNode; docs/topology.md).
+//    after another (AllocateInHyperNode; docs/topology.md);
+//  * a job with SubGroups (spec.subGroupPolicy) is placed SubGroup by
+//    SubGroup, each whole or not at all (actions/subgroup_allocate.h).
 //
 // Cost per task: tasks with identical scheduling inputs (an equivalence class,
 // e.g. the replicas of one vcjob task) share feasibility answers and scores
@@ -32,6 +34,7 @@
 #include "actions/hypernode_search.h"
 #include "actions/node_selection.h"
 #include "actions/ordering.h"
+#include "actions/subgroup_allocate.h"
 #include "framework/session.h"
 #include "framework/statement.h"
 
@@ -87,9 +90,14 @@ class AllocateAction : public Action {
         continue;
       }
       const TopologyConstraint topology = ConstraintOf(job, ssn.hypernodes());
-      std::unique_ptr<Statement> stmt = topology.kind == TopologyConstraint::Kind::kNone
-                                            ? AllocateTasks(ssn, job, pending)
-                                            : AllocateInHyperNode(ssn, job, pending, topology);
+      std::unique_ptr<Statement> stmt;
+      if (!ssn.subgroups().OfJob(job.id).empty()) {
+        stmt = SubGroupsOf(ssn).Allocate(job, pending, topology);
+      } else if (topology.kind == TopologyConstraint::Kind::kNone) {
+        stmt = AllocateTasks(ssn, job, pending);
+      } else {
+        stmt = AllocateInHyperNode(ssn, job, pending, topology);
+      }
       if (!pending.empty()) jobs.Push(job.id);
       if (stmt) stmt->Commit();
       queues.Push(q);
@@ -97,6 +105,38 @@ class AllocateAction : public Action {
   }
 
  private:
+  // Jobs with SubGroups are placed unit by unit (actions/subgroup_allocate.h).
+  SubGroupAllocator SubGroupsOf(Session& ssn) {
+    free_.Refresh(ssn);
+    return SubGroupAllocator(
+        ssn, free_,
+        [this, &ssn](TaskInfo& task, const std::vector<NodeId>* within, FitErrors* errors) {
+          return ChooseNode(ssn, task, within, errors);
+        });
+  }
+
+  // The node for `task`: its nominated node while the task still fits there
+  // (and the node is among `within`), else the best node of `within` (every
+  // node when nullptr).
+  NodeInfo* ChooseNode(Session& ssn, TaskInfo& task, const std::vector<NodeId>* within,
+                       FitErrors* errors) {
+    if (!task.nominated_node.empty()) {
+      auto nid = ssn.FindNode(task.nominated_node);
+      if (nid && within && !std::binary_search(within->begin(), within->end(), *nid)) {
+        nid.reset();  // outside the HyperNode being tried
+      }
+      if (nid) {
+        NodeInfo& n = ssn.node(*nid);
+        if (LessEqual(task.request, n.FutureIdle()) && ssn.Predicate(task, n).ok()) return &n;
+      }
+    }
+    const bool reference =
+        ssn.options().reference_node_selection || task.equivalence_class == kNone;
+    return within      ? BestNodeWithin(ssn, task, *within, errors)
+           : reference ? ReferenceAllocateNode(ssn, task, errors)
+                       : index_->Best(ssn, task, errors);
+  }
+
   static bool HasTaskToPlace(const Session& ssn, const JobInfo& job) {
     if (job.Count(TaskStatus::kPending) == 0) return false;
     for (TaskId id : job.tasks) {
@@ -228,30 +268,13 @@ class AllocateAction : public Action {
         job.fit_errors[task.id] = PrePredicateErrors(ssn, pre);
         break;
       }
-      NodeInfo* chosen = nullptr;
-      if (!task.nominated_node.empty()) {
-        auto nid = ssn.FindNode(task.nominated_node);
-        if (nid && within && !std::binary_search(within->begin(), within->end(), *nid)) {
-          nid.reset();  // outside the HyperNode being tried
-        }
-        if (nid) {
-          NodeInfo& n = ssn.node(*nid);
-          if (LessEqual(task.request, n.FutureIdle()) && ssn.Predicate(task, n).ok()) chosen = &n;
-        }
-      }
+      FitErrors errors;
+      NodeInfo* chosen = ChooseNode(ssn, task, within, &errors);
       if (!chosen) {
-        FitErrors errors;
-        const bool reference =
-            ssn.options().reference_node_selection || task.equivalence_class == kNone;
-        chosen = within      ? BestNodeWithin(ssn, task, *within, &errors)
-                 : reference ? ReferenceAllocateNode(ssn, task, &errors)
-                             : index_->Best(ssn, task, &errors);
-        if (!chosen) {
-          job.fit_errors[task.id] = std::move(errors);
-          if (!task.role.empty()) failed.insert(task.role);
-          if (NeedContinue(ssn, job, pending, failed)) continue;
-          break;
-        }
+        job.fit_errors[task.id] = std::move(errors);
+        if (!task.role.empty()) failed.insert(task.role);
+        if (NeedContinue(ssn, job, pending, failed)) continue;
+        break;
       }
       job.fit_errors.erase(task.id);
       if (LessEqual(task.request, chosen->idle())) {

@@ -78,13 +78,13 @@ int32_t TierOf(const HyperNodeTree& tree, HyperNodeId h) { return tree.at(h).tie
 
 namespace {
 
-// The span of the job's placed pods; `*any` says whether any is placed on a
-// HyperNode's node (kNone with `*any`: they span separate trees).
-HyperNodeId JobSpanOrNone(const Session& ssn, const JobInfo& job, bool* any) {
+// The span of the placed pods among `tasks`; `*any` says whether any is
+// placed on a HyperNode's node (kNone with `*any`: they span separate trees).
+HyperNodeId SpanOrNone(const Session& ssn, const std::vector<TaskId>& tasks, bool* any) {
   const HyperNodeTree& tree = ssn.hypernodes();
   HyperNodeId span = kNone;
   *any = false;
-  for (TaskId id : job.tasks) {
+  for (TaskId id : tasks) {
     const TaskInfo& t = ssn.task(id);
     if (t.node == kNone || !IsOnNodeStatus(t.status) || t.best_effort) continue;
     HyperNodeId leaf = tree.LeafOf(t.node);
@@ -100,7 +100,7 @@ HyperNodeId JobSpanOrNone(const Session& ssn, const JobInfo& job, bool* any) {
 
 HyperNodeId JobSpan(const Session& ssn, const JobInfo& job) {
   bool any = false;
-  return JobSpanOrNone(ssn, job, &any);
+  return SpanOrNone(ssn, job.tasks, &any);
 }
 
 std::optional<HyperNodeId> HyperNodePlan::Next() {
@@ -128,15 +128,16 @@ std::optional<HyperNodeId> HyperNodePlan::Next() {
   return std::nullopt;
 }
 
-HyperNodePlan PlanHyperNodes(const Session& ssn, const JobInfo& job, const TopologyConstraint& c,
-                             const std::vector<TaskId>& pending, const HyperNodeFree& free) {
+namespace {
+
+// The qualifying HyperNodes, tier by tier up to the highest allowed one: inside
+// `root` (when given), keeping the placed pods' `span` within the allowed tier,
+// and with free resources of at least `need`.
+HyperNodePlan PlanTiers(const Session& ssn, const JobInfo& job, const TopologyConstraint& c,
+                        const Resource& need, HyperNodeId span, bool placed, HyperNodeId root,
+                        const HyperNodeFree& free) {
   HyperNodePlan plan;
   const HyperNodeTree& tree = ssn.hypernodes();
-  if (!c.unresolved_tier_name.empty()) return plan;  // a tier no HyperNode has: none qualifies
-  const int32_t needed = std::max(1, job.min_member - job.ReadyTaskNum());
-  const Resource need = SmallestRequests(ssn, pending, std::min<size_t>(needed, pending.size()));
-  bool placed = false;
-  const HyperNodeId span = JobSpanOrNone(ssn, job, &placed);
   auto within_limit = [&](int32_t tier) { return !c.highest_tier || tier <= *c.highest_tier; };
   int skipped = 0;
   std::vector<HyperNodeId> fit;
@@ -144,6 +145,7 @@ HyperNodePlan PlanHyperNodes(const Session& ssn, const JobInfo& job, const Topol
     if (!within_limit(tier)) break;
     fit.clear();
     for (HyperNodeId h : tree.OfTier(tier)) {
+      if (root != kNone && tree.Lca(h, root) != root) continue;
       if (placed) {
         HyperNodeId lca = span == kNone ? kNone : tree.Lca(h, span);
         if (lca == kNone || !within_limit(TierOf(tree, lca))) continue;
@@ -165,6 +167,30 @@ HyperNodePlan PlanHyperNodes(const Session& ssn, const JobInfo& job, const Topol
   }
   if (skipped > 3) plan.shortfall += "; and " + std::to_string(skipped - 3) + " more";
   return plan;
+}
+
+}  // namespace
+
+HyperNodePlan PlanHyperNodes(const Session& ssn, const JobInfo& job, const TopologyConstraint& c,
+                             const std::vector<TaskId>& pending, const HyperNodeFree& free) {
+  if (!c.unresolved_tier_name.empty()) return {};  // a tier no HyperNode has: none qualifies
+  const int32_t needed = std::max(1, job.min_member - job.ReadyTaskNum());
+  const Resource need = SmallestRequests(ssn, pending, std::min<size_t>(needed, pending.size()));
+  bool placed = false;
+  const HyperNodeId span = SpanOrNone(ssn, job.tasks, &placed);
+  return PlanTiers(ssn, job, c, need, span, placed, kNone, free);
+}
+
+HyperNodePlan PlanSubGroupHyperNodes(const Session& ssn, const JobInfo& job,
+                                     const TopologyConstraint& c, const std::vector<TaskId>& tasks,
+                                     const std::vector<TaskId>& pending, int32_t needed,
+                                     HyperNodeId root, const HyperNodeFree& free) {
+  if (!c.unresolved_tier_name.empty()) return {};
+  const Resource need =
+      SmallestRequests(ssn, pending, std::min<size_t>(std::max(1, needed), pending.size()));
+  bool placed = false;
+  const HyperNodeId span = SpanOrNone(ssn, tasks, &placed);
+  return PlanTiers(ssn, job, c, need, span, placed, root, free);
 }
 
 std::string TopologyPendingReason(const Session& ssn, const TopologyConstraint& c,

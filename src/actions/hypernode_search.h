@@ -63,6 +63,15 @@ class HyperNodePlan {
 HyperNodePlan PlanHyperNodes(const Session& ssn, const JobInfo& job, const TopologyConstraint& c,
                              const std::vector<TaskId>& pending, const HyperNodeFree& free);
 
+// The same for one SubGroup of `job`: `tasks` are the SubGroup's tasks,
+// `pending` those of them still to place and `needed` how many of them must
+// be placed; only HyperNodes inside `root` qualify (the job's HyperNode, or
+// kNone for any).
+HyperNodePlan PlanSubGroupHyperNodes(const Session& ssn, const JobInfo& job,
+                                     const TopologyConstraint& c, const std::vector<TaskId>& tasks,
+                                     const std::vector<TaskId>& pending, int32_t needed,
+                                     HyperNodeId root, const HyperNodeFree& free);
+
 // The pending reason of a job no HyperNode could hold.
 std::string TopologyPendingReason(const Session& ssn, const TopologyConstraint& c,
                                   const HyperNodePlan& plan, size_t tried);

@@ -5,6 +5,7 @@ basalt_library(actions SOURCES
   src/actions/enqueue.cc
   src/actions/hypernode_search.cc
   src/actions/node_selection.cc
+  src/actions/subgroup_allocate.cc
   src/actions/preempt.cc
   src/actions/reclaim.cc
   src/actions/shuffle.cc

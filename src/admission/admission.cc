@@ -266,6 +266,25 @@ void ValidateJob(const VcJob& job, const QueueIndex& queues, std::vector<Admissi
     }
 
     ValidatePolicies(t.policies, tp + ".policies", r);
+    if (t.partition_policy) {
+      // As Volcano's webhook: the partitions cover the replicas exactly, and an
+      // explicit task minAvailable is minPartitions whole partitions.
+      const PartitionPolicy& pp = *t.partition_policy;
+      const int64_t covered = int64_t{pp.total_partitions} * pp.partition_size;
+      if (covered != t.replicas) {
+        r.Add(tp + ".partitionPolicy",
+              "'Replicas' are not equal to TotalPartitions*PartitionSize in task: " + tname +
+                  ", job: " + jname + " (" + std::to_string(t.replicas) +
+                  " != " + std::to_string(covered) + ")");
+      }
+      const int64_t min_pods = int64_t{pp.min_partitions} * pp.partition_size;
+      if (t.min_available && *t.min_available != min_pods) {
+        r.Add(tp + ".minAvailable",
+              "'MinAvailable' is not equal to MinPartitions*PartitionSize in task: " + tname +
+                  ", job: " + jname + " (" + std::to_string(*t.min_available) +
+                  " != " + std::to_string(min_pods) + ")");
+      }
+    }
 
     // The longest pod name the controller will make for this task. Checked only
     // when both parts are valid: otherwise the part's own problem says it all.

@@ -16,6 +16,7 @@
 #include "api/file_text.h"
 #include "api/job_plugin_args.h"
 #include "api/quantity.h"
+#include "api/subgroup.h"
 #include "api/text.h"
 
 namespace basalt {
@@ -326,6 +327,8 @@ Status DecodePodGroup(const YAML::Node& doc, PodGroup* pg) {
     }
     BASALT_RETURN_IF_ERROR(DecodeNetworkTopology(spec["networkTopology"], "spec.networkTopology",
                                                  &pg->network_topology));
+    BASALT_RETURN_IF_ERROR(DecodeSubGroupPolicies(spec["subGroupPolicy"], "spec.subGroupPolicy",
+                                                  &pg->sub_group_policy));
   }
   YAML::Node st = doc["status"];
   BASALT_RETURN_IF_ERROR(ExpectMap(st, "status"));

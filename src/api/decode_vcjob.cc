@@ -7,6 +7,7 @@
 #include "api/decode_objects.h"
 #include "api/hypernode.h"
 #include "api/job_plugin_args.h"
+#include "api/subgroup.h"
 
 namespace basalt::decode_internal {
 
@@ -119,6 +120,8 @@ Status DecodeVcJob(const YAML::Node& doc, VcJob* job) {
     }
     BASALT_RETURN_IF_ERROR(ReadInt(tasks[i], "maxRetry", ip, &t.max_retry, INT32_MIN, INT32_MAX));
     BASALT_RETURN_IF_ERROR(DecodePolicies(tasks[i]["policies"], Join(ip, "policies"), &t.policies));
+    BASALT_RETURN_IF_ERROR(DecodePartitionPolicy(tasks[i]["partitionPolicy"],
+                                                 Join(ip, "partitionPolicy"), &t.partition_policy));
     YAML::Node tmpl = tasks[i]["template"];
     std::string tpath = Join(ip, "template");
     if (!Present(tmpl)) return FieldError(tpath, "missing");

@@ -200,6 +200,21 @@ struct NetworkTopologySpec {
   bool operator==(const NetworkTopologySpec&) const = default;
 };
 
+// One entry of a PodGroup's spec.subGroupPolicy (api/subgroup.h, docs/topology.md):
+// the pods its label selector matches, split by the values of matchLabelKeys,
+// form SubGroups of subGroupSize pods, each gang-scheduled as a unit and placed
+// under its own networkTopology.
+struct SubGroupPolicy {
+  std::string name;
+  std::optional<int32_t> sub_group_size;  // pods per SubGroup; unset = 1
+  std::optional<int32_t> min_sub_groups;  // SubGroups that must be ready; unset or 0 = none
+  std::optional<NetworkTopologySpec> network_topology;
+  bool has_label_selector = false;  // no selector: every pod of the group
+  std::map<std::string, std::string> match_labels;
+  std::vector<NodeSelectorRequirement> match_expressions;  // In, NotIn, Exists, DoesNotExist
+  std::vector<std::string> match_label_keys;
+};
+
 struct PodGroup {
   ObjectMeta meta;
   int32_t min_member = 0;
@@ -208,6 +223,7 @@ struct PodGroup {
   std::string priority_class_name;
   std::optional<Resource> min_resources;
   std::optional<NetworkTopologySpec> network_topology;
+  std::vector<SubGroupPolicy> sub_group_policy;  // spec.subGroupPolicy
   PodGroupPhase phase = PodGroupPhase::kPending;
 };
 
@@ -217,6 +233,16 @@ struct LifecyclePolicy {
   std::string action;
   std::optional<int32_t> exit_code;
   std::optional<std::string> timeout;
+};
+
+// tasks[].partitionPolicy of a vcjob: the task's replicas split into
+// totalPartitions groups of partitionSize pods, which the vcjob controller
+// turns into one entry of the PodGroup's subGroupPolicy.
+struct PartitionPolicy {
+  int32_t total_partitions = 0;
+  int32_t partition_size = 0;
+  int32_t min_partitions = 0;
+  std::optional<NetworkTopologySpec> network_topology;
 };
 
 struct JobTask {
@@ -234,6 +260,7 @@ struct JobTask {
   std::vector<std::string> init_container_names;
   std::string hostname;
   std::string subdomain;
+  std::optional<PartitionPolicy> partition_policy;
 };
 
 struct VcJob {

@@ -4,6 +4,8 @@
 #include <map>
 #include <string_view>
 
+#include "api/subgroup.h"
+
 namespace basalt {
 namespace job_internal {
 namespace {
@@ -85,6 +87,9 @@ Pod MakePod(const VcJob& job, const JobTask& task, int index, const std::string&
   labels[kQueueName] = queue;
   labels[kTaskSpec] = task.name;
   labels[kTaskIndex] = std::to_string(index);
+  // The pod's partition, which the PodGroup's subGroupPolicy splits SubGroups by.
+  if (task.partition_policy && task.partition_policy->partition_size > 0)
+    labels[kPartitionIdLabel] = std::to_string(index / task.partition_policy->partition_size);
   pod.spec = task.template_spec;
   if (pod.spec.scheduler_name == "default-scheduler") {
     pod.spec.scheduler_name = job.scheduler_name.empty() ? "volcano" : job.scheduler_name;
@@ -227,6 +232,11 @@ std::vector<std::string> SyncJobObjects(ClusterState& state, VcJob& job) {
     fresh.priority_class_name = job.priority_class_name;
     fresh.min_resources = MinResources(state, job);
     fresh.network_topology = job.network_topology;  // as Volcano's controller copies it
+    // Each partitioned task becomes one SubGroup policy, as Volcano's controller writes it.
+    for (const auto& t : job.tasks) {
+      if (t.partition_policy)
+        fresh.sub_group_policy.push_back(PolicyOfPartitions(t.name, *t.partition_policy));
+    }
     fresh.phase = PodGroupPhase::kPending;
     state.UpsertPodGroup(std::move(fresh));
     pg = state.FindPodGroup(pg_key);

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "actions/node_selection.h"
+#include "api/subgroup.h"
 #include "api/well_known.h"
 #include "engine/session_runner.h"
 #include "framework/statement.h"
@@ -507,15 +508,28 @@ class Prober {
 
   void DescribeTopology(const Session& ssn, const JobInfo& job) {
     const TopologyConstraint c = ConstraintOf(job, ssn.hypernodes());
-    if (c.kind == TopologyConstraint::Kind::kNone) return;
-    report_.network_topology = c.kind == TopologyConstraint::Kind::kHard ? "hard" : "soft";
+    const bool subgroups = job.podgroup && !job.podgroup->sub_group_policy.empty();
+    if (c.kind == TopologyConstraint::Kind::kNone && !subgroups) return;
+    report_.network_topology = c.kind == TopologyConstraint::Kind::kHard   ? "hard"
+                               : c.kind == TopologyConstraint::Kind::kSoft ? "soft"
+                                                                           : "none";
     if (c.highest_tier)
       report_.network_topology += ", highest tier " + std::to_string(*c.highest_tier);
-    // Allocate's reason without its "network topology (hard, ...): " prefix.
+    if (subgroups) {
+      const auto& policies = job.podgroup->sub_group_policy;
+      report_.network_topology += "; SubGroups of";
+      for (size_t i = 0; i < policies.size(); ++i)
+        report_.network_topology +=
+            (i ? ", " : " ") + PolicyLabel(policies, static_cast<int32_t>(i));
+    }
+    // Allocate's reason without its "network topology (hard, ...): " prefix;
+    // a SubGroup's reason whole ("subGroup part-b (hard, highest tier 1): ...").
     const std::string& why = job.job_fit_error;
     const size_t colon = why.find("): ");
     if (why.rfind("network topology", 0) == 0 && colon != std::string::npos)
       report_.network_topology_reason = why.substr(colon + 3);
+    else if (why.rfind("subGroup ", 0) == 0)
+      report_.network_topology_reason = why;
   }
 
   void Hints() {

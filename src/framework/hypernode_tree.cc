@@ -133,9 +133,15 @@ bool HyperNodeTree::Holds(HyperNodeId h, NodeId node) const {
 }
 
 TopologyConstraint ConstraintOf(const JobInfo& job, const HyperNodeTree& tree) {
+  if (!job.podgroup) return {};
+  return ConstraintOfSpec(job.podgroup->network_topology, tree);
+}
+
+TopologyConstraint ConstraintOfSpec(const std::optional<NetworkTopologySpec>& given,
+                                    const HyperNodeTree& tree) {
   TopologyConstraint c;
-  if (!job.podgroup || !job.podgroup->network_topology) return c;
-  const NetworkTopologySpec& spec = *job.podgroup->network_topology;
+  if (!given) return c;
+  const NetworkTopologySpec& spec = *given;
   if (spec.highest_tier_allowed) {
     c.highest_tier = *spec.highest_tier_allowed;
   } else if (!spec.highest_tier_name.empty()) {

@@ -82,5 +82,8 @@ struct TopologyConstraint {
   std::string unresolved_tier_name;     // the highestTierName that named no tier
 };
 TopologyConstraint ConstraintOf(const JobInfo& job, const HyperNodeTree& tree);
+// The same for a spec (a SubGroup's networkTopology); unset: no constraint.
+TopologyConstraint ConstraintOfSpec(const std::optional<NetworkTopologySpec>& spec,
+                                    const HyperNodeTree& tree);
 
 }  // namespace basalt

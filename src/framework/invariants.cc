@@ -218,7 +218,76 @@ Status InvariantTracker::AfterAction(const Session& ssn, std::string_view action
   // 11. Topology.
   std::string topology = HardTopologyExceeded(ssn);
   if (!topology.empty()) return Status::Internal(topology).WithContext(context);
+  // 12. SubGroups.
+  std::string partial = PartialSubGroup(ssn);
+  if (!partial.empty()) return Status::Internal(partial).WithContext(context);
   return Status::Ok();
+}
+
+namespace {
+
+// The HyperNode the placed (non-BestEffort) pods among `tasks` span; `*placed`
+// says whether any is placed, `*outside` whether one is on a node of no HyperNode.
+HyperNodeId SpanOfTasks(const Session& ssn, const std::vector<TaskId>& tasks, bool* placed,
+                        bool* outside) {
+  const HyperNodeTree& tree = ssn.hypernodes();
+  HyperNodeId span = kNone;
+  *placed = *outside = false;
+  for (TaskId id : tasks) {
+    const TaskInfo& t = ssn.task(id);
+    if (t.node == kNone || !IsOnNodeStatus(t.status) || t.best_effort) continue;
+    HyperNodeId leaf = tree.LeafOf(t.node);
+    *outside |= leaf == kNone;
+    span = *placed ? tree.Lca(span, leaf) : leaf;
+    *placed = true;
+    if (span == kNone) break;
+  }
+  return span;
+}
+
+bool PlacedThisSession(TaskStatus s) {
+  return s == TaskStatus::kAllocated || s == TaskStatus::kBinding || s == TaskStatus::kPipelined;
+}
+
+}  // namespace
+
+std::string PartialSubGroup(const Session& ssn) {
+  const SubGroupIndex& index = ssn.subgroups();
+  if (index.empty() || ssn.invariants().action() != "allocate") return "";
+  const HyperNodeTree& tree = ssn.hypernodes();
+  for (const JobInfo& j : ssn.jobs()) {
+    for (int32_t id : index.OfJob(j.id)) {
+      const SubGroupInfo& g = index.at(id);
+      int32_t ready = 0;
+      bool bound = false, placed_now = false;
+      for (TaskId t : g.tasks) {
+        const TaskInfo& task = ssn.task(t);
+        ready += IsAllocatedStatus(task.status) || task.status == TaskStatus::kSucceeded ||
+                 (task.status == TaskStatus::kPending && task.best_effort);
+        bound |= task.status == TaskStatus::kBinding;
+        placed_now |= PlacedThisSession(task.status);
+      }
+      if (bound && ready < g.size) {
+        return "subGroup " + g.name + " of job " + j.key + " has pods bound this session but " +
+               std::to_string(ready) + " ready, below subGroupSize " + std::to_string(g.size);
+      }
+      if (!placed_now || tree.empty()) continue;
+      TopologyConstraint c =
+          ConstraintOfSpec(j.podgroup->sub_group_policy[g.policy].network_topology, tree);
+      if (c.kind != TopologyConstraint::Kind::kHard) continue;
+      bool placed = false, outside = false;
+      HyperNodeId span = SpanOfTasks(ssn, g.tasks, &placed, &outside);
+      if (!placed) continue;
+      if (span != kNone && !outside && c.highest_tier && tree.at(span).tier <= *c.highest_tier)
+        continue;
+      return "subGroup " + g.name + " of job " + j.key + " is hard-constrained to tier " +
+             (c.highest_tier ? std::to_string(*c.highest_tier) : "?") + " but its pods span " +
+             (span == kNone || outside ? std::string("no single HyperNode")
+                                       : "HyperNode " + tree.at(span).name + " of tier " +
+                                             std::to_string(tree.at(span).tier));
+    }
+  }
+  return "";
 }
 
 std::string HardTopologyExceeded(const Session& ssn) {

@@ -36,8 +36,12 @@
 // 11. Topology: a hard-constrained job that has pods placed this session
 //     (Allocated, Binding or Pipelined) has all its pods on nodes inside one
 //     HyperNode of tier at most its highest allowed tier (docs/topology.md).
+// 12. SubGroups, after allocate: a SubGroup with a pod bound this session has
+//     at least subGroupSize pods ready (none is bound in part), and a SubGroup
+//     under a hard networkTopology has its placed pods inside one HyperNode of
+//     its allowed tier.
 //
-// Checks 1-5 and 11 are the framework's. 6-9 belong to plugins and run through their
+// Checks 1-5, 11 and 12 are the framework's. 6-9 belong to plugins and run through their
 // `Plugin::CheckInvariants` hook (the helpers below serve them), so the
 // framework names no plugin. Session-wide checks (1-4, 9) hold under any
 // configuration; 5-8 are conditioned on the action and the configuration so
@@ -108,6 +112,10 @@ std::string CapabilityExceeded(const Session& ssn);
 // Check 11: "" or the first hard-constrained job whose placed pods span more
 // than its highest allowed tier.
 std::string HardTopologyExceeded(const Session& ssn);
+
+// Check 12: "" or the first SubGroup bound in part, or placed beyond its hard
+// networkTopology tier.
+std::string PartialSubGroup(const Session& ssn);
 
 // The pods the current action evicted, per job, and the queues they left.
 struct ActionEvictions {

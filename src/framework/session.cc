@@ -191,6 +191,7 @@ Result<std::unique_ptr<Session>> Session::Open(const ClusterState& state,
   std::unique_ptr<Session> ssn(new Session(state, conf, options));
   ssn->BuildSnapshot();
   ssn->hypernode_tree_ = HyperNodeTree::Build(state, *ssn->snap_);
+  ssn->subgroups_ = SubGroupIndex::Build(*ssn->snap_);
   for (size_t t = 0; t < conf.tiers.size(); ++t) {
     for (const PluginOption& opt : conf.tiers[t].plugins) {
       auto plugin = plugins.Create(opt.name, opt.arguments);

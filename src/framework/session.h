@@ -33,6 +33,7 @@
 #include "framework/invariants.h"
 #include "framework/plugin.h"
 #include "framework/snapshot.h"
+#include "framework/subgroups.h"
 #include "framework/types.h"
 #include "state/cluster_state.h"
 
@@ -216,6 +217,8 @@ class Session {
   const Resource& total_resource() const { return snap_->total_resource; }
   // The HyperNodes over the snapshot's nodes (empty when the store has none).
   const HyperNodeTree& hypernodes() const { return hypernode_tree_; }
+  // The SubGroups of jobs with a spec.subGroupPolicy (framework/subgroups.h).
+  const SubGroupIndex& subgroups() const { return subgroups_; }
   std::optional<NodeId> FindNode(const std::string& name) const;
   std::optional<QueueId> FindQueue(const std::string& name) const;
   // Value of a PriorityClass, if it exists.
@@ -371,6 +374,7 @@ class Session {
   Snapshot own_snapshot_;
   Snapshot* snap_ = &own_snapshot_;
   HyperNodeTree hypernode_tree_;
+  SubGroupIndex subgroups_;
   std::vector<std::unique_ptr<Slot>> slots_;
   int current_slot_ = -1;
   std::vector<EventHandler> handlers_;

@@ -50,9 +50,12 @@ void Statement::Commit() {
   ops_.clear();
 }
 
-void Statement::Discard() {
+void Statement::Discard() { DiscardSince(0); }
+
+void Statement::DiscardSince(size_t mark) {
   BASALT_CHECK(!at_once()) << "a statement that commits at once cannot be discarded";
-  for (auto it = ops_.rbegin(); it != ops_.rend(); ++it) {
+  BASALT_CHECK(mark <= ops_.size()) << "discard mark beyond the statement";
+  for (auto it = ops_.rbegin(); it != ops_.rend() - static_cast<std::ptrdiff_t>(mark); ++it) {
     TaskInfo& t = ssn_.task(it->task);
     switch (it->kind) {
       case Kind::kEvict:
@@ -67,7 +70,7 @@ void Statement::Discard() {
         break;
     }
   }
-  ops_.clear();
+  ops_.erase(ops_.begin() + static_cast<std::ptrdiff_t>(mark), ops_.end());
 }
 
 }  // namespace basalt

@@ -38,6 +38,10 @@ class Statement {
   void Unpipeline(TaskInfo& task);
   void Commit();
   void Discard();
+  // The operations so far, and the undoing of those after a mark: allocate
+  // keeps the SubGroups of a job that were placed whole and drops the others.
+  size_t Mark() const { return ops_.size(); }
+  void DiscardSince(size_t mark);
   bool empty() const { return ops_.empty(); }
 
  private:

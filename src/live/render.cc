@@ -9,6 +9,27 @@
 namespace basalt {
 namespace {
 
+// One entry of spec.subGroupPolicy, with the field names Volcano's API uses.
+Json SubGroupPolicyJson(const SubGroupPolicy& p) {
+  Json j = Json::object();
+  if (!p.name.empty()) j["name"] = p.name;
+  if (p.sub_group_size) j["subGroupSize"] = *p.sub_group_size;
+  if (p.min_sub_groups) j["minSubGroups"] = *p.min_sub_groups;
+  if (p.network_topology) j["networkTopology"] = NetworkTopologyJson(*p.network_topology);
+  if (p.has_label_selector) {
+    Json sel = Json::object();
+    if (!p.match_labels.empty()) sel["matchLabels"] = p.match_labels;
+    for (const NodeSelectorRequirement& r : p.match_expressions) {
+      Json e = {{"key", r.key}, {"operator", r.op}};
+      if (!r.values.empty()) e["values"] = r.values;
+      sel["matchExpressions"].push_back(std::move(e));
+    }
+    j["labelSelector"] = std::move(sel);
+  }
+  if (!p.match_label_keys.empty()) j["matchLabelKeys"] = p.match_label_keys;
+  return j;
+}
+
 Json OwnerJson(const OwnerReference& o) {
   Json j = {{"apiVersion", o.api_version}, {"kind", o.kind}, {"name", o.name}, {"uid", o.uid}};
   if (o.controller) {
@@ -129,6 +150,9 @@ Json PodGroupJson(const PodGroup& pg, const OwnerReference* owner) {
   if (pg.meta.owner_references.empty() && owner != nullptr)
     meta["ownerReferences"] = Json::array({OwnerJson(*owner)});
   Json spec = {{"minMember", pg.min_member}};
+  // A vcjob's partitioned tasks, as Volcano's job controller writes them.
+  for (const SubGroupPolicy& p : pg.sub_group_policy)
+    spec["subGroupPolicy"].push_back(SubGroupPolicyJson(p));
   if (!pg.min_task_member.empty()) spec["minTaskMember"] = pg.min_task_member;
   if (!pg.queue.empty()) spec["queue"] = pg.queue;
   if (!pg.priority_class_name.empty()) spec["priorityClassName"] = pg.priority_class_name;

@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "api/subgroup.h"
 #include "framework/invariants.h"
 #include "framework/session.h"
 #include "plugins/builtin.h"
@@ -55,6 +56,38 @@ int32_t AllocatedTaskNum(const JobInfo& job) {
 
 bool IsReadyStatus(TaskStatus s) { return IsAllocatedStatus(s) || s == TaskStatus::kSucceeded; }
 
+// SubGroups (docs/topology.md): for every subGroupPolicy with minSubGroups, at
+// least that many of its SubGroups have subGroupSize tasks accepted by
+// `counts`. Always true for a job whose PodGroup has no subGroupPolicy.
+// `short_of`, when given, names the first policy that falls short.
+template <typename Counts>
+bool SubGroupsMeet(const Session& ssn, const JobInfo& job, Counts counts,
+                   std::string* short_of = nullptr) {
+  if (!job.podgroup || job.podgroup->sub_group_policy.empty()) return true;
+  const std::vector<SubGroupPolicy>& policies = job.podgroup->sub_group_policy;
+  std::vector<int32_t> have(policies.size(), 0);
+  const SubGroupIndex& index = ssn.subgroups();
+  auto task_of = [&ssn](TaskId id) -> const TaskInfo& { return ssn.task(id); };
+  for (int32_t id : index.OfJob(job.id)) {
+    const SubGroupInfo& g = index.at(id);
+    if (SubGroupHas(g, task_of, counts)) ++have[g.policy];
+  }
+  for (size_t p = 0; p < policies.size(); ++p) {
+    const int32_t min = policies[p].min_sub_groups.value_or(0);
+    if (have[p] >= min) continue;
+    if (short_of) {
+      *short_of = "subGroupPolicy " + PolicyLabel(policies, static_cast<int32_t>(p)) + ": " +
+                  std::to_string(have[p]) + " of minSubGroups " + std::to_string(min);
+    }
+    return false;
+  }
+  return true;
+}
+
+bool ReadyOrBestEffort(const TaskInfo& t) {
+  return IsReadyStatus(t.status) || (t.status == TaskStatus::kPending && t.best_effort);
+}
+
 class GangPlugin : public Plugin {
  public:
   std::string_view Name() const override { return "gang"; }
@@ -89,6 +122,12 @@ class GangPlugin : public Plugin {
       if (!RolesMeet(ssn, job, valid_status)) {
         return ValidateResult{"NotEnoughPodsOfTask",
                               "Not enough valid pods of each task for gang-scheduling"};
+      }
+      std::string short_of;
+      if (!SubGroupsMeet(ssn, job, valid_status, &short_of)) {
+        return ValidateResult{"NotEnoughPodsOfTask",
+                              "Not enough valid subGroups of each task for gang-scheduling (" +
+                                  short_of + " can be complete)"};
       }
       int32_t valid = job.ValidTaskNum();
       if (valid < job.min_member) {
@@ -131,9 +170,13 @@ class GangPlugin : public Plugin {
       auto placed = [](const TaskInfo& t) {
         return IsReadyStatus(t.status) || t.status == TaskStatus::kPipelined;
       };
-      bool ok =
-          RolesMeet(ssn, job, placed) &&
-          job.WaitingTaskNum() + job.ReadyTaskNum() + PendingBestEffort(ssn, job) >= job.min_member;
+      auto placed_or_best_effort = [&placed](const TaskInfo& t) {
+        return placed(t) || (t.status == TaskStatus::kPending && t.best_effort);
+      };
+      bool ok = RolesMeet(ssn, job, placed) &&
+                job.WaitingTaskNum() + job.ReadyTaskNum() + PendingBestEffort(ssn, job) >=
+                    job.min_member &&
+                SubGroupsMeet(ssn, job, placed_or_best_effort);
       return ok ? Vote::kPermit : Vote::kReject;
     });
     ssn.AddJobStarvingFn([](const JobInfo& job) {
@@ -160,12 +203,10 @@ class GangPlugin : public Plugin {
   static bool Ready(const Session& ssn, const JobInfo& job) {
     // Without pending tasks there is no pending BestEffort one: skip the walk.
     if (job.Count(TaskStatus::kPending) == 0 && job.min_task_member.empty())
-      return job.ReadyTaskNum() >= job.min_member;
-    auto ready = [](const TaskInfo& t) {
-      return IsReadyStatus(t.status) || (t.status == TaskStatus::kPending && t.best_effort);
-    };
-    return RolesMeet(ssn, job, ready) &&
-           job.ReadyTaskNum() + PendingBestEffort(ssn, job) >= job.min_member;
+      return job.ReadyTaskNum() >= job.min_member && SubGroupsMeet(ssn, job, ReadyOrBestEffort);
+    return RolesMeet(ssn, job, ReadyOrBestEffort) &&
+           job.ReadyTaskNum() + PendingBestEffort(ssn, job) >= job.min_member &&
+           SubGroupsMeet(ssn, job, ReadyOrBestEffort);
   }
 
   // "pod group is not ready, 2 Pending, 2 minAvailable; Pending: 2 <fit error>".
