@@ -46,9 +46,12 @@ TEST(DeviceShareServeTest, CardsArePatchedOntoThePodBeforeItsBind) {
   auto app = std::make_unique<ServeApp>(std::move(o));
   ASSERT_OK(app->Start());
   ASSERT_TRUE(Eventually([&] { return app->Synced(); })) << "informers never synced";
+  // Binds go out on the bind workers' threads: a tick hands the bind over and
+  // returns, so each tick waits (in real time, bounded) for it to land.
   for (int i = 0; i < 4 && fake.TotalBinds() == 0; ++i) {
     clock.Advance(std::chrono::seconds(1));
     app->Tick();
+    Eventually([&] { return fake.TotalBinds() > 0; }, std::chrono::milliseconds(2000));
   }
   ASSERT_EQ(fake.TotalBinds(), 1);
 
