@@ -12,6 +12,7 @@
 
 #include "api/decode.h"
 #include "api/yaml_json.h"
+#include "cli/vc_common.h"
 #include "kube_fake_apiserver.h"
 #include "live/vc_store.h"
 #include "testing.h"
@@ -134,7 +135,7 @@ void ExpectVcctlCommand(const Json& cmd, const std::string& action, const std::s
 TEST(CliJobsFolderTest, QueueCreateAndList) {
   Folder d;
   d.Write("queues.yaml", kQueues);
-  RunResult r = d.Run("queue create batch --weight 2");
+  RunResult r = d.Run("queue create batch --weight 2 --now 2026-11-21T09:30:00Z");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_EQ(r.out, "create queue batch successfully\n");
   ASSERT_TRUE(d.Has("queue-batch.yaml"));
@@ -142,14 +143,22 @@ TEST(CliJobsFolderTest, QueueCreateAndList) {
   EXPECT_EQ(q["spec"]["weight"], 2);
   EXPECT_EQ(q["status"]["state"], "Open");
   EXPECT_EQ(q["apiVersion"], "scheduling.volcano.sh/v1beta1");
+  // What the API server stamps: the uid from --seed (default 0), the time from --now.
+  EXPECT_EQ(q["metadata"]["creationTimestamp"], "2026-11-21T09:30:00Z");
+  EXPECT_EQ(q["metadata"]["uid"], SeededUid(0, "Queue//batch"));
 
+  // The folder has no `default` queue: it is listed as `basalt schedule` adds it.
   RunResult list = d.Run("queue list");
   ASSERT_EQ(list.exit_code, 0) << list.out;
   EXPECT_EQ(list.out,
             "Name                     Weight  State   Inqueue Pending Running Unknown Completed\n"
             "batch                    2       Open    0       0       0       0       0       \n"
+            "default                  1       Open    0       0       0       0       0       \n"
             "frozen                   1       Closed  0       0       0       0       0       \n"
             "research                 4       Open    1       2       3       0       0       \n");
+  RunResult implicit = d.Run("queue get default -o json");
+  ASSERT_EQ(implicit.exit_code, 0) << implicit.out;
+  EXPECT_EQ(Json::parse(implicit.out)["status"]["state"], "Open");
   RunResult get = d.Run("queue get research -o json");
   ASSERT_EQ(get.exit_code, 0) << get.out;
   EXPECT_EQ(Json::parse(get.out)["metadata"]["name"], "research");
@@ -174,11 +183,14 @@ TEST(CliJobsFolderTest, JobRunListViewDelete) {
   Folder d;
   d.Write("queues.yaml", kQueues);
   d.Write("train.yaml", kTrainJob);
-  RunResult run =
-      d.Run("job run --name sleep --queue research --replicas 2 --min 2 -R cpu=500m,memory=1Gi");
+  RunResult run = d.Run(
+      "job run --name sleep --queue research --replicas 2 --min 2 -R cpu=500m,memory=1Gi "
+      "--now 2026-11-21T09:30:00Z --seed 5");
   ASSERT_EQ(run.exit_code, 0) << run.out;
   EXPECT_EQ(run.out, "run job sleep successfully\n");
   Json job = ReadYaml(d.Read("job-default-sleep.yaml"));
+  EXPECT_EQ(job["metadata"]["creationTimestamp"], "2026-11-21T09:30:00Z");
+  EXPECT_EQ(job["metadata"]["uid"], SeededUid(5, "Job/default/sleep"));
   EXPECT_EQ(job["spec"]["minAvailable"], 2);
   EXPECT_EQ(job["spec"]["queue"], "research");
   EXPECT_EQ(job["spec"]["schedulerName"], "volcano");
@@ -199,7 +211,7 @@ TEST(CliJobsFolderTest, JobRunListViewDelete) {
             "Name    Creation       Phase       JobType     Replicas    Min   Pending   Running   "
             "Succeeded   "
             "Failed    Unknown     RetryCount\n"
-            "sleep   <unknown>                  Batch       2           0     0         0         "
+            "sleep   2026-11-21     Pending     Batch       2           2     0         0         "
             "0           "
             "0         0           0         \n"
             "train   2026-11-20     Running     Training    3           2     1         2         "
@@ -304,22 +316,31 @@ TEST(CliJobsFolderTest, SuspendResumeWriteVcctlCommands) {
   EXPECT_EQ(out["final"]["jobs"][0]["phase"], "Aborted") << sched.out;
 }
 
-// open/close write vcctl's queue Command: cluster-scoped target, the Command in
-// vcctl's default namespace.
-TEST(CliJobsFolderTest, OpenCloseWriteVcctlCommands) {
+// In a folder, open/close do at once what Volcano's queue controller does a
+// moment after vcctl posts the Command.
+TEST(CliJobsFolderTest, OpenCloseApplyAtOnce) {
   Folder d;
   d.Write("queues.yaml", kQueues);
-  ASSERT_EQ(d.Run("queue close research --seed 1").exit_code, 0);
-  const std::string name = "research-closequeue-" + GeneratedSuffix(1, "research-closequeue-", 0);
-  Json cmd = ReadYaml(d.Read("command-default-" + name + ".yaml"));
-  ExpectVcctlCommand(cmd, "CloseQueue", "scheduling.volcano.sh/v1beta1", "Queue", "research",
-                     "5d6e7f80-0000-4000-8000-000000000001", "default");
-  ASSERT_EQ(d.Run("queue open -n frozen --seed 1").exit_code, 0);
-  Json open = ReadYaml(d.Read("command-default-frozen-openqueue-" +
-                              GeneratedSuffix(1, "frozen-openqueue-", 0) + ".yaml"));
-  ExpectVcctlCommand(open, "OpenQueue", "scheduling.volcano.sh/v1beta1", "Queue", "frozen", "",
-                     "default");
-  // The queue controller acts on them.
+  RunResult close = d.Run("queue close research");
+  ASSERT_EQ(close.exit_code, 0) << close.out;
+  EXPECT_EQ(close.out, "close queue research: state Closed\n");
+  RunResult open = d.Run("queue open --name frozen");
+  ASSERT_EQ(open.exit_code, 0) << open.out;
+  EXPECT_EQ(open.out, "open queue frozen: state Open\n");
+  // Applied as the controller would, and nothing left for it: no Command file.
+  ClusterObjects objs;
+  ASSERT_TRUE(LoadPath(d.path(), &objs).ok());
+  EXPECT_TRUE(objs.commands.empty());
+  std::map<std::string, std::string> stored;
+  for (const Queue& q : objs.queues) stored[q.meta.name] = q.state;
+  EXPECT_EQ(stored["research"], "Closed");
+  EXPECT_EQ(stored["frozen"], "Open");
+  // The rest of the queue is kept (uid, weight, counters).
+  Json research = ReadYaml(d.Read("queue-research.yaml"));
+  EXPECT_EQ(research["metadata"]["uid"], "5d6e7f80-0000-4000-8000-000000000001");
+  EXPECT_EQ(research["spec"]["weight"], 4);
+  EXPECT_EQ(research["status"]["running"], 3);
+  // The scheduler's controllers agree.
   RunResult sched = Basalt("schedule --cluster " + d.path());
   ASSERT_EQ(sched.exit_code, 0) << sched.out;
   Json queues = Json::parse(sched.out)["final"]["queues"];
@@ -327,6 +348,151 @@ TEST(CliJobsFolderTest, OpenCloseWriteVcctlCommands) {
   for (const Json& q : queues) state[q["name"]] = q["state"];
   EXPECT_EQ(state["research"], "Closed");
   EXPECT_EQ(state["frozen"], "Open");
+}
+
+// A queue with a PodGroup in it goes Closing (the controller closes it once
+// the PodGroups are gone), and cannot be deleted yet.
+TEST(CliJobsFolderTest, CloseWithPodGroupsIsClosing) {
+  Folder d;
+  d.Write("queues.yaml", kQueues);
+  d.Write("pg.yaml",
+          "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
+          "metadata: {name: g, namespace: default}\nspec: {minMember: 1, queue: research}\n");
+  RunResult close = d.Run("queue close research");
+  ASSERT_EQ(close.exit_code, 0) << close.out;
+  EXPECT_EQ(close.out,
+            "close queue research: state Closing (1 PodGroup is in it; Closed once they are "
+            "gone)\n");
+  EXPECT_EQ(ReadYaml(d.Read("queue-research.yaml"))["status"]["state"], "Closing");
+  RunResult del = d.Run("queue delete research");
+  EXPECT_EQ(del.exit_code, 2) << del.out;
+  EXPECT_NE(del.out.find("state is `Closing`"), std::string::npos) << del.out;
+}
+
+// The `queue delete --help` example, run as shown with --cluster DIR appended.
+TEST(CliJobsFolderTest, CloseThenDeleteHelpExample) {
+  RunResult help = Basalt("queue delete --help");
+  ASSERT_NE(help.out.find("basalt queue close research && basalt queue delete research"),
+            std::string::npos)
+      << help.out;
+  Folder d;
+  d.Write("queues.yaml", kQueues);
+  const std::string cluster = " --cluster " + d.path();
+  RunResult r = Basalt("queue close research" + cluster + " && " + BASALT_BINARY +
+                       " queue delete research" + cluster);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out, "close queue research: state Closed\ndelete queue research successfully\n");
+  ClusterObjects objs;
+  ASSERT_TRUE(LoadPath(d.path(), &objs).ok());
+  ASSERT_EQ(objs.queues.size(), 1u);
+  EXPECT_EQ(objs.queues[0].meta.name, "frozen");
+}
+
+// Same input, same bytes: the uid comes from --seed, the time from --now.
+TEST(CliJobsFolderTest, NewObjectsAreStampedDeterministically) {
+  Folder a, b;
+  for (const Folder* d : {&a, &b}) {
+    d->Write("queues.yaml", kQueues);
+    RunResult r = d->Run("job run --name demo --seed 3 --now 2026-11-21T09:30:00+02:00");
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+  }
+  EXPECT_EQ(a.Read("job-default-demo.yaml"), b.Read("job-default-demo.yaml"));
+  Json job = ReadYaml(a.Read("job-default-demo.yaml"));
+  EXPECT_EQ(job["metadata"]["creationTimestamp"], "2026-11-21T07:30:00Z");
+  const std::string uid = job["metadata"]["uid"];
+  ASSERT_EQ(uid.size(), 36u) << uid;
+  EXPECT_EQ(uid[8], '-');
+  EXPECT_EQ(uid[14], '4') << uid;  // a version-4 UUID, as the API server's
+  EXPECT_NE(SeededUid(4, "Job/default/demo"), uid);
+  EXPECT_NE(SeededUid(3, "Job/default/demo2"), uid);
+  // Without --now: the wall clock.
+  ASSERT_EQ(a.Run("job run --name later").exit_code, 0);
+  auto t =
+      ParseTimestamp(ReadYaml(a.Read("job-default-later.yaml"))["metadata"]["creationTimestamp"]
+                         .get<std::string>());
+  ASSERT_TRUE(t.ok());
+  EXPECT_GT(*t, 1763700000);  // after November 2025
+  RunResult bad = a.Run("job run --name x --now yesterday");
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("--now"), std::string::npos) << bad.out;
+  EXPECT_FALSE(a.Has("job-default-x.yaml"));
+}
+
+// -n is the namespace on queue commands too (kubectl's habit): accepted and
+// ignored, since queues are cluster-scoped; vcctl's `-n NAME` gets a hint.
+TEST(CliJobsFolderTest, DashNIsTheNamespaceOnQueues) {
+  Folder d;
+  d.Write("queues.yaml", kQueues);
+  RunResult vcctl = d.Run("queue get -n research");
+  EXPECT_EQ(vcctl.exit_code, 2) << vcctl.out;
+  EXPECT_NE(vcctl.out.find("queue get: queue name (QUEUE or --name) is mandatory; -n is the "
+                           "namespace, as in kubectl"),
+            std::string::npos)
+      << vcctl.out;
+  RunResult get = d.Run("queue get research -n team-a");
+  ASSERT_EQ(get.exit_code, 0) << get.out;
+  EXPECT_NE(get.out.find("\nresearch "), std::string::npos) << get.out;
+  EXPECT_EQ(d.Run("queue get --name research").exit_code, 0);
+  EXPECT_EQ(d.Run("queue list -n team-a").exit_code, 0);
+  EXPECT_EQ(d.Run("queue close --name research --namespace team-a").exit_code, 0);
+  for (const char* verb : {"create", "get", "open", "close", "delete"}) {
+    RunResult help = Basalt(std::string("queue ") + verb + " --help");
+    EXPECT_EQ(help.out.find(std::string("basalt queue ") + verb + " -n"), std::string::npos)
+        << help.out;
+  }
+}
+
+// -o name prints kind/name lines; -o wide adds columns; --no-headers drops the
+// header; any other -o exits 2 listing the valid ones.
+TEST(CliJobsFolderTest, OutputNameWideAndNoHeaders) {
+  Folder d;
+  d.Write("queues.yaml", kQueues);
+  d.Write("train.yaml", kTrainJob);
+  d.Write("child.yaml",
+          "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: child}\n"
+          "spec: {weight: 1, parent: research, reclaimable: false}\n");
+  EXPECT_EQ(d.Run("job list -o name").out, "job.batch.volcano.sh/train\n");
+  EXPECT_EQ(d.Run("queue list -o name").out,
+            "queue.scheduling.volcano.sh/child\nqueue.scheduling.volcano.sh/default\n"
+            "queue.scheduling.volcano.sh/frozen\nqueue.scheduling.volcano.sh/research\n");
+  EXPECT_EQ(d.Run("queue get research -o name").out, "queue.scheduling.volcano.sh/research\n");
+  RunResult bare = d.Run("job list --no-headers");
+  EXPECT_EQ(bare.out.rfind("train   2026-11-20     Running", 0), 0u) << bare.out;
+  RunResult wide = d.Run("job list -o wide");
+  ASSERT_EQ(wide.exit_code, 0) << wide.out;
+  EXPECT_NE(wide.out.find("RetryCount  Queue     Scheduler\n"), std::string::npos) << wide.out;
+  EXPECT_NE(wide.out.find("1           research  volcano\n"), std::string::npos) << wide.out;
+  RunResult queues = d.Run("queue list -o wide --no-headers");
+  ASSERT_EQ(queues.exit_code, 0) << queues.out;
+  EXPECT_EQ(queues.out,
+            "child                    1               0       0       0       0       0         "
+            "research  false\n"
+            "default                  1       Open    0       0       0       0       0         "
+            "<none>    true\n"
+            "frozen                   1       Closed  0       0       0       0       0         "
+            "<none>    true\n"
+            "research                 4       Open    1       2       3       0       0         "
+            "<none>    true\n");
+  for (const char* cmd : {"job list -o table", "queue list -o tabel", "queue get research -o x"}) {
+    RunResult bad = d.Run(cmd);
+    EXPECT_EQ(bad.exit_code, 2) << cmd;
+    EXPECT_NE(bad.out.find("(valid: json, yaml, name, wide)"), std::string::npos) << bad.out;
+  }
+}
+
+// `job run -f -` reads the manifest from standard input.
+TEST(CliJobsFolderTest, RunFromStdin) {
+  Folder d;
+  d.Write("queues.yaml", kQueues);
+  Folder src;
+  src.Write("train.yaml", kTrainJob);
+  RunResult r = Basalt("job run -f - --cluster " + d.path() + " < " + src.path() + "/train.yaml");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out, "run job train successfully\n");
+  EXPECT_EQ(ReadYaml(d.Read("job-default-train.yaml"))["spec"]["tasks"][0]["name"], "worker");
+  RunResult bad = Basalt("job run -f - --cluster " + d.path() + " < /dev/null");
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("<stdin>"), std::string::npos) << bad.out;
 }
 
 // What the user can fix exits 2 with a message naming the object, flag or file.
@@ -537,7 +703,7 @@ TEST(CliJobsCompletionTest, BashAndZshFromTheTree) {
             std::string::npos);
   EXPECT_NE(bash.out.find("\"basalt job list:--output\") COMPREPLY=($(compgen -W \"json yaml\""),
             std::string::npos);
-  EXPECT_EQ(bash.out.find("\"basalt job list:--now\""), std::string::npos);  // hidden
+  EXPECT_NE(bash.out.find("\"basalt job list:--now\""), std::string::npos);
   Folder d;
   d.Write("basalt.bash", bash.out);
   // The script is valid bash and completes `basalt job l` to `list`.

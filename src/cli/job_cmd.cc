@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <memory>
 #include <sstream>
 
@@ -35,6 +36,7 @@ struct JobFlags {
   std::string list_queue;
   std::string list_scheduler;
   std::string selector;
+  bool no_headers = false;
 };
 
 std::string Pad(const std::string& s, size_t width) {
@@ -113,22 +115,35 @@ Result<Json> JobFromFlags(const JobFlags& f) {
               {"spec", spec}};
 }
 
-Result<Json> JobFromFile(const JobFlags& f, bool namespace_given) {
-  const std::string ext = std::filesystem::path(f.filename).extension().string();
-  if (ext != ".yaml" && ext != ".yml" && ext != ".json") {
-    return Status::InvalidArgument(f.filename + ": --filename: want a .yaml, .yml or .json file");
+// The text of --filename: a .yaml/.yml/.json file, or standard input for "-".
+Result<std::string> ReadJobManifest(const std::string& filename) {
+  if (filename == "-") {
+    std::stringstream in;
+    in << std::cin.rdbuf();
+    return in.str();
   }
-  std::optional<std::string> text = ReadFileText(f.filename);
-  if (!text) return Status::NotFound(f.filename + ": --filename: cannot read file");
-  BASALT_ASSIGN_OR_RETURN(Json job, ParseYamlDocument(*text, f.filename));
+  const std::string ext = std::filesystem::path(filename).extension().string();
+  if (ext != ".yaml" && ext != ".yml" && ext != ".json") {
+    return Status::InvalidArgument(
+        filename + ": --filename: want a .yaml, .yml or .json file, or - for stdin");
+  }
+  std::optional<std::string> text = ReadFileText(filename);
+  if (!text) return Status::NotFound(filename + ": --filename: cannot read file");
+  return *text;
+}
+
+Result<Json> JobFromFile(const JobFlags& f, bool namespace_given) {
+  const std::string source = f.filename == "-" ? "<stdin>" : f.filename;
+  BASALT_ASSIGN_OR_RETURN(std::string text, ReadJobManifest(f.filename));
+  BASALT_ASSIGN_OR_RETURN(Json job, ParseYamlDocument(text, source));
   if (!job.is_object() || StrAt(job, "/kind") != "Job" ||
       StrAt(job, "/apiVersion") != "batch.volcano.sh/v1alpha1") {
-    return Status::InvalidArgument(f.filename + ": kind: want a batch.volcano.sh/v1alpha1 Job");
+    return Status::InvalidArgument(source + ": kind: want a batch.volcano.sh/v1alpha1 Job");
   }
   if (!f.name.empty()) job["metadata"]["name"] = f.name;
   std::string file_ns = Meta(job, "namespace");
   if (!file_ns.empty() && namespace_given && file_ns != f.namespace_) {
-    return Status::InvalidArgument(f.filename + ": metadata.namespace: \"" + file_ns +
+    return Status::InvalidArgument(source + ": metadata.namespace: \"" + file_ns +
                                    "\" differs from --namespace \"" + f.namespace_ + "\"");
   }
   job["metadata"]["namespace"] = file_ns.empty() ? f.namespace_ : file_ns;
@@ -161,7 +176,7 @@ Status RunJob(const JobFlags& f, bool namespace_given) {
   std::string source;
   if (!f.filename.empty()) {
     BASALT_ASSIGN_OR_RETURN(job, JobFromFile(f, namespace_given));
-    source = f.filename;
+    source = f.filename == "-" ? "<stdin>" : f.filename;
   } else {
     if (f.name.empty())
       return Status::InvalidArgument("job run: --name: job name cannot be left blank");
@@ -172,13 +187,14 @@ Status RunJob(const JobFlags& f, bool namespace_given) {
     return Status::InvalidArgument(source + ": metadata.name: missing (give --name)");
   BASALT_ASSIGN_OR_RETURN(std::unique_ptr<VcStore> store, OpenStore(f.backend.store));
   BASALT_RETURN_IF_ERROR(CheckJob(job, source, *store));
+  BASALT_RETURN_IF_ERROR(StampNewObject(f.backend, &job));
   BASALT_ASSIGN_OR_RETURN(Json created, store->Create(VcKind::kJob, Meta(job, "namespace"), job));
   std::cout << "run job " << Meta(created, "name") << " successfully\n";
   return Status::Ok();
 }
 
 Status ListJobs(const JobFlags& f) {
-  BASALT_RETURN_IF_ERROR(CheckOutputFormat(f.output));
+  BASALT_RETURN_IF_ERROR(CheckListOutputFormat(f.output));
   BASALT_ASSIGN_OR_RETURN(std::unique_ptr<VcStore> store, OpenStore(f.backend.store));
   BASALT_ASSIGN_OR_RETURN(std::vector<Json> all,
                           store->List(VcKind::kJob, f.all_namespaces ? "" : f.namespace_));
@@ -191,7 +207,11 @@ Status ListJobs(const JobFlags& f) {
     if (!f.list_queue.empty() && (queue.empty() ? "default" : queue) != f.list_queue) continue;
     jobs.push_back(std::move(j));
   }
-  if (!f.output.empty()) {
+  if (f.output == "name") {
+    PrintNames(jobs, std::cout);
+    return Status::Ok();
+  }
+  if (f.output == "json" || f.output == "yaml") {
     PrintObject(Json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", jobs}}, f.output, std::cout);
     return Status::Ok();
   }
@@ -199,7 +219,12 @@ Status ListJobs(const JobFlags& f) {
     std::cout << "No resources found\n";
     return Status::Ok();
   }
-  PrintJobTable(jobs, f.all_namespaces, std::cout);
+  JobTableOptions table;
+  table.all_namespaces = f.all_namespaces;
+  table.wide = f.output == "wide";
+  table.headers = !f.no_headers;
+  table.not_yet_controlled = FolderMode(f.backend);
+  PrintJobTable(jobs, table, std::cout);
   return Status::Ok();
 }
 
@@ -316,7 +341,24 @@ void AddNameFlags(CLI::App* cmd, JobFlags* f) {
 
 }  // namespace
 
-void PrintJobTable(const std::vector<Json>& jobs, bool all_namespaces, std::ostream& out) {
+std::string QueueOf(const Json& job) {
+  std::string queue = StrAt(job, "/spec/queue");
+  return queue.empty() ? "default" : queue;
+}
+
+// Min and Phase of a job: its status, as vcctl prints them; a job with no
+// status at all in a folder has not met the controllers yet, so it shows what
+// they would write first (spec.minAvailable, Pending) instead of 0 and blank.
+std::pair<std::string, std::string> MinAndPhase(const Json& job, bool not_yet_controlled) {
+  if (not_yet_controlled && !job.contains("status")) {
+    return {std::to_string(IntAt(job, "/spec/minAvailable")), "Pending"};
+  }
+  return {std::to_string(IntAt(job, "/status/minAvailable")), StrAt(job, "/status/state/phase")};
+}
+
+void PrintJobTable(const std::vector<Json>& jobs, const JobTableOptions& options,
+                   std::ostream& out) {
+  const bool all_namespaces = options.all_namespaces;
   size_t name_width = 4, ns_width = 9;  // "Name", "Namespace"
   for (const Json& j : jobs) {
     name_width = std::max(name_width, Meta(j, "name").size());
@@ -324,6 +366,9 @@ void PrintJobTable(const std::vector<Json>& jobs, bool all_namespaces, std::ostr
   }
   name_width += 3;
   ns_width += 3;
+  size_t queue_width = 5;  // "Queue"
+  for (const Json& j : jobs) queue_width = std::max(queue_width, QueueOf(j).size());
+  queue_width += 2;
   // vcctl's column widths after the name: 15 12 12 12 6 10 10 12 10 12 10.
   static const size_t kWidths[] = {15, 12, 12, 12, 6, 10, 10, 12, 10, 12, 10};
   auto row = [&](const std::string& ns, const std::string& name,
@@ -331,20 +376,41 @@ void PrintJobTable(const std::vector<Json>& jobs, bool all_namespaces, std::ostr
     std::string line;
     if (all_namespaces) line += Pad(ns, ns_width);
     line += Pad(name, name_width);
-    for (size_t i = 0; i < cells.size(); ++i) line += Pad(cells[i], kWidths[i]);
+    for (size_t i = 0; i < cells.size(); ++i) {
+      if (i < std::size(kWidths)) {
+        line += Pad(cells[i], kWidths[i]);
+      } else {  // -o wide: Queue as wide as its longest value, then Scheduler
+        line += i == std::size(kWidths) ? "  " + Pad(cells[i], queue_width) : cells[i];
+      }
+    }
     out << line << "\n";
   };
-  row("Namespace", "Name",
-      {"Creation", "Phase", "JobType", "Replicas", "Min", "Pending", "Running", "Succeeded",
-       "Failed", "Unknown", "RetryCount"});
+  if (options.headers) {
+    std::vector<std::string> header = {"Creation", "Phase",   "JobType",   "Replicas",
+                                       "Min",      "Pending", "Running",   "Succeeded",
+                                       "Failed",   "Unknown", "RetryCount"};
+    if (options.wide) header.insert(header.end(), {"Queue", "Scheduler"});
+    row("Namespace", "Name", header);
+  }
   for (const Json& j : jobs) {
-    std::string phase = StrAt(j, "/status/state/phase");
+    auto [min, phase] = MinAndPhase(j, options.not_yet_controlled);
     auto n = [&](const char* p) { return std::to_string(IntAt(j, p)); };
-    row(Meta(j, "namespace"), Meta(j, "name"),
-        {CreationDate(j), phase, JobType(j), std::to_string(TotalReplicas(j)),
-         n("/status/minAvailable"), n("/status/pending"), n("/status/running"),
-         n("/status/succeeded"), n("/status/failed"), n("/status/unknown"),
-         n("/status/retryCount")});
+    std::vector<std::string> cells = {CreationDate(j),
+                                      phase,
+                                      JobType(j),
+                                      std::to_string(TotalReplicas(j)),
+                                      min,
+                                      n("/status/pending"),
+                                      n("/status/running"),
+                                      n("/status/succeeded"),
+                                      n("/status/failed"),
+                                      n("/status/unknown"),
+                                      n("/status/retryCount")};
+    if (options.wide) {
+      cells.push_back(QueueOf(j));
+      cells.push_back(StrAt(j, "/spec/schedulerName"));
+    }
+    row(Meta(j, "namespace"), Meta(j, "name"), cells);
   }
 }
 
@@ -377,13 +443,16 @@ void AddJobCommands(CLI::App& app, CliOutcome* outcome) {
       ->capture_default_str();
   run->add_option("--scheduler,-S", f->scheduler, "spec.schedulerName")->capture_default_str();
   run->add_option("--filename,-f", f->filename,
-                  "Submit this Job manifest (.yaml/.yml) instead of building one");
+                  "Submit this Job manifest (.yaml/.yml/.json; - reads standard input) instead "
+                  "of building one");
   run->footer(Examples(
       {"basalt job run --name train --queue research --replicas 4 --min 4 -R cpu=2,memory=4Gi",
-       "basalt job run -f mpi-job.yaml --cluster ./cluster"}));
+       "basalt job run -f mpi-job.yaml --cluster ./cluster",
+       "cat mpi-job.yaml | basalt job run -f - --cluster ./cluster --now 2026-11-20T08:00:00Z"}));
   SetAction(run, outcome, [f, ns_opt] { return RunJob(*f, ns_opt->count() > 0); });
 
-  CLI::App* list = job->add_subcommand("list", "List vcjobs as vcctl does (or -o json|yaml)");
+  CLI::App* list =
+      job->add_subcommand("list", "List vcjobs as vcctl does (or -o json|yaml|name|wide)");
   AddBackendFlags(list, &f->backend);
   list->add_option("--namespace,-n", f->namespace_, "Namespace")->capture_default_str();
   list->add_flag("--all-namespaces,-A", f->all_namespaces,
@@ -391,9 +460,12 @@ void AddJobCommands(CLI::App& app, CliOutcome* outcome) {
   list->add_option("--queue,-q", f->list_queue, "Only jobs of this queue");
   list->add_option("--scheduler,-S", f->list_scheduler, "Only jobs with this spec.schedulerName");
   list->add_option("--selector", f->selector, "Only jobs whose name contains this text (as vcctl)");
-  list->add_option("--output,-o", f->output, "json or yaml instead of the table");
-  list->footer(Examples({"basalt job list", "basalt job list -A --queue research",
-                         "basalt job list --cluster examples/gang-training/cluster -o yaml"}));
+  list->add_option("--output,-o", f->output,
+                   "json, yaml or name instead of the table; wide adds Queue and Scheduler");
+  list->add_flag("--no-headers", f->no_headers, "Leave out the table's header line");
+  list->footer(Examples({"basalt job list", "basalt job list -A --queue research -o wide",
+                         "basalt job list --cluster examples/gang-training/cluster -o yaml",
+                         "basalt job list -o name"}));
   SetAction(list, outcome, [f] { return ListJobs(*f); });
 
   CLI::App* view = job->add_subcommand("view", "Show one vcjob in detail");

@@ -15,6 +15,14 @@ void AddJobCommands(CLI::App& app, CliOutcome* outcome);
 
 // vcctl's `job list` table for `jobs` (columns sized to the longest name, and
 // namespace with `all_namespaces`).
-void PrintJobTable(const std::vector<Json>& jobs, bool all_namespaces, std::ostream& out);
+struct JobTableOptions {
+  bool all_namespaces = false;  // a Namespace column first
+  bool wide = false;            // Queue and Scheduler columns last
+  bool headers = true;
+  // Folder mode: a job with no status shows spec.minAvailable and Pending.
+  bool not_yet_controlled = false;
+};
+void PrintJobTable(const std::vector<Json>& jobs, const JobTableOptions& options,
+                   std::ostream& out);
 
 }  // namespace basalt

@@ -14,6 +14,11 @@ namespace basalt {
 void AddQueueCommands(CLI::App& app, CliOutcome* outcome);
 
 // vcctl's `queue list` table.
-void PrintQueueTable(const std::vector<Json>& queues, std::ostream& out);
+struct QueueTableOptions {
+  bool wide = false;  // Parent and Reclaimable columns last
+  bool headers = true;
+};
+void PrintQueueTable(const std::vector<Json>& queues, const QueueTableOptions& options,
+                     std::ostream& out);
 
 }  // namespace basalt

@@ -1,6 +1,7 @@
 // Pieces shared by `basalt job ...` and `basalt queue ...`: the back-end
-// flags every command takes, `-o json|yaml`, exit codes, the Command objects
-// vcctl creates, and the clock for ages.
+// flags every command takes, `-o json|yaml|name|wide`, exit codes, the Command
+// objects vcctl creates, the clock for ages, and what the folder back end
+// stamps on new objects in the API server's place.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -9,6 +10,7 @@
 #include <iosfwd>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "api/status.h"
 #include "live/vc_store.h"
@@ -22,15 +24,28 @@ struct CliOutcome {
 };
 
 // Flags of every job/queue command: --cluster, --kubeconfig, --context,
-// --seed, and the hidden --now (RFC 3339) that fixes "now" for ages.
+// --seed, and --now (RFC 3339) that fixes "now" for ages and, with
+// --cluster, for the creationTimestamp of new objects.
 struct BackendFlags {
   StoreOptions store;
   std::string now;  // empty: the wall clock
 };
 void AddBackendFlags(CLI::App* cmd, BackendFlags* flags);
 
+// True with --cluster DIR: the commands play the API server's part.
+bool FolderMode(const BackendFlags& flags);
+
 // Seconds since the epoch of `flags.now`, else of the wall clock.
 Result<int64_t> NowSeconds(const BackendFlags& flags);
+
+// With --cluster, what the API server sets on every object it creates:
+// metadata.creationTimestamp (now, RFC 3339 in UTC) and metadata.uid (a
+// UUID drawn from --seed and the object's kind, namespace and name, so the same
+// input gives the same bytes). Without --cluster the server does it: no-op.
+Status StampNewObject(const BackendFlags& flags, Json* obj);
+
+// A version-4-shaped UUID from `seed` and `key`, deterministic.
+std::string SeededUid(uint64_t seed, const std::string& key);
 
 // 2 for what the user can fix (bad flag or manifest, no such object, already
 // exists), 1 for a failure of the server or the transport.
@@ -40,9 +55,14 @@ int ExitCodeFor(const Status& status);
 // "basalt: <message>" on stderr and turned into the exit code.
 void SetAction(CLI::App* cmd, CliOutcome* outcome, std::function<Status()> body);
 
-// `-o json` / `-o yaml` / "" (table).
+// `-o json` / `-o yaml` / "" (table), and for lists also `name` and `wide`.
+// Anything else is an InvalidArgument listing the valid values.
 Status CheckOutputFormat(const std::string& format);
+Status CheckListOutputFormat(const std::string& format);
 void PrintObject(const Json& obj, const std::string& format, std::ostream& out);
+// kubectl's `-o name`: one "<kind lower>.<group>/<name>" line per object
+// ("job.batch.volcano.sh/demo", "queue.scheduling.volcano.sh/research").
+void PrintNames(const std::vector<Json>& objs, std::ostream& out);
 
 // The bus.volcano.sh/v1alpha1 Command vcctl posts for `action` on `target`
 // (a Job or Queue as stored): generateName "<name>-<action lower case>-",
