@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -282,9 +283,91 @@ std::vector<Unit> BuildUnits(Session& ssn, const GangEvictionRequest& req, const
   return units;
 }
 
-// Places the needed pods after evicting `units`' tasks: each pod, largest
-// first, on the node of the domain where it leaves the least cpu then memory
-// (ties: the earliest node). Empty when some pod finds no room.
+// Places the needed pods `which` (positions in `needed`), largest first, each
+// on the allowed node of the domain where it leaves the least cpu then memory
+// (ties: the earliest node), taking from `free` and writing `out`. False when
+// some pod finds no room (then `free` and `out` are partly written).
+bool PlaceEach(const Session& ssn, const Domain& d, const std::vector<TaskId>& needed,
+               std::vector<size_t> which, const std::function<bool(size_t)>& allowed,
+               std::vector<Resource>& free, std::vector<std::pair<TaskId, NodeId>>& out) {
+  auto bigger = [&](size_t a, size_t b) {
+    const Resource& x = ssn.task(needed[a]).request;
+    const Resource& y = ssn.task(needed[b]).request;
+    return std::make_pair(x.milli_cpu(), x.memory()) > std::make_pair(y.milli_cpu(), y.memory());
+  };
+  std::stable_sort(which.begin(), which.end(), bigger);
+  for (size_t i : which) {
+    const Resource& r = ssn.task(needed[i]).request;
+    int64_t best = -1;
+    std::pair<int64_t, int64_t> best_left;
+    for (size_t n = 0; n < d.nodes.size(); ++n) {
+      if (!d.fits[i][n] || !allowed(n) || !LessEqual(r, free[n])) continue;
+      std::pair<int64_t, int64_t> left{free[n].milli_cpu() - r.milli_cpu(),
+                                       free[n].memory() - r.memory()};
+      if (best < 0 || left < best_left) best = static_cast<int64_t>(n), best_left = left;
+    }
+    if (best < 0) return false;
+    free[best] -= r;
+    out[i] = {needed[i], d.nodes[best]};
+  }
+  return true;
+}
+
+// Whether every pod of SubGroup `g` already on a node is on a node of `h`.
+bool HoldsPlacedPods(const Session& ssn, HyperNodeId h, const SubGroupInfo& g) {
+  for (TaskId id : g.tasks) {
+    const TaskInfo& t = ssn.task(id);
+    if (t.node != kNone && IsOnNodeStatus(t.status) && !t.best_effort &&
+        !ssn.hypernodes().Holds(h, t.node)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The needed pods of each SubGroup with a hard networkTopology go together
+// inside one HyperNode of its allowed tier (the lowest tier first, then name
+// order, the one holding its running pods), as allocate would place them: a
+// plan whose pods allocate could not keep would evict for nothing. `*done`
+// marks them. False when some SubGroup finds no HyperNode with room.
+bool PlaceSubGroups(const Session& ssn, const Domain& d, const std::vector<TaskId>& needed,
+                    std::vector<Resource>& free, std::vector<std::pair<TaskId, NodeId>>& out,
+                    std::vector<char>* done) {
+  const SubGroupIndex& index = ssn.subgroups();
+  const HyperNodeTree& tree = ssn.hypernodes();
+  if (index.empty() || tree.empty()) return true;
+  std::map<int32_t, std::vector<size_t>> by_group;  // SubGroup -> positions in `needed`
+  for (size_t i = 0; i < needed.size(); ++i) {
+    if (int32_t g = index.OfTask(needed[i]); g != kNone) by_group[g].push_back(i);
+  }
+  for (const auto& [g, members] : by_group) {
+    const SubGroupInfo& info = index.at(g);
+    const PodGroup& pg = *ssn.job(info.job).podgroup;
+    TopologyConstraint c =
+        ConstraintOfSpec(pg.sub_group_policy[info.policy].network_topology, tree);
+    if (c.kind != TopologyConstraint::Kind::kHard || !c.highest_tier) continue;
+    bool placed = false;
+    for (int32_t tier : tree.tiers()) {
+      if (placed || tier > *c.highest_tier) break;
+      for (HyperNodeId h : tree.OfTier(tier)) {
+        if (!HoldsPlacedPods(ssn, h, info)) continue;
+        std::vector<Resource> trial = free;
+        auto in_h = [&](size_t n) { return tree.Holds(h, d.nodes[n]); };
+        if (!PlaceEach(ssn, d, needed, members, in_h, trial, out)) continue;
+        free = std::move(trial);
+        placed = true;
+        break;
+      }
+    }
+    if (!placed) return false;
+    for (size_t i : members) (*done)[i] = 1;
+  }
+  return true;
+}
+
+// Places the needed pods after evicting `units`' tasks: the hard SubGroups'
+// pods first (PlaceSubGroups), then the others (PlaceEach over the domain).
+// Empty when some pod finds no room.
 std::optional<std::vector<std::pair<TaskId, NodeId>>> Place(const Session& ssn, const Domain& d,
                                                             const std::vector<TaskId>& needed,
                                                             const std::vector<const Unit*>& units) {
@@ -300,29 +383,16 @@ std::optional<std::vector<std::pair<TaskId, NodeId>>> Place(const Session& ssn, 
   Resource need;
   for (TaskId id : needed) need += ssn.task(id).request;
   if (!LessEqual(need, d.free_total + freed)) return std::nullopt;
-  std::vector<size_t> order(needed.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  auto bigger = [&](size_t a, size_t b) {
-    const Resource& x = ssn.task(needed[a]).request;
-    const Resource& y = ssn.task(needed[b]).request;
-    return std::make_pair(x.milli_cpu(), x.memory()) > std::make_pair(y.milli_cpu(), y.memory());
-  };
-  std::stable_sort(order.begin(), order.end(), bigger);
   std::vector<std::pair<TaskId, NodeId>> out(needed.size());
-  for (size_t i : order) {
-    const Resource& r = ssn.task(needed[i]).request;
-    int64_t best = -1;
-    std::pair<int64_t, int64_t> best_left;
-    for (size_t n = 0; n < d.nodes.size(); ++n) {
-      if (!d.fits[i][n] || !LessEqual(r, free[n])) continue;
-      std::pair<int64_t, int64_t> left{free[n].milli_cpu() - r.milli_cpu(),
-                                       free[n].memory() - r.memory()};
-      if (best < 0 || left < best_left) best = static_cast<int64_t>(n), best_left = left;
-    }
-    if (best < 0) return std::nullopt;
-    free[best] -= r;
-    out[i] = {needed[i], d.nodes[best]};
+  std::vector<char> done(needed.size(), 0);
+  if (!PlaceSubGroups(ssn, d, needed, free, out, &done)) return std::nullopt;
+  std::vector<size_t> rest;
+  for (size_t i = 0; i < needed.size(); ++i) {
+    if (!done[i]) rest.push_back(i);
   }
+  if (!PlaceEach(
+          ssn, d, needed, rest, [](size_t) { return true; }, free, out))
+    return std::nullopt;
   return out;
 }
 
@@ -415,8 +485,16 @@ Status ReadGangEvictionArguments(const Arguments& args, bool gang_aware, GangEvi
 
 bool UsesGangEviction(const Session& ssn, const JobInfo& job, bool gang_aware) {
   if (gang_aware) return true;
-  if (ssn.hypernodes().empty()) return false;
-  return ConstraintOf(job, ssn.hypernodes()).kind != TopologyConstraint::Kind::kNone;
+  const HyperNodeTree& tree = ssn.hypernodes();
+  if (tree.empty()) return false;
+  if (ConstraintOf(job, tree).kind != TopologyConstraint::Kind::kNone) return true;
+  // A hard SubGroup needs its pods planned together too (PlaceSubGroups).
+  for (int32_t g : ssn.subgroups().OfJob(job.id)) {
+    const SubGroupInfo& info = ssn.subgroups().at(g);
+    const auto& spec = job.podgroup->sub_group_policy[info.policy].network_topology;
+    if (ConstraintOfSpec(spec, tree).kind == TopologyConstraint::Kind::kHard) return true;
+  }
+  return false;
 }
 
 std::optional<GangEvictionPlan> PlanGangEviction(Session& ssn, const GangEvictionRequest& req) {

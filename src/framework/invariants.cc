@@ -253,7 +253,12 @@ bool PlacedThisSession(TaskStatus s) {
 
 std::string PartialSubGroup(const Session& ssn) {
   const SubGroupIndex& index = ssn.subgroups();
-  if (index.empty() || ssn.invariants().action() != "allocate") return "";
+  const std::string_view action = ssn.invariants().action();
+  // After allocate, and after the actions that pipeline a starving gang.
+  if (index.empty() || (action != "allocate" && action != "preempt" && action != "reclaim" &&
+                        action != "gangpreempt" && action != "gangreclaim")) {
+    return "";
+  }
   const HyperNodeTree& tree = ssn.hypernodes();
   for (const JobInfo& j : ssn.jobs()) {
     for (int32_t id : index.OfJob(j.id)) {
@@ -267,7 +272,9 @@ std::string PartialSubGroup(const Session& ssn) {
         bound |= task.status == TaskStatus::kBinding;
         placed_now |= PlacedThisSession(task.status);
       }
-      if (bound && ready < g.size) {
+      // Only allocate binds; after the eviction actions a SubGroup can lose
+      // pods as a victim, which this rule is not about.
+      if (action == "allocate" && bound && ready < g.size) {
         return "subGroup " + g.name + " of job " + j.key + " has pods bound this session but " +
                std::to_string(ready) + " ready, below subGroupSize " + std::to_string(g.size);
       }
