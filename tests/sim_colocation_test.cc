@@ -12,16 +12,12 @@
 #include "sim/report.h"
 #include "sim/scenario.h"
 #include "sim/simulator.h"
+#include "testing.h"
 
 namespace basalt {
 namespace {
 
-std::string ReadAll(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using ::basalt::testing::ReadAll;
 
 struct Outputs {
   std::string summary, metrics, csv, html;

@@ -15,16 +15,12 @@
 #include "sim/scenario.h"
 #include "sim/simulator.h"
 #include "sim/topology_section.h"
+#include "testing.h"
 
 namespace basalt {
 namespace {
 
-std::string ReadAll(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using ::basalt::testing::ReadAll;
 
 struct CliRun {
   int exit_code = -1;

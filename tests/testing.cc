@@ -5,6 +5,8 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 
 #include "plugins/builtin.h"
 
@@ -87,6 +89,13 @@ void SessionFixture::RunActions(const std::vector<std::string>& actions) {
     }
     session_->Run(**a);
   }
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 RunResult Basalt(const std::string& args) {

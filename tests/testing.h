@@ -67,4 +67,7 @@ struct RunResult {
 };
 RunResult Basalt(const std::string& args);
 
+// The bytes of the file at `path` ("" when it cannot be read).
+std::string ReadAll(const std::string& path);
+
 }  // namespace basalt::testing

@@ -10,6 +10,7 @@
 #include "agent/policy.h"
 #include "sim/metrics.h"
 #include "sim/scenario.h"
+#include "sim/scenario_reader.h"
 #include "sim/workload.h"
 #include "state/cluster_state.h"
 
@@ -19,50 +20,25 @@ namespace {
 constexpr int64_t kNanos = 1'000'000'000;
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 
-// Errors read `file:line: field: problem`, as the rest of the scenario's.
-class SectionReader {
+// The scenario parser's reader (errors read `file:line: field: problem`) with
+// the two reads this section adds.
+class SectionReader : public scenario_yaml::Reader {
  public:
-  explicit SectionReader(const std::string& file) : file_(file) {}
-  Status Error(const YAML::Node& n, const std::string& field, const std::string& problem) const {
-    return Status::InvalidArgument(file_ + ":" + std::to_string(Line(n)) + ": " + field + ": " +
-                                   problem);
-  }
+  explicit SectionReader(const std::string& file) : Reader(file) {}
   static int Line(const YAML::Node& n) { return n.IsDefined() ? n.Mark().line + 1 : 0; }
-  Status KnownKeys(const YAML::Node& n, const std::string& field,
-                   std::initializer_list<const char*> keys) const {
-    if (!n.IsMap()) return Error(n, field, "must be a mapping");
-    for (const auto& kv : n) {
-      const std::string k = kv.first.Scalar();
-      if (std::none_of(keys.begin(), keys.end(), [&](const char* key) { return k == key; })) {
-        std::string valid;
-        for (const char* key : keys) valid += (valid.empty() ? "" : ", ") + std::string(key);
-        return Error(kv.first, field + "." + k, "unknown field (valid: " + valid + ")");
-      }
-    }
-    return Status::Ok();
-  }
+  // A share of requests in [0, hi], with the range in the message.
   Status Share(const YAML::Node& n, const std::string& field, double hi, double* out) const {
     if (!n.IsScalar()) return Error(n, field, "must be a number");
-    const std::string& s = n.Scalar();
-    size_t pos = 0;
-    double v = 0;
-    try {
-      v = std::stod(s, &pos);
-    } catch (...) {
-      pos = 0;
+    auto v = Double(n, field, 0, hi);
+    if (!v.ok()) {
+      return Error(n, field,
+                   "must be a number from 0 to " + Trim(hi) + ", got \"" + n.Scalar() + "\"");
     }
-    if (pos == 0 || pos != s.size() || !std::isfinite(v) || v < 0 || v > hi) {
-      return Error(n, field, "must be a number from 0 to " + Trim(hi) + ", got \"" + s + "\"");
-    }
-    *out = v;
+    *out = *v;
     return Status::Ok();
   }
   Status Seconds(const YAML::Node& n, const std::string& field, int64_t lo, int64_t* out) const {
-    if (!n.IsScalar()) return Error(n, field, "must be a duration such as 90s, 15m, 2h, 1d");
-    auto d = ParseSimDuration(n.Scalar());
-    if (!d.ok()) return Error(n, field, d.status().message());
-    if (*d < lo) return Error(n, field, "must be at least " + std::to_string(lo) + "s");
-    *out = *d;
+    BASALT_ASSIGN_OR_RETURN(*out, Duration(n, field, lo));
     return Status::Ok();
   }
   static std::string Trim(double v) {
@@ -71,9 +47,6 @@ class SectionReader {
     if (!s.empty() && s.back() == '.') s.pop_back();
     return s;
   }
-
- private:
-  const std::string& file_;
 };
 
 // A share of requests: at most 4 (a pod may use more than it requests).
