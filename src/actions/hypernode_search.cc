@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "actions/node_selection.h"
+#include "framework/placed_span.h"
 
 namespace basalt {
 
@@ -76,31 +77,9 @@ int32_t TierOf(const HyperNodeTree& tree, HyperNodeId h) { return tree.at(h).tie
 
 }  // namespace
 
-namespace {
-
-// The span of the placed pods among `tasks`; `*any` says whether any is
-// placed on a HyperNode's node (kNone with `*any`: they span separate trees).
-HyperNodeId SpanOrNone(const Session& ssn, const std::vector<TaskId>& tasks, bool* any) {
-  const HyperNodeTree& tree = ssn.hypernodes();
-  HyperNodeId span = kNone;
-  *any = false;
-  for (TaskId id : tasks) {
-    const TaskInfo& t = ssn.task(id);
-    if (t.node == kNone || !IsOnNodeStatus(t.status) || t.best_effort) continue;
-    HyperNodeId leaf = tree.LeafOf(t.node);
-    if (leaf == kNone) continue;
-    span = *any ? tree.Lca(span, leaf) : leaf;
-    *any = true;
-    if (span == kNone) break;  // in separate trees: no HyperNode holds them all
-  }
-  return span;
-}
-
-}  // namespace
-
 HyperNodeId JobSpan(const Session& ssn, const JobInfo& job) {
-  bool any = false;
-  return SpanOrNone(ssn, job.tasks, &any);
+  bool any = false, outside = false;
+  return PlacedSpan(ssn, job.tasks, &any, &outside);
 }
 
 std::optional<HyperNodeId> HyperNodePlan::Next() {
@@ -176,8 +155,8 @@ HyperNodePlan PlanHyperNodes(const Session& ssn, const JobInfo& job, const Topol
   if (!c.unresolved_tier_name.empty()) return {};  // a tier no HyperNode has: none qualifies
   const int32_t needed = std::max(1, job.min_member - job.ReadyTaskNum());
   const Resource need = SmallestRequests(ssn, pending, std::min<size_t>(needed, pending.size()));
-  bool placed = false;
-  const HyperNodeId span = SpanOrNone(ssn, job.tasks, &placed);
+  bool placed = false, outside = false;  // pods outside every HyperNode do not count here
+  const HyperNodeId span = PlacedSpan(ssn, job.tasks, &placed, &outside);
   return PlanTiers(ssn, job, c, need, span, placed, kNone, free);
 }
 
@@ -188,8 +167,8 @@ HyperNodePlan PlanSubGroupHyperNodes(const Session& ssn, const JobInfo& job,
   if (!c.unresolved_tier_name.empty()) return {};
   const Resource need =
       SmallestRequests(ssn, pending, std::min<size_t>(std::max(1, needed), pending.size()));
-  bool placed = false;
-  const HyperNodeId span = SpanOrNone(ssn, tasks, &placed);
+  bool placed = false, outside = false;
+  const HyperNodeId span = PlacedSpan(ssn, tasks, &placed, &outside);
   return PlanTiers(ssn, job, c, need, span, placed, root, free);
 }
 

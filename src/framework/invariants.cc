@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "framework/placed_span.h"
 #include "framework/session.h"
 
 namespace basalt {
@@ -226,25 +227,6 @@ Status InvariantTracker::AfterAction(const Session& ssn, std::string_view action
 
 namespace {
 
-// The HyperNode the placed (non-BestEffort) pods among `tasks` span; `*placed`
-// says whether any is placed, `*outside` whether one is on a node of no HyperNode.
-HyperNodeId SpanOfTasks(const Session& ssn, const std::vector<TaskId>& tasks, bool* placed,
-                        bool* outside) {
-  const HyperNodeTree& tree = ssn.hypernodes();
-  HyperNodeId span = kNone;
-  *placed = *outside = false;
-  for (TaskId id : tasks) {
-    const TaskInfo& t = ssn.task(id);
-    if (t.node == kNone || !IsOnNodeStatus(t.status) || t.best_effort) continue;
-    HyperNodeId leaf = tree.LeafOf(t.node);
-    *outside |= leaf == kNone;
-    span = *placed ? tree.Lca(span, leaf) : leaf;
-    *placed = true;
-    if (span == kNone) break;
-  }
-  return span;
-}
-
 bool PlacedThisSession(TaskStatus s) {
   return s == TaskStatus::kAllocated || s == TaskStatus::kBinding || s == TaskStatus::kPipelined;
 }
@@ -282,9 +264,9 @@ std::string PartialSubGroup(const Session& ssn) {
       TopologyConstraint c =
           ConstraintOfSpec(j.podgroup->sub_group_policy[g.policy].network_topology, tree);
       if (c.kind != TopologyConstraint::Kind::kHard) continue;
-      bool placed = false, outside = false;
-      HyperNodeId span = SpanOfTasks(ssn, g.tasks, &placed, &outside);
-      if (!placed) continue;
+      bool on_hypernode = false, outside = false;
+      HyperNodeId span = PlacedSpan(ssn, g.tasks, &on_hypernode, &outside);
+      if (!on_hypernode && !outside) continue;
       if (span != kNone && !outside && c.highest_tier && tree.at(span).tier <= *c.highest_tier)
         continue;
       return "subGroup " + g.name + " of job " + j.key + " is hard-constrained to tier " +
@@ -308,19 +290,9 @@ std::string HardTopologyExceeded(const Session& ssn) {
     }
     TopologyConstraint c = ConstraintOf(j, tree);
     if (c.kind != TopologyConstraint::Kind::kHard) continue;
-    HyperNodeId span = kNone;
-    bool placed = false, outside = false;
-    for (TaskId id : j.tasks) {
-      const TaskInfo& t = ssn.task(id);
-      // BestEffort pods are backfilled anywhere, as in Volcano.
-      if (t.node == kNone || !IsOnNodeStatus(t.status) || t.best_effort) continue;
-      HyperNodeId leaf = tree.LeafOf(t.node);
-      outside |= leaf == kNone;
-      span = placed ? tree.Lca(span, leaf) : leaf;
-      placed = true;
-      if (span == kNone) break;
-    }
-    if (!placed) continue;
+    bool on_hypernode = false, outside = false;
+    HyperNodeId span = PlacedSpan(ssn, j.tasks, &on_hypernode, &outside);
+    if (!on_hypernode && !outside) continue;
     const bool too_high =
         span == kNone || outside || !c.highest_tier || tree.at(span).tier > *c.highest_tier;
     if (!too_high) continue;
