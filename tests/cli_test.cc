@@ -121,6 +121,22 @@ TEST(CliTest, UnknownCommandSuggestsTheNearest) {
   }
 }
 
+// The first example of `explain --help` runs as shown (from the repository
+// root) and explains the job it names.
+TEST(CliTest, ExplainHelpExampleRuns) {
+  RunResult help = Basalt("explain --help");
+  const std::string example =
+      "basalt explain job/llm-finetune --conf examples/gang-training/scheduler.conf \\\n"
+      "      --cluster examples/gang-training/cluster";
+  ASSERT_NE(help.out.find(example), std::string::npos) << help.out;
+  const std::string root = BASALT_SOURCE_DIR;
+  RunResult r = Basalt("explain job/llm-finetune --conf " + root +
+                       "/examples/gang-training/scheduler.conf --cluster " + root +
+                       "/examples/gang-training/cluster");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("Job default/llm-finetune: Bound"), std::string::npos) << r.out;
+}
+
 TEST(CliTest, VersionCommandAndFlagAgree) {
   RunResult command = Basalt("version"), flag = Basalt("--version");
   EXPECT_EQ(command.exit_code, 0);

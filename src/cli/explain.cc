@@ -397,7 +397,7 @@ CLI::App* AddExplainCommand(CLI::App& app, ExplainRequest* request) {
       "Exit code 0 with a report, 2 on bad input or a target that does not exist,\n"
       "1 when the API server cannot be reached.\n\n"
       "Examples:\n"
-      "  basalt explain job/training --conf examples/gang-training/scheduler.conf \\\n"
+      "  basalt explain job/llm-finetune --conf examples/gang-training/scheduler.conf \\\n"
       "      --cluster examples/gang-training/cluster\n"
       "  basalt explain default/inference-0 --cluster cluster/ -o json\n"
       "  basalt explain pod/inference-0 --kubeconfig ~/.kube/config");
