@@ -215,28 +215,10 @@ bool PreemptGang(Session& ssn, JobInfo& job, const GangEvictionOptions& options)
   std::optional<GangEvictionPlan> plan = PlanGangEviction(ssn, req);
   if (!plan) return false;
   const QueueInfo& queue = ssn.queue(job.queue);
-  const bool evicts = !plan->victims.empty();
-  Statement stmt(ssn);
-  const std::string reason = "preempted by " + job.key + " (queue " + queue.name + ", " +
-                             DomainName(ssn, plan->domain) + ")";
-  for (const TaskInfo* v : plan->victims) stmt.Evict(ssn.task(v->id), "preempt", reason);
-  for (const auto& [tid, nid] : plan->placements) {
-    TaskInfo& t = ssn.task(tid);
-    NodeInfo& node = ssn.node(nid);
-    const bool allowed = !(evicts && t.preempt_never) && ssn.Allocatable(queue, t) &&
-                         LessEqual(t.request, node.FutureIdle());
-    if (!allowed) {
-      stmt.Discard();
-      return false;
-    }
-    stmt.Pipeline(t, node, evicts);
-  }
-  if (!ssn.JobPipelined(job)) {
-    stmt.Discard();
-    return false;
-  }
-  stmt.Commit();
-  return true;
+  GangEvictionCommit how{"preempt", "preempted",
+                         [&ssn, &queue](const TaskInfo& t) { return ssn.Allocatable(queue, t); },
+                         true};
+  return CommitGangEvictionPlan(ssn, job, queue, *plan, how);
 }
 
 class PreemptAction : public Action {

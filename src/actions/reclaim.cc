@@ -180,27 +180,10 @@ class ReclaimAction : public Action {
     };
     std::optional<GangEvictionPlan> plan = PlanGangEviction(ssn, req);
     if (!plan) return;
-    const bool evicts = !plan->victims.empty();
-    Statement stmt(ssn);
-    const std::string reason = "reclaimed by " + job.key + " (queue " + queue.name + ", " +
-                               DomainName(ssn, plan->domain) + ")";
-    for (const TaskInfo* v : plan->victims) stmt.Evict(ssn.task(v->id), "reclaim", reason);
-    for (const auto& [tid, nid] : plan->placements) {
-      TaskInfo& t = ssn.task(tid);
-      NodeInfo& node = ssn.node(nid);
-      const bool allowed = !(evicts && t.preempt_never) && ssn.Preemptive(queue, t) &&
-                           LessEqual(t.request, node.FutureIdle());
-      if (!allowed) {
-        stmt.Discard();
-        return;
-      }
-      stmt.Pipeline(t, node);
-    }
-    if (!ssn.JobPipelined(job)) {
-      stmt.Discard();
-      return;
-    }
-    stmt.Commit();
+    GangEvictionCommit how{"reclaim", "reclaimed",
+                           [&ssn, &queue](const TaskInfo& t) { return ssn.Preemptive(queue, t); },
+                           false};
+    CommitGangEvictionPlan(ssn, job, queue, *plan, how);
   }
 
   // Asks the Reclaimable vote about `node`'s candidates (computed afresh on the

@@ -531,6 +531,33 @@ std::optional<GangEvictionPlan> PlanGangEviction(Session& ssn, const GangEvictio
   return std::nullopt;
 }
 
+bool CommitGangEvictionPlan(Session& ssn, JobInfo& job, const QueueInfo& queue,
+                            const GangEvictionPlan& plan, const GangEvictionCommit& how) {
+  const bool evicts = !plan.victims.empty();
+  const std::string reason = std::string(how.verb) + " by " + job.key + " (queue " + queue.name +
+                             ", " + DomainName(ssn, plan.domain) + ")";
+  Statement stmt(ssn);
+  for (const TaskInfo* v : plan.victims)
+    stmt.Evict(ssn.task(v->id), std::string(how.action), reason);
+  for (const auto& [tid, nid] : plan.placements) {
+    TaskInfo& t = ssn.task(tid);
+    NodeInfo& node = ssn.node(nid);
+    const bool allowed = !(evicts && t.preempt_never) && how.queue_allows(t) &&
+                         LessEqual(t.request, node.FutureIdle());
+    if (!allowed) {
+      stmt.Discard();
+      return false;
+    }
+    stmt.Pipeline(t, node, evicts && how.nominate_when_evicting);
+  }
+  if (!ssn.JobPipelined(job)) {
+    stmt.Discard();
+    return false;
+  }
+  stmt.Commit();
+  return true;
+}
+
 std::string DomainName(const Session& ssn, HyperNodeId domain) {
   return domain == kNone ? "the cluster" : "HyperNode " + ssn.hypernodes().at(domain).name;
 }

@@ -21,6 +21,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -63,6 +64,23 @@ bool UsesGangEviction(const Session& ssn, const JobInfo& job, bool gang_aware);
 // The cheapest plan of the first tier (lowest first) whose domains hold one, or
 // nullopt when no allowed domain can hold the pods the gang needs.
 std::optional<GangEvictionPlan> PlanGangEviction(Session& ssn, const GangEvictionRequest& req);
+
+// How an action commits a plan: its name on the evictions ("preempt"), the
+// verb of the victims' reason ("preempted"), the queue's vote on each pod to
+// place, and whether pods pipelined onto evicted room nominate their node.
+struct GangEvictionCommit {
+  std::string_view action;
+  std::string_view verb;
+  std::function<bool(const TaskInfo&)> queue_allows;
+  bool nominate_when_evicting = false;
+};
+
+// Evicts the plan's victims and pipelines the gang's needed pods in one
+// statement. True when committed; false, with nothing changed, when a pod may
+// not be placed (a never-preempting pod that would need evictions, the queue's
+// vote, no room left) or the gang would still not be pipelined.
+bool CommitGangEvictionPlan(Session& ssn, JobInfo& job, const QueueInfo& queue,
+                            const GangEvictionPlan& plan, const GangEvictionCommit& how);
 
 // A human-readable "HyperNode s0" / "the cluster" for reasons and logs.
 std::string DomainName(const Session& ssn, HyperNodeId domain);
