@@ -456,6 +456,10 @@ TEST(CliJobsFolderTest, OutputNameWideAndNoHeaders) {
             "queue.scheduling.volcano.sh/child\nqueue.scheduling.volcano.sh/default\n"
             "queue.scheduling.volcano.sh/frozen\nqueue.scheduling.volcano.sh/research\n");
   EXPECT_EQ(d.Run("queue get research -o name").out, "queue.scheduling.volcano.sh/research\n");
+  EXPECT_EQ(d.Run("job view train -o name").out, "job.batch.volcano.sh/train\n");
+  RunResult view_wide = d.Run("job view train -o wide");
+  EXPECT_EQ(view_wide.exit_code, 2);
+  EXPECT_NE(view_wide.out.find("(valid: json, yaml, name)"), std::string::npos) << view_wide.out;
   RunResult bare = d.Run("job list --no-headers");
   EXPECT_EQ(bare.out.rfind("train   2026-11-20     Running", 0), 0u) << bare.out;
   RunResult wide = d.Run("job list -o wide");

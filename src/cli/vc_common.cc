@@ -101,8 +101,10 @@ void SetAction(CLI::App* cmd, CliOutcome* outcome, std::function<Status()> body)
 }
 
 Status CheckOutputFormat(const std::string& format) {
-  if (format.empty() || format == "json" || format == "yaml") return Status::Ok();
-  return Status::InvalidArgument("--output: unknown format \"" + format + "\" (valid: json, yaml)");
+  if (format.empty() || format == "json" || format == "yaml" || format == "name")
+    return Status::Ok();
+  return Status::InvalidArgument("--output: unknown format \"" + format +
+                                 "\" (valid: json, yaml, name)");
 }
 
 Status CheckListOutputFormat(const std::string& format) {
@@ -127,6 +129,8 @@ void PrintNames(const std::vector<Json>& objs, std::ostream& out) {
 void PrintObject(const Json& obj, const std::string& format, std::ostream& out) {
   if (format == "yaml") {
     out << JsonToYaml(obj);
+  } else if (format == "name") {
+    PrintNames({obj}, out);
   } else {
     out << obj.dump(2) << "\n";
   }
