@@ -556,8 +556,10 @@ TEST(LenientConfigTest, WrongTypeKeepsTheDefault) {
   const Arguments& a = c.tiers[0].plugins[0].arguments;
   EXPECT_FALSE(a.lenient());
   int64_t w = 1;
+  // Strict, the error starts with the argument's line.
   EXPECT_EQ(a.GetInt("mostrequested.weight", &w).message(),
-            "plugin nodeorder: arguments.mostrequested.weight: expected an integer, got \"1.5\"");
+            "c.conf:6: plugin nodeorder: arguments.mostrequested.weight: expected an integer, "
+            "got \"1.5\"");
   double f = 1.2;
   EXPECT_FALSE(a.GetDouble("factor", &f).ok());
   int64_t l = 4;
@@ -577,7 +579,8 @@ TEST(LenientConfigTest, InvalidValue) {
   a.Set("sla-waiting-time", "1");
   a.SetLocation("sla-waiting-time", "conf.yaml:7");
   const Status bad = Status::InvalidArgument("plugin sla: arguments.sla-waiting-time: bad");
-  EXPECT_EQ(a.Invalid("sla-waiting-time", bad, "(none)").message(), bad.message());
+  EXPECT_EQ(a.Invalid("sla-waiting-time", bad, "(none)").message(),
+            "conf.yaml:7: " + bad.message());
   a.SetLenient(true);
   EXPECT_TRUE(a.Invalid("sla-waiting-time", bad, "(none)").ok());
 }

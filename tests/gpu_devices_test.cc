@@ -354,8 +354,8 @@ TEST(DeviceSharePluginTest, CardsAreWrittenOntoTheBoundPod) {
             "GPU-a,NVIDIA,5000,0:");
 }
 
-// `basalt validate --conf` names the plugin entry and the argument; a valid
-// configuration passes.
+// `basalt validate --conf` names the argument's line, the plugin entry and the
+// argument; a valid configuration passes.
 TEST(DeviceSharePluginTest, ValidateReportsArgumentsWithTheirPath) {
   char dir[] = "/tmp/basalt-deviceshare-XXXXXX";
   ASSERT_NE(mkdtemp(dir), nullptr);
@@ -369,7 +369,7 @@ TEST(DeviceSharePluginTest, ValidateReportsArgumentsWithTheirPath) {
   EXPECT_EQ(RunValidate({}, bad, out, err), 2);
   EXPECT_EQ(out.str(),
             bad +
-                ": tiers[1].plugins[1]: plugin deviceshare: arguments.deviceshare.VGPUEnable: "
+                ":9: tiers[1].plugins[1]: plugin deviceshare: arguments.deviceshare.VGPUEnable: "
                 "expected true or false, got \"maybe\"\n");
   EXPECT_EQ(err.str(), "basalt: 1 problem found in the scheduler configuration\n");
   std::ostringstream out2, err2;

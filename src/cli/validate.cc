@@ -1,5 +1,6 @@
 #include "cli/validate.h"
 
+#include <cctype>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -19,6 +20,20 @@ size_t CountObjects(const ClusterObjects& o) {
   return o.nodes.size() + o.pods.size() + o.priority_classes.size() + o.queues.size() +
          o.podgroups.size() + o.jobs.size() + o.owners.size() + o.namespaces.size() +
          o.hypernodes.size();
+}
+
+// "file:line: entry: problem" when `message` starts with the line of the
+// argument it is about ("file:line: plugin ..."), else "file: entry: problem".
+std::string LocatedProblem(const std::string& path, const std::string& entry,
+                           const std::string& message) {
+  const std::string prefix = path + ":";
+  size_t digits = prefix.size();
+  while (digits < message.size() && std::isdigit(static_cast<unsigned char>(message[digits])))
+    ++digits;
+  if (message.compare(0, prefix.size(), prefix) != 0 || digits == prefix.size() ||
+      message.compare(digits, 2, ": ") != 0)
+    return path + ": " + entry + ": " + message;
+  return message.substr(0, digits) + ": " + entry + ": " + message.substr(digits + 2);
 }
 
 // The configuration's problems, one line each ("" when it cannot be read: then
@@ -45,8 +60,9 @@ std::vector<std::string> ConfProblems(const std::string& path, std::string* unre
     for (size_t i = 0; i < entries.size(); ++i) {
       auto plugin = plugins.Create(entries[i].name, entries[i].arguments);
       if (!plugin.ok()) {
-        problems.push_back(path + ": tiers[" + std::to_string(t) + "].plugins[" +
-                           std::to_string(i) + "]: " + plugin.status().message());
+        problems.push_back(LocatedProblem(
+            path, "tiers[" + std::to_string(t) + "].plugins[" + std::to_string(i) + "]",
+            plugin.status().message()));
       }
     }
   }

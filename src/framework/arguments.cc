@@ -33,16 +33,16 @@ std::string Arguments::NestedKind(const std::string& key) const {
 
 Status Arguments::Invalid(const std::string& key, const Status& error,
                           const std::string& default_text) const {
-  if (!lenient_) return error;
-  static std::mutex mu;
-  static std::set<std::string> warned;  // "<owner>/<key>" already reported
-  std::lock_guard<std::mutex> lock(mu);
-  if (!warned.insert(owner_ + "/" + key).second) return Status::Ok();
   // A nested value is flattened: its location is its first child's.
   auto where = where_.lower_bound(key);
   std::string at = where != where_.end() && where->first.compare(0, key.size(), key) == 0
                        ? where->second + ": "
                        : std::string();
+  if (!lenient_) return Status::InvalidArgument(at + error.message());
+  static std::mutex mu;
+  static std::set<std::string> warned;  // "<owner>/<key>" already reported
+  std::lock_guard<std::mutex> lock(mu);
+  if (!warned.insert(owner_ + "/" + key).second) return Status::Ok();
   CliLog().warn("warning: {}{}; ignored, the default {} is used", at, error.message(),
                 default_text);
   return Status::Ok();
