@@ -49,6 +49,7 @@ set(BASALT_TEST_SOURCES
   tests/status_writer_test.cc
   tests/sim_test.cc
   tests/sim_colocation_test.cc
+  tests/sim_report_test.cc
   tests/sim_topology_test.cc
   tests/watch_line_test.cc
   tests/webhook_test.cc
