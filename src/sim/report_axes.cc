@@ -58,7 +58,8 @@ bool SameSeries(const Json& samples, const std::string& a, const std::string& b)
 TimeAxis TimeTicks(int64_t duration) {
   if (duration < 0) duration = 0;
   if (duration >= 2 * kDay) {
-    const int64_t step = kDay * ((duration / kDay + kMaxTicks - 1) / kMaxTicks);
+    // At most kMaxTicks ticks: kMaxTicks - 1 steps over the whole days.
+    const int64_t step = kDay * ((duration / kDay + kMaxTicks - 2) / (kMaxTicks - 1));
     return {"simulated time (day and hour of day)", EveryStep(duration, step, FormatSimTime)};
   }
   if (duration >= 2 * kHour) {
