@@ -9,6 +9,7 @@ set(BASALT_TEST_SOURCES
   tests/capacity_card_test.cc
   tests/capacity_test.cc
   tests/cli_jobs_test.cc
+  tests/cli_progress_test.cc
   tests/cli_test.cc
   tests/config_test.cc
   tests/controllers_test.cc
