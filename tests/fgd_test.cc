@@ -553,6 +553,14 @@ TEST(FgdCliTest, SmallRunPrintsOneJsonObject) {
   EXPECT_EQ(j["policies"]["FGD"]["count"], 2);
   EXPECT_TRUE(j["policies"]["FGD"].contains("published"));
   EXPECT_TRUE(std::filesystem::exists(dir / "out" / "curves.csv"));
+  // The human table is on stderr (stdout parsed as JSON above); no progress
+  // line off a terminal.
+  EXPECT_NE(err.find("fgd: openb_pod_list_default, 2 seeds: GPUs at 100% arrived load"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("  policy   allocated"), std::string::npos) << err;
+  EXPECT_NE(err.find("  FGD "), std::string::npos) << err;
+  EXPECT_EQ(err.find("fgd: run"), std::string::npos) << err;
   // The report: one series per policy run, and the published band of each.
   std::ifstream html_in(dir / "out" / "report.html");
   std::stringstream html;

@@ -550,7 +550,25 @@ std::string FindChromium() {
   return "";
 }
 
-// The report opens in headless Chromium and every chart draws something.
+// The value of `attr` on the element with id `id` in a dumped DOM ("" when
+// absent).
+std::string Attribute(const std::string& dom, const std::string& id, const std::string& attr) {
+  const size_t at = dom.find("id=\"" + id + "\"");
+  if (at == std::string::npos) return "";
+  const size_t start = dom.rfind('<', at);
+  const size_t end = dom.find('>', at);
+  const std::string tag = dom.substr(start, end - start);
+  const std::string key = " " + attr + "=\"";
+  const size_t v = tag.find(key);
+  if (v == std::string::npos) return "";
+  const size_t from = v + key.size();
+  return tag.substr(from, tag.find('"', from) - from);
+}
+
+// The week's report opens in headless Chromium: every chart draws something,
+// has a y-axis title and x ticks at the day boundaries the library really
+// drew; the GPU utilisation is one series (the only card model is folded into
+// the generic one) and the stacked GPU chart has the capacity line.
 TEST(SimReportTest, ChartsRenderInHeadlessChromium) {
   const std::string chromium = FindChromium();
   if (chromium.empty())
@@ -559,7 +577,7 @@ TEST(SimReportTest, ChartsRenderInHeadlessChromium) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   const std::string run = std::string(BASALT_BINARY) + " simulate " + BASALT_SOURCE_DIR +
-                          "/examples/tidal-day.yaml --out " + dir.string() + " 2>/dev/null";
+                          "/examples/tidal-week.yaml --out " + dir.string() + " >/dev/null 2>&1";
   ASSERT_EQ(std::system(run.c_str()), 0);
   const std::string html = ReadAll(dir / "report.html");
   if (html.find("charts library is missing") != std::string::npos) {
@@ -584,7 +602,16 @@ TEST(SimReportTest, ChartsRenderInHeadlessChromium) {
     ASSERT_NE(at, std::string::npos) << id;
     const size_t end = dom.find('>', at);
     EXPECT_NE(dom.substr(at, end - at).find("data-nonblank=\"true\""), std::string::npos) << id;
+    EXPECT_NE(Attribute(dom, id, "data-y-title"), "") << id;
+    EXPECT_EQ(Attribute(dom, id, "data-x-ticks"),
+              "d1 00:00|d2 00:00|d3 00:00|d4 00:00|d5 00:00|d6 00:00|d7 00:00|d8 00:00")
+        << id;
   }
+  EXPECT_EQ(Attribute(dom, "chart-util", "data-y-title"), "% allocated");
+  EXPECT_EQ(Attribute(dom, "chart-queues", "data-y-title"), "GPUs");
+  EXPECT_EQ(Attribute(dom, "chart-util", "data-series"), "CPU|memory|GPU (all NVIDIA-H800)");
+  const std::string queues = Attribute(dom, "chart-queues", "data-series");
+  EXPECT_TRUE(queues.ends_with("|GPU capacity")) << queues;
 }
 
 }  // namespace

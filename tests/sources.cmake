@@ -9,6 +9,7 @@ set(BASALT_TEST_SOURCES
   tests/capacity_card_test.cc
   tests/capacity_test.cc
   tests/cli_jobs_test.cc
+  tests/cli_progress_test.cc
   tests/cli_test.cc
   tests/config_test.cc
   tests/controllers_test.cc
@@ -49,6 +50,7 @@ set(BASALT_TEST_SOURCES
   tests/status_writer_test.cc
   tests/sim_test.cc
   tests/sim_colocation_test.cc
+  tests/sim_report_test.cc
   tests/sim_topology_test.cc
   tests/watch_line_test.cc
   tests/webhook_test.cc

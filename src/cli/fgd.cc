@@ -7,9 +7,11 @@
 
 #include "api/log.h"
 #include "api/text.h"
+#include "cli/progress_line.h"
 #include "sim/chart_asset.h"
 #include "sim/fgd/experiment.h"
 #include "sim/fgd/report.h"
+#include "sim/fgd/summary_table.h"
 
 namespace basalt {
 namespace {
@@ -67,6 +69,15 @@ Status WriteOutputs(const std::string& dir, const fgd::ExperimentResult& result,
   return Status::Ok();
 }
 
+// Runs done of all (policy, seed) runs, redrawn in place; ends the line after
+// the last run.
+void DrawProgress(size_t done, size_t total) {
+  std::fprintf(stderr, "\rfgd: run %zu of %zu (%3zu%%)", done, total,
+               total > 0 ? done * 100 / total : 100);
+  if (done >= total) std::fprintf(stderr, "\n");
+  std::fflush(stderr);
+}
+
 }  // namespace
 
 int RunFgd(const FgdRequest& request) {
@@ -95,8 +106,15 @@ int RunFgd(const FgdRequest& request) {
     config.seeds.push_back(request.first_seed + static_cast<uint64_t>(i));
   config.tune = request.tune;
   config.jobs = request.jobs;
+  const bool progress = ProgressOnTerminal();
+  if (progress) {
+    FinishProgressLineOnSignals();
+    config.on_run_done = DrawProgress;
+    DrawProgress(0, config.policies.size() * config.seeds.size());
+  }
   auto result = fgd::RunExperiment(*trace, config);
   if (!result.ok()) {
+    if (progress) std::fputs("\n", stderr);  // the error on a line of its own
     CliLog().error("{}", result.status().message());
     return kExitBadInput;
   }
@@ -124,7 +142,9 @@ int RunFgd(const FgdRequest& request) {
       return kExitOutput;
     }
   }
-  std::cout << result->summary.dump(2) << "\n";
+  std::cout << result->summary.dump(2) << "\n" << std::flush;
+  // The human table on stderr: stdout is the JSON object scripts read.
+  std::fputs(fgd::FgdSummaryTable(result->summary).c_str(), stderr);
   return 0;
 }
 

@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -11,10 +10,12 @@
 #include <iostream>
 
 #include "api/log.h"
+#include "cli/progress_line.h"
 #include "sim/chart_asset.h"
 #include "sim/report.h"
 #include "sim/scenario.h"
 #include "sim/simulator.h"
+#include "sim/summary_table.h"
 #include "sim/topology_report.h"
 
 namespace basalt {
@@ -43,15 +44,6 @@ std::string OutputFolderProblem(const std::string& dir) {
 // topology.csv, one row per training job, when the scenario has a topology section.
 bool WriteTopologyCsv(const Simulator& sim, const std::filesystem::path& dir) {
   return !sim.placement() || WriteFile(dir / "topology.csv", sim.placement()->Csv());
-}
-
-// Ctrl-C during a progress line: end the line before dying, so the shell's
-// prompt starts on a line of its own.
-void EndProgressLineAndDie(int sig) {
-  const char newline = '\n';
-  [[maybe_unused]] ssize_t n = ::write(STDERR_FILENO, &newline, 1);
-  std::signal(sig, SIG_DFL);
-  std::raise(sig);
 }
 
 // The colocation numbers of the summary, in one line.
@@ -92,9 +84,8 @@ int RunSimulate(const SimulateRequest& request) {
   options.seed = request.seed;
   // The progress line is redrawn in place: only on a terminal (in a log it
   // would be one endless line).
-  if (request.progress && ::isatty(STDERR_FILENO)) {
-    std::signal(SIGINT, EndProgressLineAndDie);
-    std::signal(SIGTERM, EndProgressLineAndDie);
+  if (request.progress && ProgressOnTerminal()) {
+    FinishProgressLineOnSignals();
     // Simulated time only: the line says how far the simulation is, not how long it took.
     options.progress = [](int64_t now, int64_t duration) {
       std::fprintf(stderr, "\rsimulate: day %.2f of %.2f (%3lld%%)", now / 86400.0,
@@ -137,6 +128,9 @@ int RunSimulate(const SimulateRequest& request) {
   if (summary.contains("colocation")) LogColocation(summary["colocation"]);
   if (std::string line = TopologySummaryLine(summary); !line.empty())
     CliLog().info("simulate: {}", line);
+  // The human summary on stdout (nothing else is printed there); scripts read
+  // summary.json.
+  std::cout << SimulateSummaryTable(summary, metrics) << std::flush;
   return 0;
 }
 

@@ -228,6 +228,7 @@ Json MetricsRecorder::SummaryJson(const std::string& scenario, uint64_t seed,
   out["tides"] = tides;
   out["cycles"] = {{"run", cycles_run_}, {"skipped_idle", cycles_skipped_}};
   if (!colocation_.is_null()) out["colocation"] = colocation_;
+  if (has_idle_) out["idle_gpus_while_waiting"] = idle_.SummaryJson();
   return out;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "api/resource.h"
+#include "sim/idle_reasons.h"
 
 namespace basalt {
 
@@ -65,6 +66,11 @@ class MetricsRecorder {
     gang_violation_jobs_[job]++;
   }
   void AddJobCompleted() { ++jobs_completed_; }
+  // Why GPUs were idle while jobs waited, at a sample (sim/idle_reasons.h).
+  void AddIdleVerdict(int64_t t, int64_t interval, const IdleVerdict& verdict) {
+    idle_.Add(t, interval, verdict);
+    has_idle_ = true;
+  }
   void AddJobSubmitted() { ++jobs_submitted_; }
   void AddJobRestart() { ++job_restarts_; }
   void AddPodsCreated(const std::string& kind, int64_t n) { pods_created_[kind] += n; }
@@ -109,6 +115,8 @@ class MetricsRecorder {
   int64_t cycles_skipped_ = 0;
   int64_t tide_period_ = 0, tide_peak_at_ = 0, tide_duration_ = 0;
   nlohmann::ordered_json colocation_;
+  IdleRecorder idle_;
+  bool has_idle_ = false;  // the cluster has GPUs: the summary explains idle ones
 };
 
 // Rounds to 4 decimals so printed ratios are short and stable.

@@ -216,6 +216,7 @@ Status Simulator::Init() {
   capacity["cpu"] = total.milli_cpu() / 1000.0;
   capacity["memory_gib"] = static_cast<double>(total.memory()) / (1024.0 * 1024 * 1024);
   capacity["nvidia.com/gpu"] = total.Get(gpu) / 1000.0;
+  total_gpu_capacity_ = total.Get(gpu);
   metrics_.SetCapacity(capacity);
   int64_t weight_sum = 0;
   for (const auto& [name, q] : state_.queues()) weight_sum += q.weight;
@@ -507,6 +508,7 @@ void Simulator::AfterWorldStep(bool full) {
     if (created) runner_->SyncPodGroups();  // groups for the replicas just created
     TrackStarts();
     TrackJobs();
+    if (!scenario_.manifests.empty()) TrackManifestJobs();
   }
   const bool sample_due = metrics_.samples().empty() ||
                           now_ >= metrics_.samples().back().t + scenario_.metrics_interval;
@@ -550,6 +552,15 @@ void Simulator::TrackStarts() {
   }
 }
 
+void Simulator::TrackManifestJobs() {
+  for (const auto& [key, job] : state_.jobs()) {
+    if (job.meta.source.starts_with("simulate:")) continue;  // a training workload's
+    if (manifest_jobs_seen_.insert(key).second) metrics_.AddJobSubmitted();
+    if (job.phase == "Completed" && manifest_jobs_completed_.insert(key).second)
+      metrics_.AddJobCompleted();
+  }
+}
+
 // Training jobs: a complete gang starts the job's clock, a broken one loses
 // its progress; a partly running gang is a violation.
 void Simulator::TrackJobs() {
@@ -588,6 +599,50 @@ void Simulator::TrackJobs() {
   }
 }
 
+// What the idle-GPU explanation needs (sim/idle_reasons.h): the free GPUs of
+// each schedulable node, the waiting GPU pods by job, the queues' GPUs.
+IdleSnapshot Simulator::IdleNow(const std::map<std::string, int64_t>& queue_gpu_milli) const {
+  const ResourceId gpu = ResourceNames::Intern("nvidia.com/gpu");
+  IdleSnapshot snap;
+  std::map<std::string, int64_t> node_used;
+  std::map<std::string, IdleSnapshot::WaitingJob> waiting;
+  for (const auto& [key, pod] : state_.pods()) {
+    const int64_t g = pod.spec.request.Get(gpu);
+    if (g <= 0) continue;
+    if (!pod.spec.node_name.empty()) {
+      node_used[pod.spec.node_name] += g;
+      continue;
+    }
+    if (pod.meta.deleting || pod.phase != "Pending") continue;
+    const std::string* job = Annotation(pod, kJobNameAnnotation);
+    const std::string name = job ? pod.meta.namespace_ + "/" + *job : key;
+    const std::string* q = Annotation(pod, kVcQueueAnnotation);
+    if (!q) q = Annotation(pod, kPodQueueAnnotation);
+    IdleSnapshot::WaitingJob& w = waiting[name];
+    w.name = name;
+    if (q) w.queue = *q;
+    w.pod_gpu_milli.push_back(g);
+  }
+  for (auto& [name, w] : waiting) snap.waiting.push_back(std::move(w));
+  for (const auto& [name, n] : state_.nodes()) {
+    const int64_t cap = n.allocatable.Get(gpu);
+    if (cap <= 0 || n.unschedulable || !n.ready) continue;
+    auto used = node_used.find(name);
+    snap.node_free_gpu_milli.push_back(
+        std::max<int64_t>(0, cap - (used == node_used.end() ? 0 : used->second)));
+  }
+  for (const auto& [name, q] : state_.queues()) {
+    IdleSnapshot::QueueGpus& g = snap.queues[name];
+    auto a = queue_gpu_milli.find(name);
+    g.allocated = a == queue_gpu_milli.end() ? 0 : a->second;
+    // Only a declared deserved share is a limit: proportion lends a weight
+    // share that other queues leave unused.
+    g.deserved = q.deserved ? q.deserved->Get(gpu) : 0;
+    g.capability = q.capability ? q.capability->Get(gpu) : 0;
+  }
+  return snap;
+}
+
 // One metrics sample: the only full pass over the store.
 void Simulator::Sample() {
   const ResourceId gpu = ResourceNames::Intern("nvidia.com/gpu");
@@ -618,6 +673,9 @@ void Simulator::Sample() {
     }
   }
   for (const auto& [key, t] : jobs_) (t.running ? sample.running_jobs : sample.pending_jobs)++;
+  if (total_gpu_capacity_ > 0)
+    metrics_.AddIdleVerdict(now_, scenario_.metrics_interval,
+                            ExplainIdle(IdleNow(queue_gpu_milli)));
 
   Resource total;
   std::map<std::string, int64_t> model_total;

@@ -53,6 +53,7 @@
 #include "engine/cycle_runner.h"
 #include "framework/config.h"
 #include "framework/plugin.h"
+#include "sim/idle_reasons.h"
 #include "sim/metrics.h"
 #include "sim/placement_quality.h"
 #include "sim/scenario.h"
@@ -139,7 +140,11 @@ class Simulator {
   void AfterWorldStep(bool full);
   void TrackStarts();
   void TrackJobs();
+  // Jobs from the scenario's manifests (vcjobs, and those a JobFlow creates):
+  // counted as submitted when first seen, as completed when Completed.
+  void TrackManifestJobs();
   void Sample();
+  IdleSnapshot IdleNow(const std::map<std::string, int64_t>& queue_gpu_milli) const;
   void CompleteJob(const std::string& key);
   // Colocation (sim/colocation.h): the agents' model, built when the scenario
   // has the section, and its periods up to `t` (`inclusive`: at `t` too).
@@ -187,6 +192,8 @@ class Simulator {
   int64_t next_agent_t_ = 0;
   std::unique_ptr<PlacementQuality> placement_;
   int32_t default_topology_tier_ = 0;  // the highest HyperNode tier
+  int64_t total_gpu_capacity_ = 0;     // milli-GPUs of all nodes at the start
+  std::set<std::string> manifest_jobs_seen_, manifest_jobs_completed_;
 };
 
 }  // namespace basalt

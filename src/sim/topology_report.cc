@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "sim/html_text.h"
+#include "sim/report_format.h"
 
 namespace basalt {
 namespace {
@@ -13,6 +14,12 @@ using Json = nlohmann::ordered_json;
 std::string Cell(const Json& v) {
   if (v.is_null()) return "<td></td>";
   return "<td>" + HtmlEscape(v.is_string() ? v.get<std::string>() : v.dump()) + "</td>";
+}
+
+// A wait in seconds, minutes or hours as long as it is.
+std::string WaitCell(const Json& seconds) {
+  if (!seconds.is_number_integer()) return Cell(seconds);
+  return Cell(FormatDuration(seconds.get<int64_t>()));
 }
 
 double GpuUtilisation(const Json& summary) {
@@ -29,22 +36,23 @@ void OverallTable(const Json& summary, const Json& t, std::ostringstream& os) {
     os << "<tr><td>" << k << "</td>" << Cell(t[k]) << "</tr>\n";
   }
   for (const char* k : {"p50", "p90", "max"}) {
-    os << "<tr><td>job wait " << k << " (s)</td>" << Cell(t["wait_seconds"][k]) << "</tr>\n";
+    os << "<tr><td>job wait " << k << "</td>" << WaitCell(t["wait_seconds"][k]) << "</tr>\n";
   }
-  os << "<tr><td>GPU utilisation (mean)</td>" << Cell(GpuUtilisation(summary)) << "</tr>\n";
+  os << "<tr><td>GPU utilisation (mean)</td>" << Cell(FormatPercent(GpuUtilisation(summary)))
+     << "</tr>\n";
   os << "</table>\n";
 }
 
 void GangSizeTable(const Json& t, std::ostringstream& os) {
   os << "<h3>By gang size</h3>\n<table id=\"topology-by-size\">\n<tr><th>pods</th>"
         "<th>placed</th><th>never placed</th><th>within one leaf</th><th>fewest leaves</th>"
-        "<th>mean tier spanned</th><th>mean leaves</th><th>wait p50 (s)</th>"
-        "<th>wait p90 (s)</th></tr>\n";
+        "<th>mean tier spanned</th><th>mean leaves</th><th>wait p50</th>"
+        "<th>wait p90</th></tr>\n";
   for (const Json& row : t["by_gang_size"]) {
     os << "<tr>" << Cell(row["pods"]) << Cell(row["jobs_placed"]) << Cell(row["jobs_never_placed"])
        << Cell(row["within_one_leaf"]) << Cell(row["fewest_leaves"])
        << Cell(row["mean_tier_spanned"]) << Cell(row["mean_leaves"])
-       << Cell(row["wait_seconds"]["p50"]) << Cell(row["wait_seconds"]["p90"]) << "</tr>\n";
+       << WaitCell(row["wait_seconds"]["p50"]) << WaitCell(row["wait_seconds"]["p90"]) << "</tr>\n";
   }
   os << "</table>\n";
 }

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -160,11 +161,17 @@ Result<ExperimentResult> RunExperiment(const Trace& trace, const ExperimentConfi
   const size_t total = config.policies.size() * config.seeds.size();
   std::vector<Result<RunCurve>> results(total, Status::Internal("run not started"));
   std::atomic<size_t> next{0};
+  std::mutex progress_mu;
+  size_t done = 0;  // under progress_mu
   auto worker = [&] {
     for (size_t job = next++; job < total; job = next++) {
       const auto& policy = config.policies[job / config.seeds.size()];
       const uint64_t seed = config.seeds[job % config.seeds.size()];
       results[job] = RunOne(trace, meter, policy, seed, config.tune);
+      if (config.on_run_done) {
+        std::lock_guard<std::mutex> lock(progress_mu);
+        config.on_run_done(++done, total);
+      }
     }
   };
   const size_t threads =

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -53,6 +54,9 @@ struct ExperimentConfig {
   int jobs = 2;         // runs in parallel (runs are independent)
   int curve_from = 80;  // arrived % range of the curve in the summary
   int curve_to = 130;
+  // Called after each run ends with the runs done and the total, from the
+  // thread that ran it, one call at a time.
+  std::function<void(size_t done, size_t total)> on_run_done;
 };
 
 struct ExperimentResult {
