@@ -223,6 +223,39 @@ TEST(CliValidationTest, ExamplesValidateWithoutWarnings) {
   }
 }
 
+// simulate reads its manifests through the same rules: warnings, and the run goes on.
+TEST(CliValidationTest, SimulateWarnsAboutItsManifests) {
+  Folder f;
+  f.With("pods.yaml", R"(apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default}
+spek: {}
+spec:
+  containers: [{name: c, resources: {requests: {nvidia.com/gpu: "0.5"}}}]
+)");
+  f.With("sim.yaml", R"(name: t
+seed: 1
+duration: 5m
+period: 60s
+metrics_interval: 5m
+scheduler: |
+  actions: "enqueue, allocate"
+  tiers:
+  - plugins:
+    - name: gang
+nodes:
+- {pool: cpu, count: 1, allocatable: {cpu: "8", memory: 16Gi, pods: "110"}}
+manifests:
+- pods.yaml
+)");
+  RunResult r = Basalt("simulate " + f.File("sim.yaml") + " --out " + f.File("out"));
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_TRUE(Has(r.out, "basalt: warning: ")) << r.out;
+  EXPECT_TRUE(Has(r.out, "Pod default/p: spek: unknown field \"spek\"")) << r.out;
+  EXPECT_TRUE(Has(r.out, "requests[nvidia.com/gpu]: Invalid value: \"0.5\": must be an integer"))
+      << r.out;
+}
+
 TEST(CliValidationTest, PodOnMissingNodeWarnsAndRunsNowhere) {
   Folder f;
   const std::string dir =
