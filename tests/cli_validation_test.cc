@@ -1,7 +1,8 @@
 // The API server's object rules (api/object_rules.h) through the binary:
 // `validate` refuses what the API server refuses to store (exit 2, one
-// `file:line: Kind ns/name: field: problem` line each), `schedule` and
-// `simulate` warn about it and go on, unknown fields only ever warn.
+// `file:line: Kind ns/name: field: problem` line each), and so do `schedule`
+// and `simulate` (such an object could never exist in a cluster); what a
+// cluster may hold (a pod on a node that is gone) and unknown fields only warn.
 #include <unistd.h>
 
 #include <filesystem>
@@ -91,11 +92,12 @@ TEST(CliValidationTest, NamesMustBeDns1123) {
                   "lowercase RFC 1123 label"))
       << v.out;
   EXPECT_TRUE(Has(v.out, "Pod Not_Valid/p: metadata.namespace: Invalid value")) << v.out;
-  // schedule warns and goes on: the names do not change a decision.
+  // Such objects could never exist in a cluster: schedule refuses them too.
   RunResult s = Basalt("schedule --cluster " + dir);
-  EXPECT_EQ(s.exit_code, 0) << s.out;
-  EXPECT_TRUE(Has(s.out, "basalt: warning: ")) << s.out;
-  EXPECT_TRUE(Has(s.out, "Pod default/Bad_Name!: metadata.name: Invalid value")) << s.out;
+  EXPECT_EQ(s.exit_code, 2) << s.out;
+  EXPECT_TRUE(Has(s.out, "basalt: " + f.File("c.yaml") +
+                             ":6: Pod default/Bad_Name!: metadata.name: Invalid value"))
+      << s.out;
 }
 
 TEST(CliValidationTest, ContainerRules) {
@@ -120,9 +122,8 @@ TEST(CliValidationTest, ContainerRules) {
       << v.out;
   EXPECT_TRUE(Has(v.out, "basalt: 3 problems found")) << v.out;
   RunResult s = Basalt("schedule --cluster " + dir);
-  EXPECT_EQ(s.exit_code, 0) << s.out;
-  EXPECT_TRUE(Has(s.out, "basalt: warning: " + f.File("c.yaml") + ":6: Pod default/half-gpu"))
-      << s.out;
+  EXPECT_EQ(s.exit_code, 2) << s.out;
+  EXPECT_TRUE(Has(s.out, "basalt: " + f.File("c.yaml") + ":6: Pod default/half-gpu")) << s.out;
 }
 
 TEST(CliValidationTest, PriorityClassMustExist) {
@@ -138,6 +139,7 @@ TEST(CliValidationTest, PriorityClassMustExist) {
       << v.out;
   EXPECT_FALSE(Has(v.out, "Pod default/q")) << v.out;
   EXPECT_TRUE(Has(v.out, "basalt: 1 problem found")) << v.out;
+  EXPECT_EQ(Basalt("schedule --cluster " + dir).exit_code, 2);
 }
 
 TEST(CliValidationTest, UnknownFieldsOnlyWarn) {
@@ -231,7 +233,8 @@ kind: Pod
 metadata: {name: p, namespace: default}
 spek: {}
 spec:
-  containers: [{name: c, resources: {requests: {nvidia.com/gpu: "0.5"}}}]
+  containers: [{name: c, resources: {requests: {cpu: "1"}}}]
+  nodeName: gone
 )");
   f.With("sim.yaml", R"(name: t
 seed: 1
@@ -252,8 +255,18 @@ manifests:
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_TRUE(Has(r.out, "basalt: warning: ")) << r.out;
   EXPECT_TRUE(Has(r.out, "Pod default/p: spek: unknown field \"spek\"")) << r.out;
-  EXPECT_TRUE(Has(r.out, "requests[nvidia.com/gpu]: Invalid value: \"0.5\": must be an integer"))
-      << r.out;
+  EXPECT_TRUE(Has(r.out, "Pod default/p: spec.nodeName: node \"gone\" does not exist")) << r.out;
+  // What could never exist in a cluster stops the run, naming the manifest.
+  f.With("pods.yaml", R"(apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default}
+spec:
+  containers: [{name: c, resources: {requests: {nvidia.com/gpu: "0.5"}}}]
+)");
+  RunResult bad = Basalt("simulate " + f.File("sim.yaml") + " --out " + f.File("out"));
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_TRUE(Has(bad.out, "requests[nvidia.com/gpu]: Invalid value: \"0.5\": must be an integer"))
+      << bad.out;
 }
 
 TEST(CliValidationTest, PodOnMissingNodeWarnsAndRunsNowhere) {

@@ -52,7 +52,8 @@ spec:
   EXPECT_EQ(f[0].in_validate, RuleSeverity::kWarning);
   EXPECT_EQ(f[1].field, "spec.containers[0].resources.requests[example.com/fpga]");
   EXPECT_EQ(f[1].in_validate, RuleSeverity::kError);
-  EXPECT_EQ(f[1].in_run, RuleSeverity::kWarning);
+  EXPECT_EQ(f[1].in_run, RuleSeverity::kError);
+  EXPECT_EQ(f[2].in_run, RuleSeverity::kWarning);
   EXPECT_EQ(f[2].field, "spec.nodeName");
   EXPECT_EQ(f[2].in_validate, RuleSeverity::kWarning);
 }

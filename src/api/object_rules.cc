@@ -257,7 +257,7 @@ void CheckWholeExtended(const YAML::Node& list, const std::string& path, DocRepo
       if (milli % 1000 == 0) continue;
       r.Add(path + "[" + name + "]",
             "Invalid value: \"" + ScalarText(kv.second) + "\": must be an integer",
-            RuleSeverity::kError, RuleSeverity::kWarning);
+            RuleSeverity::kError, RuleSeverity::kError);
     }
   }
 }
@@ -283,7 +283,7 @@ void CheckRequestsWithinLimits(const YAML::Node& resources, const std::string& p
     r.Add(Child(path, "requests") + "[" + name + "]",
           "Invalid value: \"" + ScalarText(kv.second) + "\": must be less than or equal to " +
               name + " limit of " + ScalarText(limit),
-          RuleSeverity::kError, RuleSeverity::kWarning);
+          RuleSeverity::kError, RuleSeverity::kError);
   }
 }
 
@@ -308,15 +308,13 @@ void CheckContainers(const YAML::Node& spec, const char* key, const std::string&
 
 void CheckPodSpec(const YAML::Node& spec, const std::string& path, DocReport& r) {
   if (!spec || !spec.IsMap()) {
-    r.Add(Child(path, "containers"), "Required value", RuleSeverity::kError,
-          RuleSeverity::kWarning);
+    r.Add(Child(path, "containers"), "Required value", RuleSeverity::kError, RuleSeverity::kError);
     return;
   }
   UnknownKeys(spec, path, PodSpecFields(), r);
   const YAML::Node containers = spec["containers"];
   if (!containers || !containers.IsSequence() || containers.size() == 0) {
-    r.Add(Child(path, "containers"), "Required value", RuleSeverity::kError,
-          RuleSeverity::kWarning);
+    r.Add(Child(path, "containers"), "Required value", RuleSeverity::kError, RuleSeverity::kError);
   }
   CheckContainers(spec, "initContainers", path, r);
   CheckContainers(spec, "containers", path, r);
@@ -398,14 +396,14 @@ void CheckNames(const std::string& kind, const ObjectMeta& meta, NameRule rule, 
   if (!errs.empty()) {
     r.Add(meta.source, object, "metadata.name",
           "Invalid value: " + Printable(meta.name) + ": " + JoinErrors(errs), RuleSeverity::kError,
-          RuleSeverity::kWarning);
+          RuleSeverity::kError);
   }
   if (meta.namespace_.empty()) return;
   errs = Dns1123LabelErrors(meta.namespace_);
   if (!errs.empty()) {
     r.Add(meta.source, object, "metadata.namespace",
           "Invalid value: " + Printable(meta.namespace_) + ": " + JoinErrors(errs),
-          RuleSeverity::kError, RuleSeverity::kWarning);
+          RuleSeverity::kError, RuleSeverity::kError);
   }
 }
 
@@ -460,7 +458,7 @@ void CheckPodReferences(const ClusterObjects& objects, ObjectReport& r) {
             "no PriorityClass with name " + pc +
                 " was found (the API server's Priority "
                 "admission refuses the pod)",
-            RuleSeverity::kError, RuleSeverity::kWarning);
+            RuleSeverity::kError, RuleSeverity::kError);
     }
     const std::string& node = pod.spec.node_name;
     if (!node.empty() && !nodes.count(node)) {
