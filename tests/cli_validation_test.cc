@@ -304,6 +304,7 @@ TEST(CliValidationTest, PodGroupInMissingQueueHasAReason) {
   EXPECT_TRUE(Has(s.out, "\"message\": \"queue nope does not exist\"")) << s.out;
   RunResult e = Basalt("explain default/p --cluster " + dir);
   EXPECT_TRUE(Has(e.out, "Queue nope: does not exist")) << e.out;
+  EXPECT_TRUE(Has(e.out, "queue nope does not exist: create it")) << e.out;
 }
 
 TEST(CliValidationTest, GangWithoutPodsSaysSoAsVolcano) {

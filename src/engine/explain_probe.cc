@@ -292,10 +292,12 @@ class Prober {
     report_.queue.name = qname;
     auto q = state_.queues().find(qname);
     if (q == state_.queues().end()) {
-      // The session leaves such a PodGroup out, as Volcano does.
+      // The session leaves such a PodGroup out, as Volcano does; the hint
+      // says why its pods wait.
       report_.queue.exists = false;
       report_.verdict = "Pending";
       report_.phase_after = report_.phase_before;
+      Hints();
       return false;
     }
     return true;
