@@ -183,8 +183,16 @@ TEST(CliJobsFolderTest, JobRunListViewDelete) {
   Folder d;
   d.Write("queues.yaml", kQueues);
   d.Write("train.yaml", kTrainJob);
+  // Requests above vcctl's default limits (memory 100Mi) are refused, as
+  // the job webhook refuses such a pod template.
+  RunResult over = d.Run("job run --name sleep --queue research -R cpu=500m,memory=1Gi");
+  EXPECT_EQ(over.exit_code, 2) << over.out;
+  EXPECT_NE(over.out.find("requests[memory]: Invalid value: \"1Gi\": must be less than or equal "
+                          "to memory limit of 100Mi"),
+            std::string::npos)
+      << over.out;
   RunResult run = d.Run(
-      "job run --name sleep --queue research --replicas 2 --min 2 -R cpu=500m,memory=1Gi "
+      "job run --name sleep --queue research --replicas 2 --min 2 -R cpu=500m,memory=64Mi "
       "--now 2026-11-21T09:30:00Z --seed 5");
   ASSERT_EQ(run.exit_code, 0) << run.out;
   EXPECT_EQ(run.out, "run job sleep successfully\n");
@@ -198,7 +206,7 @@ TEST(CliJobsFolderTest, JobRunListViewDelete) {
   EXPECT_EQ(job["spec"]["tasks"][0]["template"]["metadata"]["labels"]["job.volcano.sh"], "sleep");
   EXPECT_EQ(job["spec"]["tasks"][0]["template"]["spec"]["restartPolicy"], "Never");
   Json c = job["spec"]["tasks"][0]["template"]["spec"]["containers"][0];
-  EXPECT_EQ(c["resources"]["requests"], (Json{{"cpu", "500m"}, {"memory", "1Gi"}}));
+  EXPECT_EQ(c["resources"]["requests"], (Json{{"cpu", "500m"}, {"memory", "64Mi"}}));
   EXPECT_EQ(c["resources"]["limits"], (Json{{"cpu", "1000m"}, {"memory", "100Mi"}}));
   EXPECT_EQ(c["image"], "busybox");
   ClusterObjects objs;  // the scheduler reads what was written

@@ -275,6 +275,30 @@ TEST_F(ServeTest, PodGroupStatusIsOnePatchPerChange) {
   StopApp(*again, fake_);
 }
 
+// A PodGroup naming a queue that does not exist takes no part (as in
+// Volcano), but serve writes a Warning event saying why on the PodGroup.
+TEST_F(ServeTest, PodGroupInMissingQueueGetsAWarningEvent) {
+  for (const Json& n : FixtureNodes()) fake_.Put(n);
+  fake_.Put(QueueObject("default", 1));
+  fake_.Put(PodGroupObject("fx-1", "pg-lost", 1, "nope"));
+  fake_.Put(FixturePod("fx-1", "pod-lost", "pg-lost", "500m"));
+  auto app = StartSynced();
+  auto posted = [&] {
+    for (const auto& r : fake_.http().requests()) {
+      if (r.method == "POST" && r.path.ends_with("/events") &&
+          r.body.find("queue nope does not exist") != std::string::npos &&
+          r.body.find("pg-lost") != std::string::npos)
+        return true;
+    }
+    return false;
+  };
+  CycleUntil(
+      *app, fake_, clock_, [] { return false; }, 1);
+  EXPECT_TRUE(Eventually(posted, std::chrono::milliseconds(5000)));
+  EXPECT_EQ(fake_.TotalBinds(), 0u);
+  StopApp(*app, fake_);
+}
+
 // Faults: the watch is cut mid-stream, the server answers 500 then 429 for a
 // while, then restarts (with a compaction, so resuming watches get 410, as an
 // ERROR event and as HTTP 410). The process stays up, the store converges to

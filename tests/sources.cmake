@@ -11,6 +11,7 @@ set(BASALT_TEST_SOURCES
   tests/cli_jobs_test.cc
   tests/cli_progress_test.cc
   tests/cli_test.cc
+  tests/cli_validation_test.cc
   tests/config_test.cc
   tests/controllers_test.cc
   tests/decode_errors_test.cc
@@ -37,6 +38,7 @@ set(BASALT_TEST_SOURCES
   tests/node_selection_test.cc
   tests/nodeorder_binpack_test.cc
   tests/numatopology_test.cc
+  tests/object_rules_test.cc
   tests/podgroup_status_test.cc
   tests/predicates_test.cc
   tests/quantity_test.cc

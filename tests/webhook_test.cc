@@ -314,6 +314,31 @@ TEST_F(WebhookTest, JobProblemsMatchValidate) {
   EXPECT_NE(r["status"].value("message", "").find("spec.tasks[0].minAvailable"), std::string::npos);
 }
 
+// The object rules `validate` applies reach the webhook where the API server
+// does not apply them itself: a vcjob's task template is checked as a pod
+// template. What needs the rest of the cluster (a pod's PriorityClass) and
+// unknown fields (the API server prunes them) are left out.
+TEST_F(WebhookTest, ObjectRulesOfOneObject) {
+  Json job = JobJson("default");
+  job["spec"]["tasks"][0]["template"]["spec"]["containers"][0]["resources"]["requests"] = {
+      {"nvidia.com/gpu", "0.5"}};
+  Json r = Review("/jobs/validate", "CREATE", job);
+  EXPECT_FALSE(r.value("allowed", true));
+  EXPECT_EQ(r["status"].value("message", ""),
+            "Job ns/train: "
+            "spec.tasks[0].template.spec.containers[0].resources.requests[nvidia.com/gpu]: "
+            "Invalid value: \"0.5\": must be an integer");
+  Json pod = {{"apiVersion", "v1"}, {"kind", "Pod"}};
+  pod["metadata"] = {{"name", "p"}, {"namespace", "ns"}};
+  pod["spec"] = {{"schedulerName", "volcano"},
+                 {"priorityClassName", "made-up"},
+                 {"nodeName", "gone"},
+                 {"containers", Json::array({{{"name", "c"}, {"image", "busybox"}}})}};
+  r = Review("/pods/validate", "CREATE", pod);
+  EXPECT_TRUE(r.value("allowed", false)) << r.dump();
+  EXPECT_FALSE(r.contains("warnings")) << r.dump();
+}
+
 TEST_F(WebhookTest, JobUpdateMayOnlyResize) {
   Json old_job = JobJson("closed");
   Json resized = old_job;

@@ -12,6 +12,7 @@
 
 #include "admission/queue_index.h"
 #include "api/card_annotations.h"
+#include "api/object_rules.h"
 #include "api/text.h"
 
 namespace basalt {
@@ -31,47 +32,8 @@ std::string Join(const std::vector<std::string>& parts, const std::string& sep) 
 
 // ---- Kubernetes name rules (k8s.io/apimachinery/pkg/util/validation) ----
 
-bool IsLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-
-constexpr char kLabelMessage[] =
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
-    "must "
-    "start and end with an alphanumeric character (e.g. 'my-name', or '123-abc')";
-constexpr char kSubdomainMessage[] =
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
-    "'.', and "
-    "must start and end with an alphanumeric character (e.g. 'example.com')";
-
-// One dot-free segment of a label or subdomain: [a-z0-9]([-a-z0-9]*[a-z0-9])?
-bool IsLabelShape(std::string_view s) {
-  if (s.empty() || !IsLowerAlnum(s.front()) || !IsLowerAlnum(s.back())) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) { return IsLowerAlnum(c) || c == '-'; });
-}
-
-// IsDNS1123Label: the reasons `s` is not one (empty = valid).
-std::vector<std::string> LabelErrors(std::string_view s) {
-  std::vector<std::string> errs;
-  if (s.size() > 63) errs.push_back("must be no more than 63 characters");
-  if (!IsLabelShape(s)) errs.push_back(kLabelMessage);
-  return errs;
-}
-
-// IsDNS1123Subdomain: dot-separated label shapes, at most 253 characters.
-std::vector<std::string> SubdomainErrors(std::string_view s) {
-  std::vector<std::string> errs;
-  if (s.size() > 253) errs.push_back("must be no more than 253 characters");
-  bool shape = !s.empty();
-  size_t start = 0;
-  while (shape) {
-    size_t dot = s.find('.', start);
-    shape = IsLabelShape(
-        s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
-    if (dot == std::string_view::npos) break;
-    start = dot + 1;
-  }
-  if (!shape) errs.push_back(kSubdomainMessage);
-  return errs;
-}
+std::vector<std::string> LabelErrors(std::string_view s) { return Dns1123LabelErrors(s); }
+std::vector<std::string> SubdomainErrors(std::string_view s) { return Dns1123SubdomainErrors(s); }
 
 // Collects the problems of one object.
 class Report {
@@ -665,7 +627,16 @@ std::pair<std::string, int64_t> SplitSource(const std::string& source) {
 std::vector<std::string> ObjectNameErrors(std::string_view name) { return SubdomainErrors(name); }
 
 std::vector<AdmissionProblem> ValidateObjects(const ClusterObjects& objects) {
+  return ValidateObjects(objects, RuleScope{});
+}
+
+std::vector<AdmissionProblem> ValidateObjects(const ClusterObjects& objects, RuleScope scope) {
   std::vector<AdmissionProblem> out;
+  // The API server's own rules first: what it refuses to store never reaches a webhook.
+  for (const RuleFinding& f : CheckObjectRules(objects, scope)) {
+    if (f.in_validate == RuleSeverity::kError)
+      out.push_back({f.object, f.source, f.field, f.message});
+  }
   QueueIndex queues(objects.queues);
   ValidateQueues(objects.queues, queues, &out);
   CheckDuplicates(objects.jobs, "Job", &out);
@@ -681,6 +652,15 @@ std::vector<AdmissionProblem> ValidateObjects(const ClusterObjects& objects) {
                      if (sa != sb) return sa < sb;
                      return a.object < b.object;
                    });
+  return out;
+}
+
+std::vector<AdmissionProblem> ValidationWarnings(const ClusterObjects& objects, RuleScope scope) {
+  std::vector<AdmissionProblem> out;
+  for (const RuleFinding& f : CheckObjectRules(objects, scope)) {
+    if (f.in_validate == RuleSeverity::kWarning)
+      out.push_back({f.object, f.source, f.field, f.message});
+  }
   return out;
 }
 

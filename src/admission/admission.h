@@ -41,7 +41,17 @@ struct AdmissionProblem {
 // Problems are ordered by source file, then line, then object; the problems of
 // one object keep the order of the checks (manifest order, roughly). The result
 // is deterministic for a given input.
+//
+// The API server's own object rules (api/object_rules.h: names, containers,
+// resources, a pod's PriorityClass, duplicate Nodes) come first for each
+// object; `scope` limits them to the object itself (the webhook's view).
 std::vector<AdmissionProblem> ValidateObjects(const ClusterObjects& objects);
+std::vector<AdmissionProblem> ValidateObjects(const ClusterObjects& objects, RuleScope scope);
+
+// The findings `ValidateObjects` leaves to warnings (unknown fields, a pod's
+// nodeName naming no node), ordered as its problems.
+std::vector<AdmissionProblem> ValidationWarnings(const ClusterObjects& objects,
+                                                 RuleScope scope = {});
 
 // What the API server says of `name` as the name of a new object (a lowercase
 // RFC 1123 subdomain, at most 253 characters); empty when it is one. The

@@ -383,8 +383,12 @@ Status DecodeDocument(const YAML::Node& doc, const std::string& file, const std:
     }
     return Status::Ok();
   }
-  if (kind == "Pod" || kind == "Node") return DecodePodOrNode(doc, kind, api_version, source, out);
   std::string label = DocLabel(doc, kind);
+  if (kind == "Pod" || kind == "Node") {
+    BASALT_RETURN_IF_ERROR(DecodePodOrNode(doc, kind, api_version, source, out));
+    CheckDocument(doc, kind, source, label, &out->findings);
+    return Status::Ok();
+  }
   std::string context = source + ": " + label;
   auto expect_group = [&](std::initializer_list<const char*> versions) {
     return ExpectApiVersion(context, kind, api_version, versions);
@@ -463,6 +467,7 @@ Status DecodeDocument(const YAML::Node& doc, const std::string& file, const std:
         "nodeinfo.volcano.sh/v1alpha1 Numatopology; topology.volcano.sh/v1alpha1 HyperNode; "
         "apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job, CronJob)");
   }
+  if (st.ok()) CheckDocument(doc, kind, source, label, &out->findings);
   return st.WithContext(context);
 }
 

@@ -37,6 +37,7 @@
 #include "api/hypernode.h"
 #include "api/jobflow.h"
 #include "api/numatopology.h"
+#include "api/object_rules.h"
 #include "api/objects.h"
 #include "api/status.h"
 
@@ -67,6 +68,8 @@ struct ClusterObjects {
   std::vector<Numatopology> numatopologies;
   // topology.volcano.sh/v1alpha1 HyperNodes (network topology tree).
   std::vector<HyperNode> hypernodes;
+  // What the document rules (api/object_rules.h) found while decoding.
+  std::vector<RuleFinding> findings;
 };
 
 // Decodes one document. `source` ("file:line") prefixes every message verbatim and

@@ -150,6 +150,9 @@ Result<Json> RunSchedule(const ScheduleRequest& request) {
   if (!request.cluster_text.empty()) {
     BASALT_RETURN_IF_ERROR(DecodeText(request.cluster_text, request.cluster_source, &objects));
   }
+  // What could never exist in a cluster stops the run; the rest only warns.
+  if (std::vector<std::string> errors = RunErrorsAfterWarnings(objects); !errors.empty())
+    return Status::InvalidArgument(errors.front());
   ClusterState state;
   BASALT_RETURN_IF_ERROR(state.AddAll(std::move(objects)));
   SessionOptions options;

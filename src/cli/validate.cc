@@ -137,6 +137,10 @@ int RunValidate(const std::vector<std::string>& paths, const std::string& conf_p
     return kExitBadInput;
   }
 
+  // Warnings (unknown fields, a pod on a node that does not exist) never fail
+  // the run, as kubectl's field validation only warns.
+  for (const AdmissionProblem& w : ValidationWarnings(objects))
+    err << "basalt: warning: " << w.ToString() << "\n";
   std::vector<AdmissionProblem> problems = ValidateObjects(objects);
   for (const AdmissionProblem& p : problems) out << p.ToString() << "\n";
   if (!problems.empty()) {

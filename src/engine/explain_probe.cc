@@ -40,7 +40,8 @@ std::string PluginOfEvent(const EventRecord& e, const std::set<std::string>& ena
     plugin = enabled.count("proportion") ? "proportion" : "capacity";
   } else if (e.message.rfind("queue resource quota insufficient: ", 0) == 0) {
     plugin = "capacity";
-  } else if (e.message.find("tasks in gang unschedulable") != std::string::npos) {
+  } else if (e.message.find("tasks in gang unschedulable") != std::string::npos ||
+             e.message.rfind("Not enough valid ", 0) == 0) {
     plugin = "gang";
   } else if (e.reason == "InvalidSlaWaitingTime") {
     plugin = "sla";
@@ -204,11 +205,19 @@ void FillCluster(const Session& ssn, ClusterFacts* out) {
   }
 }
 
+// A pod bound to a node the cluster does not have: no kubelet runs it, so it
+// runs nowhere, whatever its phase says.
+bool OnMissingNode(const TaskInfo& t) {
+  return IsOnNodeStatus(t.status) && t.node == kNone && t.pod != nullptr &&
+         !t.pod->spec.node_name.empty();
+}
+
 std::string Verdict(const Session& ssn, const std::vector<TaskId>& tasks, bool job_pending) {
   if (tasks.empty()) return job_pending ? "Pending" : "NotCreated";
-  bool pending = false, pipelined = false, binding = false, finished = true;
+  bool pending = false, pipelined = false, binding = false, finished = true, missing = false;
   for (TaskId id : tasks) {
     const TaskStatus s = ssn.task(id).status;
+    missing |= OnMissingNode(ssn.task(id));
     pending |= s == TaskStatus::kPending;
     pipelined |= s == TaskStatus::kPipelined;
     binding |= s == TaskStatus::kBinding;
@@ -217,6 +226,7 @@ std::string Verdict(const Session& ssn, const std::vector<TaskId>& tasks, bool j
   if (pending) return "Pending";
   if (pipelined) return "Pipelined";
   if (binding) return "Bound";
+  if (missing) return "NodeMissing";
   return finished ? "Completed" : "Running";
 }
 
@@ -282,10 +292,12 @@ class Prober {
     report_.queue.name = qname;
     auto q = state_.queues().find(qname);
     if (q == state_.queues().end()) {
-      // The session leaves such a PodGroup out, as Volcano does.
+      // The session leaves such a PodGroup out, as Volcano does; the hint
+      // says why its pods wait.
       report_.queue.exists = false;
       report_.verdict = "Pending";
       report_.phase_after = report_.phase_before;
+      Hints();
       return false;
     }
     return true;
@@ -408,6 +420,13 @@ class Prober {
       te.pod = t.key;
       te.status = TaskStatusName(t.status);
       if (t.node != kNone) te.node = ssn.node(t.node).name;
+      if (OnMissingNode(t)) {
+        te.status = "NodeMissing";
+        report_.hints.push_back("pod " + t.key + ": spec.nodeName names node " +
+                                t.pod->spec.node_name +
+                                ", which does not exist: no kubelet runs the pod, so it runs on "
+                                "no node; delete it, or add the node");
+      }
       te.request = t.request;
       for (const EventRecord& e : d.events) {
         if (e.object == "Pod/" + t.key && e.reason == "FailedScheduling")

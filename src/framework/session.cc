@@ -722,7 +722,20 @@ void Session::ComputeClose(Decisions& d) {
     d.queue_allocated[snap_->queues[job.queue].name] += job.allocated;
 }
 
+// The snapshot leaves out a PodGroup whose queue does not exist, as Volcano
+// ignores such a job; its pods still get a reason for waiting.
+void Session::ReportGroupsWithoutQueue() {
+  if (!options_.record_events || state_.podgroups().size() == snap_->jobs.size()) return;
+  for (const auto& [key, pg] : state_.podgroups()) {
+    const std::string& queue = pg.queue.empty() ? options_.default_queue : pg.queue;
+    if (snap_->queue_index.count(queue)) continue;
+    RecordEvent("PodGroup/" + key, "Warning", "Unschedulable",
+                "queue " + queue + " does not exist");
+  }
+}
+
 Decisions Session::Close() {
+  ReportGroupsWithoutQueue();
   for (auto& s : slots_) s->plugin->OnSessionClose(*this);
   Decisions d = std::move(decisions_);
   ComputeClose(d);

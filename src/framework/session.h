@@ -338,6 +338,8 @@ class Session {
   friend struct SessionTestAccess;
   struct Slot;  // one configured plugin and the functions it registered
   Session(const ClusterState& state, const SchedulerConfig& conf, SessionOptions options);
+  // A Warning event for each PodGroup whose queue does not exist.
+  void ReportGroupsWithoutQueue();
   // Borrows the cache's snapshot (patched) when the options name a free cache,
   // else builds one in full.
   void BuildSnapshot();

@@ -140,6 +140,8 @@ Json ReplyJson(const Request& req, const Verdict& v) {
 
 // ---- validation: the rules of `basalt validate` ----
 
+constexpr RuleScope kThisObjectOnly{.whole_cluster = false, .duplicates = false};
+
 // Decodes the request's object; it must be exactly one object of `kind`.
 template <typename T>
 Result<ClusterObjects> DecodeOne(const Json& object, const char* kind,
@@ -160,10 +162,13 @@ Result<ClusterObjects> DecodeOne(const Json& object, const char* kind,
 
 // The problems `basalt validate` finds in the object from `source`, one line
 // each, as it prints them minus `file:line: `. `skip_field` drops one field.
+// The rules that need the rest of the cluster (a pod's PriorityClass and node)
+// are the API server's, which has already applied them; unknown fields never
+// reach a webhook (the API server prunes them), so nothing is warned about.
 std::string ProblemsOf(const ClusterObjects& objs, const std::string& source,
                        const std::string& skip_field = "") {
   std::string out;
-  for (const AdmissionProblem& p : ValidateObjects(objs)) {
+  for (const AdmissionProblem& p : ValidateObjects(objs, kThisObjectOnly)) {
     if (p.source != source || (!skip_field.empty() && p.field == skip_field)) continue;
     out += (out.empty() ? "" : "\n") + p.object + ": " + p.field + ": " + p.message;
   }
@@ -318,7 +323,7 @@ Verdict ValidateJobTemplate(const Request& req) {
   objs->jobs = std::move(objs->job_templates);
   objs->job_templates.clear();
   std::string out;
-  for (const AdmissionProblem& p : ValidateObjects(*objs)) {
+  for (const AdmissionProblem& p : ValidateObjects(*objs, kThisObjectOnly)) {
     if (p.field == "spec.queue") continue;
     std::string object = p.object;
     if (object.rfind("Job ", 0) == 0) object = "JobTemplate " + object.substr(4);

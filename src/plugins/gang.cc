@@ -8,6 +8,7 @@
 //  * at close, a job that is not ready is marked Unschedulable with the reasons,
 //    which turns a PodGroup with running pods into phase Unknown.
 #include <map>
+#include <optional>
 #include <set>
 
 #include "api/subgroup.h"
@@ -190,6 +191,16 @@ class GangPlugin : public Plugin {
       if (Ready(ssn, job)) continue;
       job.unschedulable = true;
       if (!ssn.options().record_events) continue;
+      // A gang whose pods do not exist yet is reported by the valid check's
+      // words alone, as Volcano's job-valid check says it ("Not enough valid
+      // tasks for gang-scheduling, valid: 0, min: 6"): "6/0 tasks in gang
+      // unschedulable" would count pods that are not there.
+      std::optional<ValidateResult> invalid;
+      if (job.tasks.empty()) invalid = ssn.JobValid(job);
+      if (invalid) {
+        ssn.RecordEvent("PodGroup/" + job.key, "Warning", "Unschedulable", invalid->message);
+        continue;
+      }
       int32_t schedulable = job.ReadyTaskNum();
       int32_t unready = job.min_member - schedulable;
       std::string msg = std::to_string(unready < 0 ? 0 : unready) + "/" +

@@ -110,6 +110,10 @@ Status Simulator::Init() {
                             LoadOpenbNodes(s.openb_nodes_path, s.openb_nodes_limit, s.card_label));
     for (Node& n : nodes) objects.nodes.push_back(std::move(n));
   }
+  // The manifests' objects with the scenario's: the API server's object rules
+  // see every node and PriorityClass a manifest may name.
+  if (std::vector<std::string> errors = RunErrorsAfterWarnings(objects); !errors.empty())
+    return Status::InvalidArgument(errors.front()).WithContext(file + ": manifests");
   std::set<std::string> node_names;
   for (const Node& n : objects.nodes) {
     if (!node_names.insert(n.meta.name).second) {
