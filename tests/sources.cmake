@@ -9,11 +9,13 @@ set(BASALT_TEST_SOURCES
   tests/capacity_card_test.cc
   tests/capacity_test.cc
   tests/cli_jobs_test.cc
+  tests/cli_limits_test.cc
   tests/cli_test.cc
   tests/config_test.cc
   tests/controllers_test.cc
   tests/decode_errors_test.cc
   tests/decode_json_test.cc
+  tests/decode_stream_test.cc
   tests/decode_test.cc
   tests/deviceshare_serve_test.cc
   tests/explain_test.cc
