@@ -9,6 +9,7 @@ set(BASALT_TEST_SOURCES
   tests/capacity_card_test.cc
   tests/capacity_test.cc
   tests/cli_jobs_test.cc
+  tests/cli_limits_test.cc
   tests/cli_progress_test.cc
   tests/cli_test.cc
   tests/cli_validation_test.cc
@@ -16,6 +17,7 @@ set(BASALT_TEST_SOURCES
   tests/controllers_test.cc
   tests/decode_errors_test.cc
   tests/decode_json_test.cc
+  tests/decode_stream_test.cc
   tests/decode_test.cc
   tests/deviceshare_serve_test.cc
   tests/explain_test.cc

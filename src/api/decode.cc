@@ -8,13 +8,15 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <istream>
 #include <set>
-#include <sstream>
+#include <streambuf>
 
 #include "api/decode_fields.h"
 #include "api/decode_objects.h"
 #include "api/file_text.h"
 #include "api/job_plugin_args.h"
+#include "api/limits.h"
 #include "api/quantity.h"
 #include "api/subgroup.h"
 #include "api/text.h"
@@ -357,10 +359,25 @@ std::string FileLine(const std::string& file, int line) {
   return file + ":" + std::to_string(line + 1);
 }
 
+// Where the documents being decoded come from.
+struct DocumentOrigin {
+  // Lets List items name their own line ("file:<item line>"); may be empty.
+  const std::string& file;
+  // Added to the tree's line numbers: a document parsed from its own slice of
+  // the file numbers its lines from the slice's first.
+  int line_offset = 0;
+  // The object count is checked after every object; nullptr: not checked.
+  const InputLimits* limits = nullptr;
+};
+
+Status DecodeOneObject(const YAML::Node& doc, const std::string& kind,
+                       const std::string& api_version, const std::string& source,
+                       ClusterObjects* out);
+
 // Decodes one document. `source` prefixes messages and becomes `meta.source`.
-// `file` (may be empty) lets List items name their own line ("file:<item line>").
-Status DecodeDocument(const YAML::Node& doc, const std::string& file, const std::string& source,
-                      bool allow_list, ClusterObjects* out) {
+Status DecodeDocument(const YAML::Node& doc, const DocumentOrigin& origin,
+                      const std::string& source, bool allow_list, ClusterObjects* out) {
+  const std::string& file = origin.file;
   std::string kind, api_version;
   BASALT_RETURN_IF_ERROR(ReadTypeMeta(doc, source, &kind, &api_version));
   if (kind == "List") {
@@ -377,12 +394,23 @@ Status DecodeDocument(const YAML::Node& doc, const std::string& file, const std:
       // Each item reports its own line; without a file, the List's source and index.
       std::string item_source = file.empty() || item.Mark().line < 0
                                     ? source + " items[" + std::to_string(i) + "]"
-                                    : FileLine(file, item.Mark().line);
-      BASALT_RETURN_IF_ERROR(DecodeDocument(item, file, item_source, false, out));
+                                    : FileLine(file, item.Mark().line + origin.line_offset);
+      BASALT_RETURN_IF_ERROR(DecodeDocument(item, origin, item_source, false, out));
       ++i;
     }
     return Status::Ok();
   }
+  BASALT_RETURN_IF_ERROR(DecodeOneObject(doc, kind, api_version, source, out));
+  // Checked as objects arrive, so a folder far too large stops early.
+  if (origin.limits != nullptr && CountDecodedObjects(*out) > origin.limits->max_objects)
+    return CheckObjectCount(*out, *origin.limits, source + ": " + DocLabel(doc, kind));
+  return Status::Ok();
+}
+
+// Decodes one object of a kind other than List.
+Status DecodeOneObject(const YAML::Node& doc, const std::string& kind,
+                       const std::string& api_version, const std::string& source,
+                       ClusterObjects* out) {
   std::string label = DocLabel(doc, kind);
   if (kind == "Pod" || kind == "Node") {
     BASALT_RETURN_IF_ERROR(DecodePodOrNode(doc, kind, api_version, source, out));
@@ -484,13 +512,13 @@ std::string SafeLabel(const YAML::Node& doc) {
 // or "[1]\n,", the parser stays at the ',' and reports one more empty document
 // there on every call, so LoadAll fills memory forever (found by fuzz_manifest;
 // decode_test.cc has the inputs). A first pass that builds nothing notices a
-// document starting where the previous one started and stops there.
+// document starting where the previous one started and stops there. It also
+// keeps where each document starts, for decoding them one at a time.
 class DocumentStarts : public YAML::EventHandler {
  public:
   void OnDocumentStart(const YAML::Mark& mark) override {
-    stuck_ = count_ > 0 && mark.pos == last_.pos;
-    last_ = mark;
-    ++count_;
+    stuck_ = !starts_.empty() && mark.pos == starts_.back().pos;
+    starts_.push_back(mark);
   }
   void OnDocumentEnd() override {}
   void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
@@ -505,24 +533,37 @@ class DocumentStarts : public YAML::EventHandler {
   void OnMapEnd() override {}
   // A document takes at least one character: more documents than characters
   // means no progress too, whatever the marks say.
-  bool stuck(size_t text_size) const { return stuck_ || count_ > text_size + 1; }
-  const YAML::Mark& last() const { return last_; }
+  bool stuck(size_t text_size) const { return stuck_ || starts_.size() > text_size + 1; }
+  const YAML::Mark& last() const { return starts_.back(); }
+  std::vector<YAML::Mark> take() { return std::move(starts_); }
 
  private:
-  YAML::Mark last_;
-  size_t count_ = 0;
+  std::vector<YAML::Mark> starts_;
   bool stuck_ = false;
 };
 
-// Ok, or the position where the YAML parser stops making progress. Throws what
-// YAML::LoadAll would throw for the same text.
-Status CheckParserProgress(const std::string& text, const std::string& file) {
-  std::istringstream in(text);
+// An input stream over a string's bytes without copying them (a large file
+// would otherwise be in memory twice).
+class TextStreamBuf : public std::streambuf {
+ public:
+  TextStreamBuf(const char* data, size_t size) {
+    char* begin = const_cast<char*>(data);  // only read: no put area is set
+    setg(begin, begin, begin + size);
+  }
+};
+
+// Ok, or the position where the YAML parser stops making progress; `*starts`
+// gets where each document starts. Throws what YAML::LoadAll would throw for
+// the same text.
+Status CheckParserProgress(const std::string& text, const std::string& file,
+                           std::vector<YAML::Mark>* starts) {
+  TextStreamBuf buf(text.data(), text.size());
+  std::istream in(&buf);
   YAML::Parser parser(in);
-  DocumentStarts starts;
-  while (parser.HandleNextDocument(starts)) {
-    if (!starts.stuck(text.size())) continue;
-    const YAML::Mark& m = starts.last();
+  DocumentStarts seen;
+  while (parser.HandleNextDocument(seen)) {
+    if (!seen.stuck(text.size())) continue;
+    const YAML::Mark& m = seen.last();
     std::string what = "unexpected text";
     if (m.pos >= 0 && static_cast<size_t>(m.pos) < text.size()) {
       const unsigned char c = static_cast<unsigned char>(text[m.pos]);
@@ -532,68 +573,179 @@ Status CheckParserProgress(const std::string& text, const std::string& file) {
                                    std::to_string(m.column + 1) + ": malformed YAML/JSON: " + what +
                                    " after the end of a document");
   }
+  *starts = seen.take();
   return Status::Ok();
+}
+
+// The message for the exception being handled while parsing `file`; a
+// document parsed from its own slice adds `line_offset` to the parser's line.
+Status MalformedText(const std::string& file, int line_offset) {
+  auto at = [&](const YAML::Mark& m) {
+    return file + ":" + std::to_string(m.line + line_offset + 1) + ":" +
+           std::to_string(m.column + 1) + ": malformed YAML/JSON: ";
+  };
+  try {
+    throw;
+  } catch (const YAML::DeepRecursion& e) {
+    return Status::InvalidArgument(at(e.mark) + "nested too deeply");
+  } catch (const YAML::Exception& e) {
+    return Status::InvalidArgument(at(e.mark) + e.msg);
+  } catch (const std::exception& e) {
+    return Status::InvalidArgument(file + ": malformed YAML/JSON: " + e.what());
+  }
+}
+
+// Whether each document can be parsed from its own slice of `text` (from its
+// first token to the next document's) into the tree the whole text gives it,
+// lines offset by the line it starts on. The parser's marks must be byte
+// offsets that agree with the text's lines: UTF-8 without a byte-order mark
+// (no NUL byte, an ASCII first byte). Each slice must start with an ASCII byte
+// (no byte-order mark to mistake) after nothing but spaces on its line, which
+// the slice keeps. No directive (%YAML, %TAG) may appear: it would apply to
+// the documents after it. Anything else decodes the whole text at once.
+bool DocumentsSliceCleanly(const std::string& text, const std::vector<YAML::Mark>& starts) {
+  if (text.empty()) return true;
+  if (text.find('\0') != std::string::npos || static_cast<unsigned char>(text[0]) >= 0x80 ||
+      text[0] == '%' || text.find("\n%") != std::string::npos) {
+    return false;
+  }
+  size_t scanned = 0, line_start = 0;
+  int line = 0;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    const YAML::Mark& m = starts[i];
+    if (m.pos < 0 || static_cast<size_t>(m.pos) > text.size()) return false;
+    const size_t pos = static_cast<size_t>(m.pos);
+    if (pos < scanned || (i > 0 && pos == scanned)) return false;
+    for (size_t k = scanned; k < pos; ++k) {
+      if (text[k] == '\n') {
+        ++line;
+        line_start = k + 1;
+      }
+    }
+    scanned = pos;
+    if (m.line != line || m.column != static_cast<int>(pos - line_start)) return false;
+    for (size_t k = line_start; k < pos; ++k) {
+      if (text[k] != ' ') return false;
+    }
+    if (pos < text.size() && static_cast<unsigned char>(text[pos]) >= 0x80) return false;
+  }
+  return true;
+}
+
+// Shape-checks and decodes one parsed document (nothing for an empty one).
+Status DecodeParsed(const YAML::Node& d, const DocumentOrigin& origin, size_t* budget,
+                    ClusterObjects* out) {
+  const std::string& file = origin.file;
+  int doc_line = 0;
+  std::string source = file;
+  try {
+    if (!d || d.IsNull()) return Status::Ok();  // empty documents ("---" at the end)
+    doc_line = d.Mark().line >= 0 ? d.Mark().line + origin.line_offset : 0;
+    source = FileLine(file, doc_line);
+    int bad_line = -1;
+    Status shape = CheckYamlTree(d, budget, &bad_line);
+    if (!shape.ok()) {
+      // The document line, as every other decode message has it (objects are
+      // located by where they start); the offending node's line is appended.
+      if (bad_line >= 0) bad_line += origin.line_offset;
+      std::string label = SafeLabel(d);
+      std::string msg = shape.message();
+      if (bad_line >= 0 && bad_line != doc_line)
+        msg += " (line " + std::to_string(bad_line + 1) + ")";
+      return Status::InvalidArgument(source + ": " + (label.empty() ? "" : label + ": ") + msg);
+    }
+    return DecodeDocument(d, origin, source, true, out);
+  } catch (const std::exception& e) {
+    // yaml-cpp throws on a wrong-typed access; every access above is checked
+    // first, so reaching this is a bug — but a bad input must still not crash.
+    return Status::InvalidArgument(source + ": malformed document: " + e.what());
+  }
+}
+
+// Every document parsed at once: all their trees are in memory together.
+Status DecodeInOnePiece(const std::string& text, DocumentOrigin origin, size_t* budget,
+                        ClusterObjects* out) {
+  std::vector<YAML::Node> docs;
+  try {
+    docs = YAML::LoadAll(text);
+  } catch (...) {
+    return MalformedText(origin.file, 0);
+  }
+  for (const YAML::Node& d : docs) BASALT_RETURN_IF_ERROR(DecodeParsed(d, origin, budget, out));
+  return Status::Ok();
+}
+
+// One document parsed at a time, from its slice of the text: only one tree is
+// in memory, however many documents the file has.
+Status DecodeBySlices(const std::string& text, const std::vector<YAML::Mark>& starts,
+                      DocumentOrigin origin, size_t* budget, ClusterObjects* out) {
+  std::string slice;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    const YAML::Mark& m = starts[i];
+    const size_t begin = static_cast<size_t>(m.pos);
+    const size_t end = i + 1 < starts.size() ? static_cast<size_t>(starts[i + 1].pos) : text.size();
+    // The spaces before the first token stay, so columns and indentation do.
+    slice.assign(static_cast<size_t>(m.column), ' ');
+    slice.append(text, begin, end - begin);
+    origin.line_offset = m.line;
+    YAML::Node d;
+    try {
+      d = YAML::Load(slice);
+    } catch (...) {
+      return MalformedText(origin.file, m.line);
+    }
+    BASALT_RETURN_IF_ERROR(DecodeParsed(d, origin, budget, out));
+  }
+  return Status::Ok();
+}
+
+Status DecodeTextWith(const std::string& text, const std::string& file, ClusterObjects* out,
+                      const InputLimits& limits, bool allow_slices) {
+  std::vector<YAML::Mark> starts;
+  try {
+    Status progress = CheckParserProgress(text, file, &starts);
+    if (!progress.ok()) return progress;
+  } catch (...) {
+    return MalformedText(file, 0);
+  }
+  // Alias expansion is bounded by the size of the text: without aliases a
+  // document has fewer nodes than characters.
+  size_t budget = 4 * text.size() + 1024;
+  DocumentOrigin origin{file, 0, &limits};
+  if (allow_slices && DocumentsSliceCleanly(text, starts))
+    return DecodeBySlices(text, starts, origin, &budget, out);
+  return DecodeInOnePiece(text, origin, &budget, out);
 }
 
 }  // namespace
 
 Status DecodeObject(const YAML::Node& doc, const std::string& source, ClusterObjects* out) {
   try {
-    return DecodeDocument(doc, "", source, true, out);
+    return DecodeDocument(doc, DocumentOrigin{""}, source, true, out);
   } catch (const std::exception& e) {
     return Status::InvalidArgument(source + ": malformed document: " + e.what());
   }
 }
 
 Status DecodeText(const std::string& text, const std::string& file, ClusterObjects* out) {
-  std::vector<YAML::Node> docs;
-  try {
-    Status progress = CheckParserProgress(text, file);
-    if (!progress.ok()) return progress;
-    docs = YAML::LoadAll(text);
-  } catch (const YAML::DeepRecursion& e) {
-    return Status::InvalidArgument(file + ":" + std::to_string(e.mark.line + 1) + ":" +
-                                   std::to_string(e.mark.column + 1) +
-                                   ": malformed YAML/JSON: nested too deeply");
-  } catch (const YAML::Exception& e) {
-    return Status::InvalidArgument(file + ":" + std::to_string(e.mark.line + 1) + ":" +
-                                   std::to_string(e.mark.column + 1) +
-                                   ": malformed YAML/JSON: " + e.msg);
-  } catch (const std::exception& e) {
-    return Status::InvalidArgument(file + ": malformed YAML/JSON: " + e.what());
-  }
-  // Alias expansion is bounded by the size of the text: without aliases a
-  // document has fewer nodes than characters.
-  size_t budget = 4 * text.size() + 1024;
-  for (const YAML::Node& d : docs) {
-    int doc_line = 0;
-    std::string source = file;
-    try {
-      if (!d || d.IsNull()) continue;  // empty documents ("---" at the end)
-      doc_line = d.Mark().line >= 0 ? d.Mark().line : 0;
-      source = FileLine(file, doc_line);
-      int bad_line = doc_line;
-      Status shape = CheckYamlTree(d, &budget, &bad_line);
-      if (!shape.ok()) {
-        // The document line, as every other decode message has it (objects are
-        // located by where they start); the offending node's line is appended.
-        std::string label = SafeLabel(d);
-        std::string msg = shape.message();
-        if (bad_line >= 0 && bad_line != doc_line)
-          msg += " (line " + std::to_string(bad_line + 1) + ")";
-        return Status::InvalidArgument(source + ": " + (label.empty() ? "" : label + ": ") + msg);
-      }
-      BASALT_RETURN_IF_ERROR(DecodeDocument(d, file, source, true, out));
-    } catch (const std::exception& e) {
-      // yaml-cpp throws on a wrong-typed access; every access above is checked
-      // first, so reaching this is a bug — but a bad input must still not crash.
-      return Status::InvalidArgument(source + ": malformed document: " + e.what());
-    }
-  }
-  return Status::Ok();
+  return DecodeText(text, file, out, InputLimits());
+}
+
+Status DecodeText(const std::string& text, const std::string& file, ClusterObjects* out,
+                  const InputLimits& limits) {
+  return DecodeTextWith(text, file, out, limits, /*allow_slices=*/true);
+}
+
+Status DecodeTextInOnePieceForTesting(const std::string& text, const std::string& file,
+                                      ClusterObjects* out) {
+  return DecodeTextWith(text, file, out, InputLimits(), /*allow_slices=*/false);
 }
 
 Status LoadPath(const std::string& path, ClusterObjects* out) {
+  return LoadPath(path, out, InputLimits());
+}
+
+Status LoadPath(const std::string& path, ClusterObjects* out, const InputLimits& limits) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::file_status fst = fs::status(path, ec);
@@ -616,7 +768,7 @@ Status LoadPath(const std::string& path, ClusterObjects* out) {
     Result<std::string> text = ReadWholeFile(f);
     if (!text.ok())
       return Status::InvalidArgument(f + ": cannot read file: " + text.status().message());
-    BASALT_RETURN_IF_ERROR(DecodeText(*text, f, out));
+    BASALT_RETURN_IF_ERROR(DecodeText(*text, f, out, limits));
   }
   return Status::Ok();
 }

@@ -47,7 +47,8 @@ class Node;
 
 namespace basalt {
 
-class JsonField;  // api/json_field.h
+class JsonField;     // api/json_field.h
+struct InputLimits;  // api/limits.h
 
 // Everything read from a set of manifests, in input order.
 struct ClusterObjects {
@@ -81,12 +82,24 @@ Status DecodeObject(const YAML::Node& doc, const std::string& source, ClusterObj
 // Decodes every document of a YAML or JSON text. `file` names the input in
 // messages and in `meta.source` ("file:line", the line the document starts on).
 // Empty documents are skipped. On error, objects decoded before the failing one
-// stay in `out`.
+// stay in `out`. Documents are parsed one at a time, so only one document's
+// YAML tree is in memory (a List is one document). More objects in `out` than
+// `limits.max_objects` is an error naming the first object over (api/limits.h);
+// without `limits`, the default limits apply.
 Status DecodeText(const std::string& text, const std::string& file, ClusterObjects* out);
+Status DecodeText(const std::string& text, const std::string& file, ClusterObjects* out,
+                  const InputLimits& limits);
 
 // Loads a file, or every *.yaml, *.yml and *.json file below a folder (recursively,
-// in byte order of the full path).
+// in byte order of the full path), as `DecodeText`.
 Status LoadPath(const std::string& path, ClusterObjects* out);
+Status LoadPath(const std::string& path, ClusterObjects* out, const InputLimits& limits);
+
+// `DecodeText` with every document of the text parsed at once, as it falls back
+// to for texts it cannot cut into documents safely (directives, byte-order
+// marks). Tests compare the two.
+Status DecodeTextInOnePieceForTesting(const std::string& text, const std::string& file,
+                                      ClusterObjects* out);
 
 // Decodes a Kubernetes resource list ({cpu: "2", memory: 1Gi, nvidia.com/gpu: 1}) with
 // basalt's units and Volcano's name filter (see above). `field` is the path used in

@@ -15,6 +15,7 @@
 #include "cli/explain.h"
 #include "cli/fgd.h"
 #include "cli/job_cmd.h"
+#include "cli/limit_flags.h"
 #include "cli/queue_cmd.h"
 #include "cli/schedule.h"
 #include "cli/schedule_table.h"
@@ -41,6 +42,7 @@ struct ScheduleCommand {
   std::string now;
   std::string output = "json";  // json (the default and the contract), table, wide
   bool no_headers = false;
+  basalt::InputLimits limits;
 };
 
 int RunScheduleCommand(const ScheduleCommand& cmd) {
@@ -57,6 +59,7 @@ int RunScheduleCommand(const ScheduleCommand& cmd) {
   }
   req.cluster_paths = cmd.clusters;
   req.cycles = cmd.cycles;
+  req.limits = cmd.limits;
   req.scores = cmd.scores;
   req.check_invariants = cmd.check_invariants;
   // A long run's cycles are written as they are decided, not held in memory;
@@ -122,7 +125,7 @@ int main(int argc, char** argv) {
   schedule
       ->add_option("--cycles", sched.cycles,
                    "Scheduling cycles to run, with the world moving between them")
-      ->check(CLI::Range(1, 1000000));
+      ->check(CLI::PositiveNumber);  // the most is --max-cycles
   schedule->add_flag("--scores", sched.scores,
                      "Print node-order scores of every pod not yet running");
   schedule
@@ -144,6 +147,9 @@ int main(int argc, char** argv) {
   schedule->add_option(
       "--now", sched.now,
       "Clock of the first cycle, RFC 3339 (default: the newest creation time in the input)");
+  basalt::AddLimitFlags(schedule, &sched.limits,
+                        {basalt::LimitFlag::kObjects, basalt::LimitFlag::kJobPods,
+                         basalt::LimitFlag::kPods, basalt::LimitFlag::kCycles});
   schedule->footer(
       "Example:\n  basalt schedule --conf examples/gang-training/scheduler.conf \\\n"
       "      --cluster examples/gang-training/cluster --cycles 2\n"
@@ -158,6 +164,10 @@ int main(int argc, char** argv) {
                        "Manifest file or folder (*.yaml, *.yml, *.json); several allowed");
   validate->add_option("--conf", validate_conf,
                        "Scheduler configuration to check too (plugin names, switches, arguments)");
+  basalt::InputLimits validate_limits;
+  basalt::AddLimitFlags(
+      validate, &validate_limits,
+      {basalt::LimitFlag::kObjects, basalt::LimitFlag::kJobPods, basalt::LimitFlag::kPods});
   validate->footer(
       "Prints `file:line: Kind ns/name: field: message` per problem, or `ok: N objects valid`.\n"
       "With --conf, configuration problems name the entry (`tiers[1].plugins[0]: plugin ...`).\n"
@@ -193,6 +203,9 @@ int main(int argc, char** argv) {
                    "as_written (overrides the scenario's topology.jobs)")
       ->check(CLI::IsMember({"hard", "soft", "none", "as_written"}));
   simulate->add_flag("--strict", strict, strict_help);
+  basalt::AddLimitFlags(simulate, &sim.limits,
+                        {basalt::LimitFlag::kNodes, basalt::LimitFlag::kJobPods,
+                         basalt::LimitFlag::kObjects, basalt::LimitFlag::kPods});
   simulate->footer("Example:\n  basalt simulate examples/tidal-day.yaml --out /tmp/tidal");
 
   basalt::ServeRequest serve_req;
@@ -349,7 +362,8 @@ int main(int argc, char** argv) {
     return basalt::RunServe(serve_req);
   }
   if (webhook->parsed()) return basalt::RunWebhook(webhook_req);
-  if (validate->parsed()) return basalt::RunValidate(validate_paths, validate_conf);
+  if (validate->parsed())
+    return basalt::RunValidate(validate_paths, validate_conf, validate_limits);
   if (bench->parsed()) return basalt::RunBench(bench_req);
   if (fgd->parsed()) return basalt::RunFgd(fgd_req);
   if (agent_cmd->parsed()) return basalt::RunAgent(agent_req);

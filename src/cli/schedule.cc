@@ -127,6 +127,7 @@ nlohmann::ordered_json ResourceJson(const Resource& r) {
 
 Result<Json> RunSchedule(const ScheduleRequest& request) {
   if (request.cycles < 1) return Status::InvalidArgument("--cycles: must be at least 1");
+  BASALT_RETURN_IF_ERROR(CheckCycles(request.cycles, request.limits));
   PluginRegistry plugins;
   RegisterBuiltinPlugins(plugins);
   ActionRegistry actions;
@@ -146,10 +147,13 @@ Result<Json> RunSchedule(const ScheduleRequest& request) {
   }
   ClusterObjects objects;
   for (const std::string& path : request.cluster_paths)
-    BASALT_RETURN_IF_ERROR(LoadPath(path, &objects));
+    BASALT_RETURN_IF_ERROR(LoadPath(path, &objects, request.limits));
   if (!request.cluster_text.empty()) {
-    BASALT_RETURN_IF_ERROR(DecodeText(request.cluster_text, request.cluster_source, &objects));
+    BASALT_RETURN_IF_ERROR(
+        DecodeText(request.cluster_text, request.cluster_source, &objects, request.limits));
   }
+  // Before the job controller expands any vcjob into pods.
+  BASALT_RETURN_IF_ERROR(CheckClusterLimits(objects, request.limits));
   // What could never exist in a cluster stops the run; the rest only warns.
   if (std::vector<std::string> errors = RunErrorsAfterWarnings(objects); !errors.empty())
     return Status::InvalidArgument(errors.front());

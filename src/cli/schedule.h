@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "api/limits.h"
 #include "api/resource.h"
 #include "api/status.h"
 
@@ -44,6 +45,9 @@ struct ScheduleRequest {
   // each later cycle is one second on. Empty: the newest creation time in the
   // input (docs/schedule.md). Time-based plugins (sla, rescheduling) read it.
   std::string now;
+  // Caps on the input and on `cycles` (`--max-objects`, `--max-job-pods`,
+  // `--max-pods`, `--max-cycles`; api/limits.h).
+  InputLimits limits;
   // Tests only: registers more plugins or actions next to the built-in ones.
   std::function<void(PluginRegistry&, ActionRegistry&)> register_extra;
   // When set, each cycle's output goes here as soon as it is decided, and the

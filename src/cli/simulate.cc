@@ -82,6 +82,7 @@ int RunSimulate(const SimulateRequest& request) {
   }
   SimulatorOptions options;
   options.seed = request.seed;
+  options.limits = request.limits;
   // The progress line is redrawn in place: only on a terminal (in a log it
   // would be one endless line).
   if (request.progress && ProgressOnTerminal()) {

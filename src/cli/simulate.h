@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "api/limits.h"
 #include "api/status.h"
 
 namespace basalt {
@@ -19,6 +20,8 @@ struct SimulateRequest {
   bool progress = true;  // a progress line on stderr
   // Overrides the scenario's `topology.jobs` (hard, soft, none, as_written).
   std::optional<std::string> topology_jobs;
+  // `--max-nodes`, `--max-job-pods`, ... (api/limits.h).
+  InputLimits limits;
 };
 
 // Exit codes: 0 done, 2 bad input (scenario, trace, configuration), 1 when the

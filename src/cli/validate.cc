@@ -7,6 +7,7 @@
 
 #include "admission/admission.h"
 #include "api/decode.h"
+#include "api/limits.h"
 #include "framework/action.h"
 #include "framework/config.h"
 #include "plugins/builtin.h"
@@ -92,6 +93,11 @@ int RunValidate(const std::vector<std::string>& paths, std::ostream& out, std::o
 
 int RunValidate(const std::vector<std::string>& paths, const std::string& conf_path,
                 std::ostream& out, std::ostream& err) {
+  return RunValidate(paths, conf_path, InputLimits(), out, err);
+}
+
+int RunValidate(const std::vector<std::string>& paths, const std::string& conf_path,
+                const InputLimits& limits, std::ostream& out, std::ostream& err) {
   if (paths.empty() && conf_path.empty()) {
     err << "basalt: validate: no file or folder given\n";
     return kExitBadInput;
@@ -117,7 +123,7 @@ int RunValidate(const std::vector<std::string>& paths, const std::string& conf_p
   ClusterObjects objects;
   bool decode_failed = false;
   for (const std::string& path : paths) {
-    Status st = LoadPath(path, &objects);
+    Status st = LoadPath(path, &objects, limits);
     if (!st.ok()) {
       err << "basalt: " << st.message() << "\n";
       decode_failed = true;
@@ -130,6 +136,11 @@ int RunValidate(const std::vector<std::string>& paths, const std::string& conf_p
     for (const std::string& path : paths) given += (given.empty() ? "" : ", ") + path;
     err << "basalt: " << given
         << ": no objects found (folders are read for *.yaml, *.yml and *.json files)\n";
+    return kExitBadInput;
+  }
+  // The same caps `basalt schedule` and `simulate` apply (api/limits.h).
+  if (Status capped = CheckClusterLimits(objects, limits); !capped.ok()) {
+    err << "basalt: " << capped.message() << "\n";
     return kExitBadInput;
   }
   if (Status tree = CheckHyperNodes(objects.hypernodes); !tree.ok()) {
@@ -153,8 +164,9 @@ int RunValidate(const std::vector<std::string>& paths, const std::string& conf_p
   return 0;
 }
 
-int RunValidate(const std::vector<std::string>& paths, const std::string& conf_path) {
-  return RunValidate(paths, conf_path, std::cout, std::cerr);
+int RunValidate(const std::vector<std::string>& paths, const std::string& conf_path,
+                const InputLimits& limits) {
+  return RunValidate(paths, conf_path, limits, std::cout, std::cerr);
 }
 
 }  // namespace basalt

@@ -23,6 +23,8 @@
 
 namespace basalt {
 
+struct InputLimits;  // api/limits.h
+
 // Validates every object under `paths` (files or folders, as `LoadPath`) and
 // writes the report to `out` (problems, or the "ok" line) and `err` (decode
 // errors and the problem count). Returns the process exit code.
@@ -33,7 +35,12 @@ int RunValidate(const std::vector<std::string>& paths, std::ostream& out, std::o
 int RunValidate(const std::vector<std::string>& paths, const std::string& conf_path,
                 std::ostream& out, std::ostream& err);
 
+// The same with limits other than the defaults (`--max-objects`, ...; api/limits.h).
+int RunValidate(const std::vector<std::string>& paths, const std::string& conf_path,
+                const InputLimits& limits, std::ostream& out, std::ostream& err);
+
 // The same, on std::cout and std::cerr.
-int RunValidate(const std::vector<std::string>& paths, const std::string& conf_path = "");
+int RunValidate(const std::vector<std::string>& paths, const std::string& conf_path,
+                const InputLimits& limits);
 
 }  // namespace basalt

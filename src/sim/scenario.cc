@@ -254,6 +254,7 @@ Status ParsePool(const Reader& r, const YAML::Node& n, const std::string& f, Nod
   if (!n["pool"])
     return r.Error(n, f + ".pool", "required (the pool name; nodes are <pool>-<index>)");
   SIM_READ(p->name, r.String(n["pool"], f + ".pool"));
+  p->yaml_line = n.Mark().line + 1;
   if (!n["count"]) return r.Error(n, f + ".count", "required");
   SIM_READ(p->count, r.Int(n["count"], f + ".count", 0, 100000));
   if (!n["allocatable"]) return r.Error(n, f + ".allocatable", "required");

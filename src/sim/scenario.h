@@ -54,6 +54,7 @@ struct TideCurve {
 struct NodePool {
   std::string name;
   int32_t count = 0;
+  int yaml_line = 0;  // where the pool is written, for messages
   Resource allocatable;
   std::map<std::string, std::string> labels;
   std::vector<Taint> taints;

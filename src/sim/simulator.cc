@@ -30,6 +30,40 @@ bool IsFinalPhase(const std::string& phase) {
   return phase == "Aborted" || phase == "Completed" || phase == "Terminated" || phase == "Failed";
 }
 
+// The pools' nodes added up, against `--max-nodes`, before any is made: each
+// pool is within its own cap, a hundred of them need not be. The pool that
+// takes the sum over is named, with the sum.
+Status CheckPoolNodes(const Scenario& s, const InputLimits& limits) {
+  int64_t total = 0;
+  for (const NodePool& p : s.pools) total += p.count;
+  if (total <= limits.max_nodes) return Status::Ok();
+  int64_t running = 0;
+  size_t over = 0;
+  while (over < s.pools.size() && (running += s.pools[over].count) <= limits.max_nodes) ++over;
+  return Status::InvalidArgument(s.source + ":" + std::to_string(s.pools[over].yaml_line) +
+                                 ": nodes[" + std::to_string(over) + "].count: " +
+                                 AboveLimit(std::to_string(total) + " nodes in all across " +
+                                                std::to_string(s.pools.size()) + " pools",
+                                            limits.max_nodes, "simulated nodes", "--max-nodes"));
+}
+
+// Each training workload's largest job (every task at its largest replica
+// count) against `--max-job-pods`, the cap a vcjob in a manifest has.
+Status CheckTrainingJobPods(const Scenario& s, const InputLimits& limits) {
+  for (size_t i = 0; i < s.training.size(); ++i) {
+    const TrainingWorkload& w = s.training[i];
+    int64_t most = 0;
+    for (const TrainingTask& t : w.tasks) {
+      if (!t.replicas.empty()) most += *std::max_element(t.replicas.begin(), t.replicas.end());
+    }
+    BASALT_RETURN_IF_ERROR(
+        CheckPodsPerJob(s.source + ":" + std::to_string(w.yaml_line) + ": workloads.training[" +
+                            std::to_string(i) + "].tasks",
+                        "up to " + std::to_string(most) + " replicas in all", most, limits));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Simulator::Simulator(Scenario scenario, SimulatorOptions options)
@@ -77,9 +111,14 @@ Status Simulator::Init() {
 
   ClusterObjects objects;
   for (const std::string& path : s.manifests) {
-    Status loaded = LoadPath(path, &objects);
+    Status loaded = LoadPath(path, &objects, options_.limits);
     if (!loaded.ok()) return loaded.WithContext(file + ": manifests");
   }
+  // The caps `basalt validate` and `schedule` apply to the same manifests.
+  if (Status capped = CheckClusterLimits(objects, options_.limits); !capped.ok())
+    return capped.WithContext(file + ": manifests");
+  BASALT_RETURN_IF_ERROR(CheckPoolNodes(s, options_.limits));
+  BASALT_RETURN_IF_ERROR(CheckTrainingJobPods(s, options_.limits));
   for (const PriorityClass& pc : s.priority_classes) {
     priority_values_[pc.meta.name] = pc.value;
     objects.priority_classes.push_back(pc);
@@ -109,6 +148,13 @@ Status Simulator::Init() {
     BASALT_ASSIGN_OR_RETURN(std::vector<Node> nodes,
                             LoadOpenbNodes(s.openb_nodes_path, s.openb_nodes_limit, s.card_label));
     for (Node& n : nodes) objects.nodes.push_back(std::move(n));
+  }
+  if (static_cast<int64_t>(objects.nodes.size()) > options_.limits.max_nodes) {
+    return Status::InvalidArgument(
+        file + ": nodes: " +
+        AboveLimit(std::to_string(objects.nodes.size()) +
+                       " nodes in all (pools, manifests and the trace's node list)",
+                   options_.limits.max_nodes, "simulated nodes", "--max-nodes"));
   }
   // The manifests' objects with the scenario's: the API server's object rules
   // see every node and PriorityClass a manifest may name.

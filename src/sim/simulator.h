@@ -49,6 +49,7 @@
 #include <string>
 #include <vector>
 
+#include "api/limits.h"
 #include "api/status.h"
 #include "engine/cycle_runner.h"
 #include "framework/config.h"
@@ -69,6 +70,8 @@ struct SimulatorOptions {
   // Skip cycles that would change nothing (see above). Off only to prove that
   // the shortcut does not change the outputs.
   bool skip_idle_cycles = true;
+  // Caps on the simulated cluster (`--max-nodes`, `--max-job-pods`, ...; api/limits.h).
+  InputLimits limits;
 };
 
 class Simulator {
