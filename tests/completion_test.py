@@ -6,7 +6,8 @@ function `complete -p basalt` names, and calls it as bash does on <TAB>
 (COMP_WORDS, COMP_CWORD) for each case below, comparing COMPREPLY (sorted)
 with the expected words: subcommands, the -o values each command accepts, and
 the names of jobs and queues in the folder given by --cluster. A folder that
-does not exist completes nothing, silently.
+does not exist completes nothing, silently. Where zsh is installed, the zsh
+script is run on a few of the cases too.
 
     tests/completion_test.py --basalt build/basalt
 """
@@ -14,6 +15,7 @@ does not exist completes nothing, silently.
 import argparse
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -87,6 +89,42 @@ def driver(script_path, case_list):
     return "\n".join(lines) + "\n"
 
 
+def zsh_cases(folder):
+    """The zsh script, where zsh is installed: compadd stands in for zsh's
+    completion system and prints what would be offered."""
+    c = f"--cluster {folder}"
+    return [
+        (f"basalt job view {c} ''", "train demo"),
+        (f"basalt queue close {c} ''", "batch default research"),
+        ("basalt job list -o ''", "json yaml name wide"),
+        ("basalt schedule --conf ''", "FILES"),
+    ]
+
+
+def run_zsh(basalt, env, tmp, folder):
+    script = subprocess.run([basalt, "completion", "zsh"], check=True, capture_output=True,
+                            text=True, env=env).stdout
+    path = os.path.join(tmp, "_basalt")
+    with open(path, "w") as f:
+        f.write(script)
+    lines = ["compdef() { :; }", f"source {shlex.quote(path)}",
+             'compadd() { shift; print -r -- "$@"; }', "_files() { print -r -- FILES; }"]
+    case_list = zsh_cases(folder)
+    for typed, _ in case_list:
+        lines.append(f"words=({typed}); CURRENT=${{#words}}; _basalt")
+    p = subprocess.run(["zsh", "-f", "-c", "\n".join(lines)], capture_output=True, text=True,
+                       env=env, cwd=tmp, timeout=60)
+    failures = [f"zsh: {p.stderr}"] if p.returncode != 0 or p.stderr else []
+    got = p.stdout.split("\n")
+    for i, (typed, want) in enumerate(case_list):
+        have = " ".join(sorted(got[i].split())) if i < len(got) else "<missing>"
+        want = " ".join(sorted(want.split()))
+        print(f"{'ok  ' if have == want else 'FAIL'} zsh {typed!r:60} -> {have!r}")
+        if have != want:
+            failures.append(f"zsh {typed}: want {want!r}, got {have!r}")
+    return failures
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--basalt", required=True)
@@ -110,7 +148,8 @@ def main():
         p = subprocess.run(["bash", "-c", driver(script_path, case_list)], capture_output=True,
                            text=True, env=env, cwd=tmp, timeout=120)
         took = time.monotonic() - start
-    failures = []
+        zsh_failures = run_zsh(basalt, env, tmp, folder) if shutil.which("zsh") else []
+    failures = list(zsh_failures)
     if p.returncode != 0:
         failures.append(f"bash exited {p.returncode}")
     if p.stderr:
