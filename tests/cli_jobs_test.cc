@@ -377,10 +377,11 @@ TEST(CliJobsFolderTest, CloseWithPodGroupsIsClosing) {
   EXPECT_NE(del.out.find("state is `Closing`"), std::string::npos) << del.out;
 }
 
-// The `queue delete --help` example, run as shown with --cluster DIR appended.
+// The `queue delete --help` example, with its ./cluster a folder of queues.
 TEST(CliJobsFolderTest, CloseThenDeleteHelpExample) {
   RunResult help = Basalt("queue delete --help");
-  ASSERT_NE(help.out.find("basalt queue close research && basalt queue delete research"),
+  ASSERT_NE(help.out.find("basalt queue close research --cluster ./cluster && basalt queue delete "
+                          "research --cluster ./cluster"),
             std::string::npos)
       << help.out;
   Folder d;
@@ -702,7 +703,8 @@ TEST(CliJobsHelpTest, EveryCommandHasExamples) {
 }
 
 // The scripts come from the command tree: every command and flag is offered,
-// hidden flags are not, and bash accepts the script.
+// hidden flags are not, and bash accepts the script (tests/completion_test.py
+// drives it case by case).
 TEST(CliJobsCompletionTest, BashAndZshFromTheTree) {
   RunResult bash = Basalt("completion bash");
   ASSERT_EQ(bash.exit_code, 0) << bash.out;
@@ -713,7 +715,8 @@ TEST(CliJobsCompletionTest, BashAndZshFromTheTree) {
       << bash.out;
   EXPECT_NE(bash.out.find("\"basalt schedule:--conf\") COMPREPLY=($(compgen -f"),
             std::string::npos);
-  EXPECT_NE(bash.out.find("\"basalt job list:--output\") COMPREPLY=($(compgen -W \"json yaml\""),
+  EXPECT_NE(bash.out.find(
+                "\"basalt job list:--output\") COMPREPLY=($(compgen -W \"json yaml name wide\""),
             std::string::npos);
   EXPECT_NE(bash.out.find("\"basalt job list:--now\""), std::string::npos);
   Folder d;
@@ -730,7 +733,7 @@ TEST(CliJobsCompletionTest, BashAndZshFromTheTree) {
   char buf[256];
   while (fgets(buf, sizeof buf, p)) out += buf;
   EXPECT_EQ(pclose(p), 0) << out;
-  EXPECT_EQ(out, "list\njson yaml\n");
+  EXPECT_EQ(out, "list\njson yaml name wide\n");
 
   RunResult zsh = Basalt("completion zsh");
   ASSERT_EQ(zsh.exit_code, 0) << zsh.out;

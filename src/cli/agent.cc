@@ -98,7 +98,7 @@ CLI::App* AddAgentCommand(CLI::App& app, AgentRequest* r) {
       ->check(CLI::NonNegativeNumber);
   cmd->footer(
       "Exit code 2 on a bad flag, configuration or kubeconfig; 0 after SIGTERM (cgroup values "
-      "restored).\n\nExamples:\n  basalt agent --config /etc/basalt/agent.yaml   # in the "
+      "restored).\n\nExamples:\n  basalt agent --config /etc/basalt-agent/agent.yaml   # in the "
       "DaemonSet, NODE_NAME from the downward API\n"
       "  basalt agent --pods-file pods.yaml --listen '' --ticks 10   # standalone, no cluster");
   return cmd;

@@ -9,6 +9,7 @@
 #include "actions/builtin.h"
 #include "api/decode.h"
 #include "api/log.h"
+#include "cli/completion_hints.h"
 #include "cli/schedule.h"
 #include "engine/cycle_runner.h"
 #include "engine/explain_probe.h"
@@ -392,14 +393,16 @@ CLI::App* AddExplainCommand(CLI::App& app, ExplainRequest* request) {
       ->capture_default_str();
   cmd->add_option("--now", request->now,
                   "Clock of the first cycle, RFC 3339 (as basalt schedule --now)");
-  cmd->add_option("-o,--output", request->output, "Output format: json (default: text)");
+  OfferValues(
+      cmd->add_option("-o,--output", request->output, "Output format: json (default: text)"),
+      {"json"});
   cmd->footer(
       "Exit code 0 with a report, 2 on bad input or a target that does not exist,\n"
       "1 when the API server cannot be reached.\n\n"
       "Examples:\n"
       "  basalt explain job/llm-finetune --conf examples/gang-training/scheduler.conf \\\n"
       "      --cluster examples/gang-training/cluster\n"
-      "  basalt explain default/inference-0 --cluster cluster/ -o json\n"
+      "  basalt explain default/notebook --cluster examples/gang-training/cluster -o json\n"
       "  basalt explain pod/inference-0 --kubeconfig ~/.kube/config");
   return cmd;
 }

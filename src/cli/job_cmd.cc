@@ -13,6 +13,7 @@
 #include "api/file_text.h"
 #include "api/quantity.h"
 #include "api/yaml_json.h"
+#include "cli/completion_hints.h"
 
 namespace basalt {
 namespace {
@@ -447,8 +448,9 @@ void AddJobCommands(CLI::App& app, CliOutcome* outcome) {
                   "of building one");
   run->footer(Examples(
       {"basalt job run --name train --queue research --replicas 4 --min 4 -R cpu=2,memory=4Gi",
-       "basalt job run -f mpi-job.yaml --cluster ./cluster",
-       "cat mpi-job.yaml | basalt job run -f - --cluster ./cluster --now 2026-11-20T08:00:00Z"}));
+       "basalt job run -f examples/mpi-example.yaml --cluster ./cluster",
+       "cat examples/mpi-example.yaml | basalt job run -f - --cluster ./cluster --now "
+       "2026-11-20T08:00:00Z"}));
   SetAction(run, outcome, [f, ns_opt] { return RunJob(*f, ns_opt->count() > 0); });
 
   CLI::App* list =
@@ -460,8 +462,10 @@ void AddJobCommands(CLI::App& app, CliOutcome* outcome) {
   list->add_option("--queue,-q", f->list_queue, "Only jobs of this queue");
   list->add_option("--scheduler,-S", f->list_scheduler, "Only jobs with this spec.schedulerName");
   list->add_option("--selector", f->selector, "Only jobs whose name contains this text (as vcctl)");
-  list->add_option("--output,-o", f->output,
-                   "json, yaml or name instead of the table; wide adds Queue and Scheduler");
+  OfferValues(list->add_option("--output,-o", f->output,
+                               "json, yaml or name instead of the table; wide adds Queue and "
+                               "Scheduler"),
+              ListOutputFormats());
   list->add_flag("--no-headers", f->no_headers, "Leave out the table's header line");
   list->footer(Examples({"basalt job list", "basalt job list -A --queue research -o wide",
                          "basalt job list --cluster examples/gang-training/cluster -o yaml",
@@ -471,7 +475,9 @@ void AddJobCommands(CLI::App& app, CliOutcome* outcome) {
   CLI::App* view = job->add_subcommand("view", "Show one vcjob in detail");
   AddBackendFlags(view, &f->backend);
   AddNameFlags(view, f.get());
-  view->add_option("--output,-o", f->output, "json or yaml: the whole object");
+  CompleteObjectNames(view, "job");
+  OfferValues(view->add_option("--output,-o", f->output, "json or yaml: the whole object"),
+              ObjectOutputFormats());
   view->footer(
       Examples({"basalt job view train -n research", "basalt job view --name train -o yaml"}));
   SetAction(view, outcome, [f] { return ViewJob(*f); });
@@ -480,6 +486,7 @@ void AddJobCommands(CLI::App& app, CliOutcome* outcome) {
       job->add_subcommand("suspend", "Abort a running job (a Command with action AbortJob)");
   AddBackendFlags(suspend, &f->backend);
   AddNameFlags(suspend, f.get());
+  CompleteObjectNames(suspend, "job");
   suspend->footer(Examples(
       {"basalt job suspend train", "basalt job suspend -N train -n research --cluster ./cluster"}));
   SetAction(suspend, outcome, [f] { return CommandJob(*f, "suspend", "AbortJob"); });
@@ -488,6 +495,7 @@ void AddJobCommands(CLI::App& app, CliOutcome* outcome) {
       job->add_subcommand("resume", "Resume a suspended job (a Command with action ResumeJob)");
   AddBackendFlags(resume, &f->backend);
   AddNameFlags(resume, f.get());
+  CompleteObjectNames(resume, "job");
   resume->footer(Examples(
       {"basalt job resume train", "basalt job resume -N train --cluster ./cluster --seed 7"}));
   SetAction(resume, outcome, [f] { return CommandJob(*f, "resume", "ResumeJob"); });
@@ -495,6 +503,7 @@ void AddJobCommands(CLI::App& app, CliOutcome* outcome) {
   CLI::App* del = job->add_subcommand("delete", "Delete a vcjob");
   AddBackendFlags(del, &f->backend);
   AddNameFlags(del, f.get());
+  CompleteObjectNames(del, "job");
   del->footer(Examples(
       {"basalt job delete train -n research", "basalt job delete train --cluster ./cluster"}));
   SetAction(del, outcome, [f] { return DeleteJob(*f); });

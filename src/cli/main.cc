@@ -12,6 +12,7 @@
 #include "cli/bench.h"
 #include "cli/command_suggest.h"
 #include "cli/completion.h"
+#include "cli/completion_hints.h"
 #include "cli/explain.h"
 #include "cli/fgd.h"
 #include "cli/job_cmd.h"
@@ -100,11 +101,13 @@ int main(int argc, char** argv) {
   // queue commands (which run from their parse callbacks) log anything.
   app.fallthrough();
   basalt::Status log_level = basalt::Status::Ok();
-  app.add_option_function<std::string>(
-         "--log-level",
-         [&log_level](const std::string& level) { log_level = basalt::SetLogLevel(level); },
-         "Log level: trace, debug, info (default), warn, error, off")
-      ->trigger_on_parse();
+  basalt::OfferValues(
+      app.add_option_function<std::string>(
+             "--log-level",
+             [&log_level](const std::string& level) { log_level = basalt::SetLogLevel(level); },
+             "Log level: trace, debug, info (default), warn, error, off")
+          ->trigger_on_parse(),
+      {"trace", "debug", "info", "warn", "error", "off"});
   app.add_flag_function(
          "-v,--verbose",
          [&log_level](int64_t count) {
@@ -128,13 +131,16 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);  // the most is --max-cycles
   schedule->add_flag("--scores", sched.scores,
                      "Print node-order scores of every pod not yet running");
-  schedule
-      ->add_option("-o,--output", sched.output,
-                   "json (default: the decisions as JSON, docs/schedule.md), table (a row per "
-                   "decision and per reason given) or wide (also the event type and where every "
-                   "pod ends)")
-      ->check(CLI::IsMember({"json", "table", "wide"}))
-      ->capture_default_str();
+  const std::vector<std::string> schedule_outputs = {"json", "table", "wide"};
+  basalt::OfferValues(
+      schedule
+          ->add_option("-o,--output", sched.output,
+                       "json (default: the decisions as JSON, docs/schedule.md), table (a row per "
+                       "decision and per reason given) or wide (also the event type and where "
+                       "every pod ends)")
+          ->check(CLI::IsMember(schedule_outputs))
+          ->capture_default_str(),
+      schedule_outputs);
   schedule->add_flag("--no-headers", sched.no_headers, "Tables without their header row");
   bool strict = false;  // one flag shared by schedule, simulate and serve
   const char* strict_help =
@@ -314,8 +320,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   fgd->add_option("--out", fgd_req.out_dir, "Also write OUT/result.json and OUT/curves.csv");
   fgd->footer(
-      "Example:\n  basalt fgd --trace ../shared/traces/alibaba-openb-gpu-v2023 \\\n"
-      "      --pods openb_pod_list_default --policies FGD,BestFit --seeds 10");
+      "Example (a small synthetic trace in openb's format; docs/fgd.md runs the real one):\n"
+      "  basalt fgd --trace examples/fgd-mini-trace --pods openb_pod_list_default \\\n"
+      "      --policies FGD,BestFit --seeds 10");
 
   CLI::App* version =
       app.add_subcommand("version", "Print basalt's version (the same as --version)");

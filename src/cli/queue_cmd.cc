@@ -6,6 +6,7 @@
 
 #include "admission/admission.h"
 #include "api/decode.h"
+#include "cli/completion_hints.h"
 
 namespace basalt {
 namespace {
@@ -295,8 +296,10 @@ void AddQueueCommands(CLI::App& app, CliOutcome* outcome) {
       queue->add_subcommand("list", "List queues as vcctl does (or -o json|yaml|name|wide)");
   AddBackendFlags(list, &f->backend);
   AddNamespaceFlag(list, f.get());
-  list->add_option("--output,-o", f->output,
-                   "json, yaml or name instead of the table; wide adds Parent and Reclaimable");
+  OfferValues(list->add_option("--output,-o", f->output,
+                               "json, yaml or name instead of the table; wide adds Parent and "
+                               "Reclaimable"),
+              ListOutputFormats());
   list->add_flag("--no-headers", f->no_headers, "Leave out the table's header line");
   list->footer(Examples({"basalt queue list",
                          "basalt queue list --cluster examples/gang-training/cluster -o json",
@@ -306,8 +309,11 @@ void AddQueueCommands(CLI::App& app, CliOutcome* outcome) {
   CLI::App* get = queue->add_subcommand("get", "Show one queue");
   AddBackendFlags(get, &f->backend);
   AddNameFlags(get, f.get());
-  get->add_option("--output,-o", f->output,
-                  "json or yaml: the whole object; name: its kind/name; wide: more columns");
+  CompleteObjectNames(get, "queue");
+  OfferValues(get->add_option("--output,-o", f->output,
+                              "json or yaml: the whole object; name: its kind/name; wide: more "
+                              "columns"),
+              ListOutputFormats());
   get->add_flag("--no-headers", f->no_headers, "Leave out the table's header line");
   get->footer(Examples({"basalt queue get research", "basalt queue get --name research -o yaml"}));
   SetAction(get, outcome, [f] { return ListQueues(*f, true); });
@@ -316,6 +322,7 @@ void AddQueueCommands(CLI::App& app, CliOutcome* outcome) {
       "open", "Open a queue (a Command with action OpenQueue; with --cluster: at once)");
   AddBackendFlags(open, &f->backend);
   AddNameFlags(open, f.get());
+  CompleteObjectNames(open, "queue");
   open->footer(Examples(
       {"basalt queue open research", "basalt queue open research --cluster ./cluster --seed 3"}));
   SetAction(open, outcome, [f] { return CommandQueue(*f, "open", "OpenQueue"); });
@@ -326,6 +333,7 @@ void AddQueueCommands(CLI::App& app, CliOutcome* outcome) {
                             "at once, Closing while PodGroups are in it)");
   AddBackendFlags(close, &f->backend);
   AddNameFlags(close, f.get());
+  CompleteObjectNames(close, "queue");
   close->footer(Examples(
       {"basalt queue close research", "basalt queue close --name research --cluster ./cluster"}));
   SetAction(close, outcome, [f] { return CommandQueue(*f, "close", "CloseQueue"); });
@@ -333,7 +341,11 @@ void AddQueueCommands(CLI::App& app, CliOutcome* outcome) {
   CLI::App* del = queue->add_subcommand("delete", "Delete a Closed queue");
   AddBackendFlags(del, &f->backend);
   AddNameFlags(del, f.get());
-  del->footer(Examples({"basalt queue close research && basalt queue delete research"}));
+  CompleteObjectNames(del, "queue");
+  del->footer(Examples(
+      {"basalt queue close research --cluster ./cluster && basalt queue delete research --cluster "
+       "./cluster",
+       "basalt queue delete research   # on a cluster: once the CloseQueue Command closed it"}));
   SetAction(del, outcome, [f] { return DeleteQueue(*f); });
 }
 

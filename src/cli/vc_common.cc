@@ -1,5 +1,6 @@
 #include "cli/vc_common.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
@@ -100,19 +101,35 @@ void SetAction(CLI::App* cmd, CliOutcome* outcome, std::function<Status()> body)
   });
 }
 
-Status CheckOutputFormat(const std::string& format) {
-  if (format.empty() || format == "json" || format == "yaml" || format == "name")
+const std::vector<std::string>& ObjectOutputFormats() {
+  static const std::vector<std::string> formats = {"json", "yaml", "name"};
+  return formats;
+}
+
+const std::vector<std::string>& ListOutputFormats() {
+  static const std::vector<std::string> formats = {"json", "yaml", "name", "wide"};
+  return formats;
+}
+
+namespace {
+
+Status CheckFormatIn(const std::string& format, const std::vector<std::string>& valid) {
+  if (format.empty() || std::find(valid.begin(), valid.end(), format) != valid.end())
     return Status::Ok();
-  return Status::InvalidArgument("--output: unknown format \"" + format +
-                                 "\" (valid: json, yaml, name)");
+  std::string list;
+  for (const std::string& v : valid) list += (list.empty() ? "" : ", ") + v;
+  return Status::InvalidArgument("--output: unknown format \"" + format + "\" (valid: " + list +
+                                 ")");
+}
+
+}  // namespace
+
+Status CheckOutputFormat(const std::string& format) {
+  return CheckFormatIn(format, ObjectOutputFormats());
 }
 
 Status CheckListOutputFormat(const std::string& format) {
-  if (format.empty() || format == "json" || format == "yaml" || format == "name" ||
-      format == "wide")
-    return Status::Ok();
-  return Status::InvalidArgument("--output: unknown format \"" + format +
-                                 "\" (valid: json, yaml, name, wide)");
+  return CheckFormatIn(format, ListOutputFormats());
 }
 
 void PrintNames(const std::vector<Json>& objs, std::ostream& out) {

@@ -57,6 +57,8 @@ void SetAction(CLI::App* cmd, CliOutcome* outcome, std::function<Status()> body)
 
 // `-o json` / `-o yaml` / "" (table), and for lists also `name` and `wide`.
 // Anything else is an InvalidArgument listing the valid values.
+const std::vector<std::string>& ObjectOutputFormats();  // json, yaml
+const std::vector<std::string>& ListOutputFormats();    // json, yaml, name, wide
 Status CheckOutputFormat(const std::string& format);
 Status CheckListOutputFormat(const std::string& format);
 void PrintObject(const Json& obj, const std::string& format, std::ostream& out);

@@ -83,8 +83,8 @@ CLI::App* AddWebhookCommand(CLI::App& app, WebhookRequest* request) {
   AddWebhookFlags(cmd, &request->webhook);
   cmd->footer(
       "Exit code 2 on a bad kubeconfig, flag or certificate; 0 after SIGTERM.\n\n"
-      "Example:\n  basalt webhook --webhook-port 8443 --webhook-cert /tls/tls.crt "
-      "--webhook-key /tls/tls.key");
+      "Example:\n  basalt webhook --webhook-port 8443 --webhook-cert tls.crt --webhook-key "
+      "tls.key");
   return cmd;
 }
 
