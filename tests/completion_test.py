@@ -44,7 +44,7 @@ def cases(folder):
         # -o values, per command
         ("basalt job list -o ''", "json name wide yaml"),
         ("basalt job list --output ''", "json name wide yaml"),
-        ("basalt job view -o ''", "json yaml"),
+        ("basalt job view -o ''", "json name yaml"),
         ("basalt queue list -o ''", "json name wide yaml"),
         ("basalt queue get -o ''", "json name wide yaml"),
         ("basalt schedule -o ''", "json table wide"),
