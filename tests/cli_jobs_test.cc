@@ -188,9 +188,15 @@ TEST(CliJobsFolderTest, JobRunListViewDelete) {
   RunResult over = d.Run("job run --name sleep --queue research -R cpu=500m,memory=1Gi");
   EXPECT_EQ(over.exit_code, 2) << over.out;
   EXPECT_NE(over.out.find("requests[memory]: Invalid value: \"1Gi\": must be less than or equal "
-                          "to memory limit of 100Mi"),
+                          "to memory limit of 100Mi (the limits default to "
+                          "cpu=1000m,memory=100Mi, as vcctl's; raise them with -L)"),
             std::string::npos)
       << over.out;
+  Folder other;
+  other.Write("queues.yaml", kQueues);
+  RunResult raised = other.Run(
+      "job run --name big --queue research -R cpu=500m,memory=1Gi -L cpu=500m,memory=1Gi");
+  EXPECT_EQ(raised.exit_code, 0) << raised.out;
   RunResult run = d.Run(
       "job run --name sleep --queue research --replicas 2 --min 2 -R cpu=500m,memory=64Mi "
       "--now 2026-11-21T09:30:00Z --seed 5");

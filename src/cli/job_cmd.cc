@@ -172,7 +172,9 @@ Status CheckJob(const Json& job, const std::string& source, VcStore& store) {
   return Status::Ok();
 }
 
-Status RunJob(const JobFlags& f, bool namespace_given) {
+// Without -L the limits are vcctl's defaults, so requests raised with -R alone
+// can exceed them: that refusal says how to raise the limits too.
+Status RunJob(const JobFlags& f, bool namespace_given, bool limits_given) {
   Json job;
   std::string source;
   if (!f.filename.empty()) {
@@ -187,7 +189,14 @@ Status RunJob(const JobFlags& f, bool namespace_given) {
   if (Meta(job, "name").empty())
     return Status::InvalidArgument(source + ": metadata.name: missing (give --name)");
   BASALT_ASSIGN_OR_RETURN(std::unique_ptr<VcStore> store, OpenStore(f.backend.store));
-  BASALT_RETURN_IF_ERROR(CheckJob(job, source, *store));
+  if (Status checked = CheckJob(job, source, *store); !checked.ok()) {
+    if (f.filename.empty() && !limits_given &&
+        checked.message().find(" limit of ") != std::string::npos) {
+      return Status::InvalidArgument(checked.message() + " (the limits default to " +
+                                     JobFlags().limits + ", as vcctl's; raise them with -L)");
+    }
+    return checked;
+  }
   BASALT_RETURN_IF_ERROR(StampNewObject(f.backend, &job));
   BASALT_ASSIGN_OR_RETURN(Json created, store->Create(VcKind::kJob, Meta(job, "namespace"), job));
   std::cout << "run job " << Meta(created, "name") << " successfully\n";
@@ -440,18 +449,22 @@ void AddJobCommands(CLI::App& app, CliOutcome* outcome) {
       ->capture_default_str();
   run->add_option("--requests,-R", f->requests, "Requests per pod, resource=quantity,...")
       ->capture_default_str();
-  run->add_option("--limits,-L", f->limits, "Limits per pod, resource=quantity,...")
-      ->capture_default_str();
+  CLI::Option* limits_opt =
+      run->add_option("--limits,-L", f->limits, "Limits per pod, resource=quantity,...")
+          ->capture_default_str();
   run->add_option("--scheduler,-S", f->scheduler, "spec.schedulerName")->capture_default_str();
   run->add_option("--filename,-f", f->filename,
                   "Submit this Job manifest (.yaml/.yml/.json; - reads standard input) instead "
                   "of building one");
   run->footer(Examples(
-      {"basalt job run --name train --queue research --replicas 4 --min 4 -R cpu=2,memory=4Gi",
+      {"basalt job run --name train --queue research --replicas 4 --min 4 -R cpu=2,memory=4Gi "
+       "-L cpu=2,memory=4Gi",
        "basalt job run -f examples/mpi-example.yaml --cluster ./cluster",
        "cat examples/mpi-example.yaml | basalt job run -f - --cluster ./cluster --now "
        "2026-11-20T08:00:00Z"}));
-  SetAction(run, outcome, [f, ns_opt] { return RunJob(*f, ns_opt->count() > 0); });
+  SetAction(run, outcome, [f, ns_opt, limits_opt] {
+    return RunJob(*f, ns_opt->count() > 0, limits_opt->count() > 0);
+  });
 
   CLI::App* list =
       job->add_subcommand("list", "List vcjobs as vcctl does (or -o json|yaml|name|wide)");
