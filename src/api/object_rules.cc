@@ -464,7 +464,8 @@ void CheckPodReferences(const ClusterObjects& objects, ObjectReport& r) {
     if (!node.empty() && !nodes.count(node)) {
       r.Add(pod.meta.source, ObjectLabel("Pod", pod.meta), "spec.nodeName",
             "node " + Printable(node) +
-                " does not exist: no kubelet runs this pod, so it is not running on any node",
+                " does not exist: no kubelet runs this pod, so it holds no node's resources "
+                "(its recorded phase is kept, and its gang counts it, as in Volcano)",
             RuleSeverity::kWarning, RuleSeverity::kWarning);
     }
   }
