@@ -609,19 +609,6 @@ void CheckDuplicates(const std::vector<T>& objects, const char* kind,
   }
 }
 
-// "file:12" -> ("file", 12); anything else sorts by the whole text, before numbered lines.
-std::pair<std::string, int64_t> SplitSource(const std::string& source) {
-  size_t colon = source.rfind(':');
-  if (colon == std::string::npos || colon + 1 == source.size() || source.size() - colon > 12)
-    return {source, -1};
-  int64_t line = 0;
-  for (size_t i = colon + 1; i < source.size(); ++i) {
-    if (source[i] < '0' || source[i] > '9') return {source, -1};
-    line = line * 10 + (source[i] - '0');
-  }
-  return {source.substr(0, colon), line};
-}
-
 }  // namespace
 
 std::vector<std::string> ObjectNameErrors(std::string_view name) { return SubdomainErrors(name); }
@@ -648,7 +635,7 @@ std::vector<AdmissionProblem> ValidateObjects(const ClusterObjects& objects, Rul
 
   std::stable_sort(out.begin(), out.end(),
                    [](const AdmissionProblem& a, const AdmissionProblem& b) {
-                     auto sa = SplitSource(a.source), sb = SplitSource(b.source);
+                     auto sa = SplitSourceLine(a.source), sb = SplitSourceLine(b.source);
                      if (sa != sb) return sa < sb;
                      return a.object < b.object;
                    });

@@ -471,8 +471,9 @@ void CheckPodReferences(const ClusterObjects& objects, ObjectReport& r) {
   }
 }
 
-// "file:12" -> ("file", 12); anything else sorts by the whole text, before numbered lines.
-std::pair<std::string, int64_t> SplitSource(const std::string& source) {
+}  // namespace
+
+std::pair<std::string, int64_t> SplitSourceLine(const std::string& source) {
   size_t colon = source.rfind(':');
   if (colon == std::string::npos || colon + 1 == source.size() || source.size() - colon > 12)
     return {source, -1};
@@ -483,8 +484,6 @@ std::pair<std::string, int64_t> SplitSource(const std::string& source) {
   }
   return {source.substr(0, colon), line};
 }
-
-}  // namespace
 
 std::vector<std::string> Dns1123LabelErrors(std::string_view s) {
   std::vector<std::string> errs;
@@ -544,7 +543,7 @@ std::vector<RuleFinding> CheckObjectRules(const ClusterObjects& objects, RuleSco
   }
   if (scope.whole_cluster) CheckPodReferences(objects, r);
   std::stable_sort(out.begin(), out.end(), [](const RuleFinding& a, const RuleFinding& b) {
-    auto sa = SplitSource(a.source), sb = SplitSource(b.source);
+    auto sa = SplitSourceLine(a.source), sb = SplitSourceLine(b.source);
     if (sa != sb) return sa < sb;
     return a.object < b.object;
   });

@@ -20,6 +20,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace YAML {
@@ -48,6 +49,10 @@ struct RuleFinding {
 // and ending alphanumeric); empty when it is one.
 std::vector<std::string> Dns1123SubdomainErrors(std::string_view name);
 std::vector<std::string> Dns1123LabelErrors(std::string_view name);
+
+// "file:12" -> ("file", 12), to order findings by file, then line; any other
+// source -> (source, -1), before the numbered lines of a file of that name.
+std::pair<std::string, int64_t> SplitSourceLine(const std::string& source);
 
 // The document rules of one decoded document of `kind` (not a List: its items
 // are documents of their own). `label` is "Kind ns/name" as messages name it.
