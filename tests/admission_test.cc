@@ -15,6 +15,7 @@
 
 #include "api/card_annotations.h"
 #include "cli/validate.h"
+#include "scratch_dir.h"
 #include "testing.h"
 
 namespace basalt {
@@ -793,24 +794,7 @@ TEST(AdmissionReportTest, SortedBySourceLine) {
 
 namespace fs = std::filesystem;
 
-class ValidateDir {
- public:
-  ValidateDir() {
-    path_ = fs::temp_directory_path() /
-            ("basalt-adm-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
-    fs::create_directories(path_);
-  }
-  ~ValidateDir() { fs::remove_all(path_); }
-  std::string Write(const std::string& name, const std::string& text) {
-    std::ofstream(path_ / name) << text;
-    return (path_ / name).string();
-  }
-  std::string path() const { return path_.string(); }
-
- private:
-  static inline int counter_ = 0;
-  fs::path path_;
-};
+using ValidateDir = ::basalt::testing::ScratchDir;
 
 using ::basalt::testing::Basalt;
 using ::basalt::testing::RunResult;

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 
+#include "scratch_dir.h"
 #include "testing.h"
 
 namespace basalt {
@@ -17,25 +18,7 @@ namespace fs = std::filesystem;
 using ::basalt::testing::Basalt;
 using ::basalt::testing::RunResult;
 
-class TempDir {
- public:
-  TempDir() {
-    path_ = fs::temp_directory_path() /
-            ("basalt-limits-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string Write(const std::string& name, const std::string& text) {
-    fs::create_directories((path_ / name).parent_path());
-    std::ofstream(path_ / name) << text;
-    return (path_ / name).string();
-  }
-  std::string path() const { return path_.string(); }
-
- private:
-  static inline int counter_ = 0;
-  fs::path path_;
-};
+using TempDir = ::basalt::testing::ScratchDir;
 
 const char* kQueueAndNode = R"(apiVersion: v1
 kind: Node

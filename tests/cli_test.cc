@@ -11,6 +11,7 @@
 #include "cli/schedule.h"
 #include "framework/plugin.h"
 #include "framework/statement.h"
+#include "scratch_dir.h"
 #include "testing.h"
 
 namespace basalt {
@@ -25,24 +26,7 @@ std::string Example(const std::string& rel) {
   return std::string(BASALT_SOURCE_DIR) + "/examples/" + rel;
 }
 
-class TempDir {
- public:
-  TempDir() {
-    path_ = fs::temp_directory_path() /
-            ("basalt-cli-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string Write(const std::string& name, const std::string& text) {
-    std::ofstream(path_ / name) << text;
-    return (path_ / name).string();
-  }
-  std::string path() const { return path_.string(); }
-
- private:
-  static inline int counter_ = 0;
-  fs::path path_;
-};
+using TempDir = ::basalt::testing::ScratchDir;
 
 // The README's example runs, exits 0 and prints the same bytes every time.
 TEST(CliTest, ExampleIsDeterministic) {
