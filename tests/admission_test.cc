@@ -824,6 +824,18 @@ TEST(ValidateCliTest, ValidFolderExitsZero) {
   EXPECT_EQ(r.out, "ok: 3 objects valid\n");
 }
 
+// Every decoded kind counts: a file holding only a JobFlow is not "no objects
+// found", and the example's templates count beside its flow and node.
+TEST(ValidateCliTest, JobFlowsAndTemplatesCount) {
+  const std::string jobflow = std::string(BASALT_SOURCE_DIR) + "/examples/jobflow";
+  RunResult flow = Basalt("validate " + jobflow + "/flow.yaml");
+  EXPECT_EQ(flow.exit_code, 0) << flow.out;
+  EXPECT_EQ(flow.out, "ok: 1 objects valid\n");
+  RunResult folder = Basalt("validate " + jobflow);
+  EXPECT_EQ(folder.exit_code, 0) << folder.out;
+  EXPECT_EQ(folder.out, "ok: 5 objects valid\n");  // a Node, three JobTemplates, the JobFlow
+}
+
 TEST(ValidateCliTest, ProblemsExitTwoOnePerLine) {
   ValidateDir dir;
   dir.Write("q.yaml", Queue("q1") + "status: {state: Closed}\n");

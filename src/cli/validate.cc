@@ -17,12 +17,6 @@ namespace {
 
 constexpr int kExitBadInput = 2;
 
-size_t CountObjects(const ClusterObjects& o) {
-  return o.nodes.size() + o.pods.size() + o.priority_classes.size() + o.queues.size() +
-         o.podgroups.size() + o.jobs.size() + o.owners.size() + o.namespaces.size() +
-         o.hypernodes.size();
-}
-
 // "file:line: entry: problem" when `message` starts with the line of the
 // argument it is about ("file:line: plugin ..."), else "file: entry: problem".
 std::string LocatedProblem(const std::string& path, const std::string& entry,
@@ -130,7 +124,7 @@ int RunValidate(const std::vector<std::string>& paths, const std::string& conf_p
     }
   }
   if (decode_failed) return kExitBadInput;
-  if (CountObjects(objects) == 0) {
+  if (CountDecodedObjects(objects) == 0) {
     // Most likely a wrong path or extension: saying "ok" would hide it.
     std::string given;
     for (const std::string& path : paths) given += (given.empty() ? "" : ", ") + path;
@@ -160,7 +154,7 @@ int RunValidate(const std::vector<std::string>& paths, const std::string& conf_p
     return kExitBadInput;
   }
   // Always "objects": scripts match this line literally.
-  out << "ok: " << CountObjects(objects) << " objects valid\n";
+  out << "ok: " << CountDecodedObjects(objects) << " objects valid\n";
   return 0;
 }
 
