@@ -133,9 +133,6 @@ func run(args []string, stdout io.Writer) error {
 	}
 	for _, k := range sortedKeys(w.pods) {
 		p := w.pods[k]
-		if p.Spec.SchedulerName != schedulerName && p.Spec.NodeName == "" {
-			continue
-		}
 		out.Final.Pods = append(out.Final.Pods, finalPod{Pod: k, Phase: string(p.Status.Phase), Node: p.Spec.NodeName})
 	}
 	for _, k := range sortedKeys(w.podGroups) {

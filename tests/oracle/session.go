@@ -170,7 +170,7 @@ func (w *world) runCycle(n int, sched *schedulerConf) cycleOut {
 				out.Binds = append(out.Binds, decision{Pod: k, Node: t.NodeName})
 			}
 			if t.Status == api.Releasing && (!seen || old.Status != api.Releasing) {
-				out.Evictions = append(out.Evictions, decision{Pod: k, Action: a.Name()})
+				out.Evictions = append(out.Evictions, decision{Pod: k, Action: evictionAction(a.Name())})
 			}
 		}
 		before = after
@@ -214,4 +214,16 @@ func sortDecisions(d []decision) {
 		}
 		return d[i].Node < d[j].Node
 	})
+}
+
+// evictionAction names an eviction's action as basalt's JSON does: preempt or
+// reclaim (gangpreempt and gangreclaim are their gang-aware modes).
+func evictionAction(action string) string {
+	switch action {
+	case "gangpreempt":
+		return "preempt"
+	case "gangreclaim":
+		return "reclaim"
+	}
+	return action
 }

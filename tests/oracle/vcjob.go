@@ -29,9 +29,20 @@ func checkJob(j *batch.Job) error {
 	if j.Spec.NetworkTopology != nil {
 		return unsupported("vcjob %s: spec.networkTopology", name)
 	}
+	if j.Spec.MinSuccess != nil || j.Spec.TTLSecondsAfterFinished != nil {
+		return unsupported("vcjob %s: minSuccess or ttlSecondsAfterFinished (the job controller's completion rules)", name)
+	}
+	for _, p := range j.Spec.Policies {
+		if p.Event != "PodEvicted" || p.ExitCode != nil || len(p.Events) > 0 {
+			return unsupported("vcjob %s: lifecycle policies other than one PodEvicted event", name)
+		}
+	}
 	for _, t := range j.Spec.Tasks {
 		if t.PartitionPolicy != nil || len(t.Policies) > 0 || t.DependsOn != nil {
 			return unsupported("vcjob %s: task %s partitionPolicy, policies or dependsOn", name, t.Name)
+		}
+		if _, ok := t.Template.Annotations["basalt.io/finish-after-steps"]; ok {
+			return unsupported("vcjob %s: pods that finish (the job controller's completion rules)", name)
 		}
 	}
 	return nil
@@ -49,6 +60,12 @@ func applyJobDefaults(j *batch.Job) {
 		if t.MinAvailable == nil {
 			r := t.Replicas
 			t.MinAvailable = &r
+		}
+	}
+	if j.Spec.MinAvailable == 0 {
+		// Volcano's job webhook: the sum of the tasks' minAvailable.
+		for _, t := range j.Spec.Tasks {
+			j.Spec.MinAvailable += *t.MinAvailable
 		}
 	}
 	if j.Spec.Queue == "" {
@@ -167,6 +184,7 @@ func (w *world) jobPod(j *batch.Job, t batch.TaskSpec, index int) *v1.Pod {
 	}
 	p.Status.Phase = v1.PodPending
 	w.admitPriority(p)
+	defaultRequests(p)
 	return p
 }
 

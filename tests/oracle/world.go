@@ -68,10 +68,25 @@ func newWorld(m *manifests) (*world, error) {
 		defaultQueue(q)
 		w.queues[q.Name] = q
 	}
+	// Volcano's scheduler creates root (not reclaimable) and default at start
+	// (cache.go, newDefaultAndRootQueue); its queue controller makes root the
+	// parent of every other queue without one.
+	if _, ok := w.queues["root"]; !ok {
+		no := false
+		q := &vcv1beta1.Queue{ObjectMeta: metav1.ObjectMeta{Name: "root"},
+			Spec: vcv1beta1.QueueSpec{Reclaimable: &no}}
+		defaultQueue(q)
+		w.queues["root"] = q
+	}
 	if _, ok := w.queues["default"]; !ok {
 		q := &vcv1beta1.Queue{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
 		defaultQueue(q)
 		w.queues["default"] = q
+	}
+	for name, q := range w.queues {
+		if name != "root" && q.Spec.Parent == "" {
+			q.Spec.Parent = "root"
+		}
 	}
 	for _, pg := range m.podGroups {
 		if pg.Namespace == "" {
@@ -100,6 +115,7 @@ func newWorld(m *manifests) (*world, error) {
 			w.deleting[k] = true
 		}
 		w.admitPriority(p)
+		defaultRequests(p)
 		w.pods[k] = p
 	}
 	w.jobs = m.jobs
@@ -144,23 +160,26 @@ func (w *world) defaultPodGroup(pg *vcv1beta1.PodGroup) {
 	}
 }
 
-// admitPriority writes spec.priority as the Priority admission plugin would
-// have (basalt reads manifests that were never admitted: docs/differences.md).
+// admitPriority writes spec.priority (and spec.preemptionPolicy) as the
+// Priority admission plugin would have (basalt reads manifests that were never admitted: docs/differences.md).
 func (w *world) admitPriority(p *v1.Pod) {
 	if p.Spec.Priority != nil {
 		return
 	}
 	var value int32
+	var policy *v1.PreemptionPolicy
 	for _, pc := range w.pcs {
-		if p.Spec.PriorityClassName != "" && pc.Name == p.Spec.PriorityClassName {
+		if p.Spec.PriorityClassName != "" && pc.Name == p.Spec.PriorityClassName ||
+			p.Spec.PriorityClassName == "" && pc.GlobalDefault {
 			value = pc.Value
-			break
-		}
-		if p.Spec.PriorityClassName == "" && pc.GlobalDefault {
-			value = pc.Value
+			policy = pc.PreemptionPolicy
 		}
 	}
 	p.Spec.Priority = &value
+	if p.Spec.PreemptionPolicy == nil && policy != nil {
+		pp := *policy
+		p.Spec.PreemptionPolicy = &pp
+	}
 }
 
 // syncBarePodGroups is Volcano's PodGroup controller for pods of ours that
@@ -296,4 +315,22 @@ func (w *world) unfollowable(c cycleOut) string {
 		}
 	}
 	return ""
+}
+
+// defaultRequests is the API server's defaulting: a container's limit
+// without a request is its request too.
+func defaultRequests(p *v1.Pod) {
+	for _, list := range [][]v1.Container{p.Spec.InitContainers, p.Spec.Containers} {
+		for i := range list {
+			r := &list[i].Resources
+			for name, q := range r.Limits {
+				if _, ok := r.Requests[name]; !ok {
+					if r.Requests == nil {
+						r.Requests = v1.ResourceList{}
+					}
+					r.Requests[name] = q.DeepCopy()
+				}
+			}
+		}
+	}
 }
