@@ -113,8 +113,8 @@ func run(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if len(m.hyperNodes) > 0 {
-		return unsupported("HyperNodes: the oracle does not load the topology tree yet")
+	if err := checkHyperNodes(m.hyperNodes); err != nil {
+		return err
 	}
 	w, err := newWorld(m)
 	if err != nil {

@@ -108,6 +108,7 @@ func (w *world) buildCache() *cache.SchedulerCache {
 	for _, pc := range w.pcs {
 		sc.AddPriorityClass(pc.DeepCopy())
 	}
+	w.loadHyperNodes(sc)
 	return sc
 }
 

@@ -36,6 +36,25 @@ func (nameRankPlugin) OnSessionOpen(ssn *framework.Session) {
 	ssn.AddNodeOrderFn(nameRankPluginName, func(_ *api.TaskInfo, node *api.NodeInfo) (float64, error) {
 		return bonus[node.Name], nil
 	})
+	// The same for HyperNodes: Volcano takes the first best-scored HyperNode
+	// in map order (allocate.go selectBestHyperNodeForJob,
+	// util.SelectBestHyperNodeAndScore); basalt the first by name.
+	hnNames := make([]string, 0, len(ssn.HyperNodes))
+	for name := range ssn.HyperNodes {
+		hnNames = append(hnNames, name)
+	}
+	sort.Strings(hnNames)
+	hnBonus := make(map[string]float64, len(hnNames))
+	for i, name := range hnNames {
+		hnBonus[name] = nameRankSpan * float64(len(hnNames)-i) / float64(len(hnNames)+1)
+	}
+	ssn.AddHyperNodeOrderFn(nameRankPluginName, func(_ *api.SubJobInfo, hyperNodes map[string][]*api.NodeInfo) (map[string]float64, error) {
+		out := make(map[string]float64, len(hyperNodes))
+		for name := range hyperNodes {
+			out[name] = hnBonus[name]
+		}
+		return out, nil
+	})
 }
 
 func (nameRankPlugin) OnSessionClose(*framework.Session) {}
@@ -52,6 +71,6 @@ func registerTieBreaks() {
 func withTieBreakTier(tiers []conf.Tier) []conf.Tier {
 	enabled := true
 	return append(tiers, conf.Tier{Plugins: []conf.PluginOption{{
-		Name: nameRankPluginName, EnabledNodeOrder: &enabled,
+		Name: nameRankPluginName, EnabledNodeOrder: &enabled, EnabledHyperNodeOrder: &enabled,
 	}}})
 }
