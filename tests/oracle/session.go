@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"sort"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/record"
 
@@ -84,8 +86,13 @@ type groupPhase struct {
 func (w *world) buildCache() *cache.SchedulerCache {
 	sc := cache.NewCustomMockSchedulerCache(schedulerName, acceptBinder{}, acceptEvictor{},
 		&statusWriter{w: w}, nil, &record.FakeRecorder{})
+	// The fake API server behind the cache holds the nodes and pods too:
+	// device plugins (deviceshare) patch annotations and take node locks
+	// through it while they allocate.
+	client := sc.Client()
 	for _, n := range w.nodes {
 		sc.AddOrUpdateNode(n.DeepCopy())
+		_, _ = client.CoreV1().Nodes().Create(context.TODO(), n.DeepCopy(), metav1.CreateOptions{})
 	}
 	for _, k := range sortedKeys(w.pods) {
 		p := w.pods[k]
@@ -98,6 +105,7 @@ func (w *world) buildCache() *cache.SchedulerCache {
 			cp.DeletionTimestamp = &now
 		}
 		sc.AddPod(cp)
+		_, _ = client.CoreV1().Pods(cp.Namespace).Create(context.TODO(), cp.DeepCopy(), metav1.CreateOptions{})
 	}
 	for _, k := range sortedKeys(w.podGroups) {
 		sc.AddPodGroupV1beta1(w.podGroups[k].DeepCopy())
