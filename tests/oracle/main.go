@@ -155,7 +155,12 @@ func run(args []string, stdout io.Writer) error {
 var _ = v1.PodRunning
 
 func main() {
-	klog.LogToStderr(false)
+	// Volcano logs through klog; the oracle's stderr is for its own errors.
+	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(klogFlags)
+	_ = klogFlags.Set("logtostderr", "false")
+	_ = klogFlags.Set("alsologtostderr", "false")
+	_ = klogFlags.Set("stderrthreshold", "FATAL")
 	klog.SetOutput(io.Discard)
 	// As Volcano's unit tests do: the kube-scheduler metrics its predicates touch.
 	metrics.InitKubeSchedulerRelatedMetrics()

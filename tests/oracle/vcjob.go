@@ -26,9 +26,6 @@ func checkJob(j *batch.Job) error {
 	if len(j.Spec.Plugins) > 0 {
 		return unsupported("vcjob %s: job plugins (spec.plugins)", name)
 	}
-	if j.Spec.NetworkTopology != nil {
-		return unsupported("vcjob %s: spec.networkTopology", name)
-	}
 	if j.Spec.MinSuccess != nil || j.Spec.TTLSecondsAfterFinished != nil {
 		return unsupported("vcjob %s: minSuccess or ttlSecondsAfterFinished (the job controller's completion rules)", name)
 	}
@@ -38,8 +35,8 @@ func checkJob(j *batch.Job) error {
 		}
 	}
 	for _, t := range j.Spec.Tasks {
-		if t.PartitionPolicy != nil || len(t.Policies) > 0 || t.DependsOn != nil {
-			return unsupported("vcjob %s: task %s partitionPolicy, policies or dependsOn", name, t.Name)
+		if len(t.Policies) > 0 || t.DependsOn != nil {
+			return unsupported("vcjob %s: task %s policies or dependsOn", name, t.Name)
 		}
 		if _, ok := t.Template.Annotations["basalt.io/finish-after-steps"]; ok {
 			return unsupported("vcjob %s: pods that finish (the job controller's completion rules)", name)
@@ -134,6 +131,26 @@ func (w *world) jobPodGroup(j *batch.Job) *vcv1beta1.PodGroup {
 	for _, t := range j.Spec.Tasks {
 		pg.Spec.MinTaskMember[t.Name] = *t.MinAvailable
 	}
+	pg.Spec.NetworkTopology = podGroupTopology(j.Spec.NetworkTopology)
+	// Each partitioned task is one SubGroup policy over its pods' partition-id
+	// label (basalt's PolicyOfPartitions, as Volcano's job controller writes it).
+	for _, t := range j.Spec.Tasks {
+		pp := t.PartitionPolicy
+		if pp == nil {
+			continue
+		}
+		size, minGroups := pp.PartitionSize, pp.MinPartitions
+		pg.Spec.SubGroupPolicy = append(pg.Spec.SubGroupPolicy, vcv1beta1.SubGroupPolicySpec{
+			Name:            t.Name,
+			NetworkTopology: podGroupTopology(pp.NetworkTopology),
+			SubGroupSize:    &size,
+			MinSubGroups:    &minGroups,
+			LabelSelector: &metav1.LabelSelector{
+				MatchLabels: map[string]string{batch.TaskSpecKey: t.Name},
+			},
+			MatchLabelKeys: []string{partitionIDLabel},
+		})
+	}
 	w.defaultPodGroup(pg)
 	return pg
 }
@@ -173,6 +190,9 @@ func (w *world) jobPod(j *batch.Job, t batch.TaskSpec, index int) *v1.Pod {
 	p.Labels[batch.QueueNameKey] = j.Spec.Queue
 	p.Labels[batch.TaskSpecKey] = t.Name
 	p.Labels[batch.TaskIndex] = strconv.Itoa(index)
+	if pp := t.PartitionPolicy; pp != nil && pp.PartitionSize > 0 {
+		p.Labels[partitionIDLabel] = strconv.Itoa(index / int(pp.PartitionSize))
+	}
 	if p.Spec.SchedulerName == "" || p.Spec.SchedulerName == v1.DefaultSchedulerName {
 		p.Spec.SchedulerName = j.Spec.SchedulerName
 		if p.Spec.SchedulerName == "" {
@@ -229,3 +249,21 @@ func (w *world) jobWithPolicies(podKey string) string {
 }
 
 var _ = resource.Quantity{}
+
+// partitionIDLabel is the pod label a partitioned task's SubGroups split by.
+const partitionIDLabel = "volcano.sh/partition-id"
+
+func podGroupTopology(t *batch.NetworkTopologySpec) *vcv1beta1.NetworkTopologySpec {
+	if t == nil {
+		return nil
+	}
+	out := &vcv1beta1.NetworkTopologySpec{
+		Mode:            vcv1beta1.NetworkTopologyMode(t.Mode),
+		HighestTierName: t.HighestTierName,
+	}
+	if t.HighestTierAllowed != nil {
+		v := *t.HighestTierAllowed
+		out.HighestTierAllowed = &v
+	}
+	return out
+}
