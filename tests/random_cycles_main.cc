@@ -46,7 +46,8 @@ int main(int argc, char** argv) {
     return WriteWorlds(std::atoll(argv[2]), std::strtoull(argv[3], nullptr, 10), argv[4]);
   }
   if (argc < 3) {
-    std::fprintf(stderr, "usage: basalt_random_cycles CYCLES SEED [OUT_DIR]\n"
+    std::fprintf(stderr,
+                 "usage: basalt_random_cycles CYCLES SEED [OUT_DIR]\n"
                  "       basalt_random_cycles --write-worlds COUNT SEED OUT_DIR\n");
     return 2;
   }
