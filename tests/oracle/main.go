@@ -162,6 +162,11 @@ func main() {
 	_ = klogFlags.Set("alsologtostderr", "false")
 	_ = klogFlags.Set("stderrthreshold", "FATAL")
 	klog.SetOutput(io.Discard)
+	// ORACLE_KLOG_V=5 shows Volcano's own log on stderr (why it decided).
+	if v := os.Getenv("ORACLE_KLOG_V"); v != "" {
+		_ = klogFlags.Set("v", v)
+		klog.SetOutput(os.Stderr)
+	}
 	// As Volcano's unit tests do: the kube-scheduler metrics its predicates touch.
 	metrics.InitKubeSchedulerRelatedMetrics()
 	err := run(os.Args[1:], os.Stdout)
