@@ -116,6 +116,8 @@ def explained(world, diffs, known):
         m = e.get("match", {})
         if not m:
             continue
+        if "world" in m and not re.search(m["world"], world["name"]):
+            continue
         if "conf" in m and not re.search(m["conf"], world["conf"] or "", re.M):
             continue
         if "manifests" in m and not re.search(m["manifests"], world["manifests"], re.M):
