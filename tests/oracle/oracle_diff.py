@@ -110,6 +110,12 @@ def compare(b, o, truncated=False):
     return diffs
 
 
+def same_pods(diff):
+    """The two sides of a difference name the same pods (only where they go differs)."""
+    _, _, basalt_only, oracle_only = diff
+    return {d[0] for d in basalt_only} == {d[0] for d in oracle_only}
+
+
 def explained(world, diffs, known):
     """The known entry explaining this world's differences, if one does."""
     for e in known:
@@ -123,6 +129,8 @@ def explained(world, diffs, known):
         if "manifests" in m and not re.search(m["manifests"], world["manifests"], re.M):
             continue
         if "first_field" in m and diffs[0][1] not in m["first_field"]:
+            continue
+        if m.get("same_pods") and not same_pods(diffs[0]):
             continue
         return e["id"]
     return None
