@@ -49,6 +49,12 @@ SKIPPED = {
     "scripts/controlplane build":
         "builds kube-apiserver, etcd and KWOK from Go modules when they are not cached "
         "(about 10 CPU-minutes); scripts/e2e runs it",
+    "scripts/oracle build":
+        "builds the Volcano oracle from Volcano's source and Go modules when it is not cached "
+        "(many CPU-minutes cold); the ctest test oracle_diff runs it",
+    "scripts/oracle-diff 2000 1":
+        "thousands of random worlds through basalt and the oracle (many minutes); the ctest "
+        "test oracle_diff runs the scenarios and 200 worlds",
     "scripts/controlplane start /tmp/cp":
         "a control plane; scripts/e2e and the suite's fixtures start, restart and stop one",
     "scripts/controlplane restart-apiserver /tmp/cp":
