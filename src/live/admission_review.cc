@@ -334,12 +334,16 @@ Verdict ValidateJobTemplate(const Request& req) {
 
 // topology.volcano.sh. A HyperNode: the decoder's rules (tier, members and
 // their selectors: exactly one of exactMatch, regexMatch, labelMatch, a regex
-// that compiles), then the tree with the cluster's other HyperNodes (one
+// that compiles), admission's (at least one member), then the tree with the cluster's other HyperNodes (one
 // parent, a child's tier below its parent's, no cycle).
 Verdict ValidateHyperNode(const Request& req, AdmissionLookup& lookup) {
   if (req.operation != "CREATE" && req.operation != "UPDATE") return {};
   auto objs = DecodeOne(req.object, "HyperNode", &ClusterObjects::hypernodes);
   if (!objs.ok()) return Refuse(objs.status().message());
+  if (std::string problems = ProblemsOf(*objs, objs->hypernodes[0].meta.source);
+      !problems.empty()) {
+    return Refuse(std::move(problems));
+  }
   auto others = lookup.HyperNodes();
   if (!others.ok())
     return Refuse("cannot read the cluster's HyperNodes: " + others.status().message());
@@ -377,6 +381,17 @@ int64_t IntOr(const Json& parent, const char* key, int64_t fallback) {
   return it != parent.end() && it->is_number_integer() ? it->get<int64_t>() : fallback;
 }
 
+// A task without minAvailable: minPartitions whole partitions when its
+// partitionPolicy sets minPartitions, else every replica.
+int64_t DefaultTaskMinAvailable(const Json& task) {
+  auto pp = task.find("partitionPolicy");
+  if (pp != task.end() && pp->is_object()) {
+    const int64_t min_partitions = IntOr(*pp, "minPartitions", 0);
+    if (min_partitions > 0) return min_partitions * IntOr(*pp, "partitionSize", 0);
+  }
+  return IntOr(task, "replicas", 0);
+}
+
 // Task defaults; returns whether anything changed. Job minAvailable is then
 // the sum of the tasks' minAvailable.
 bool DefaultTasks(Json& tasks, int64_t* min_available_sum) {
@@ -398,19 +413,20 @@ bool DefaultTasks(Json& tasks, int64_t* min_available_sum) {
       set(*pod_spec, "dnsPolicy", "ClusterFirstWithHostNet");
     }
     if (!t.contains("minAvailable") || t["minAvailable"].is_null())
-      set(t, "minAvailable", IntOr(t, "replicas", 0));
+      set(t, "minAvailable", DefaultTaskMinAvailable(t));
     if (IsUnset(t, "maxRetry")) set(t, "maxRetry", kDefaultMaxRetry);
     *min_available_sum += IntOr(t, "minAvailable", 0);
   }
   return changed;
 }
 
-// The mpi, tensorflow and pytorch plugins need svc; mpi also needs ssh.
+// The mpi, tensorflow, pytorch and ray plugins need svc; mpi also needs ssh.
 std::optional<Json> DefaultPlugins(const Json& spec) {
   auto it = spec.find("plugins");
   if (it == spec.end() || !it->is_object()) return std::nullopt;
   Json plugins = *it;
-  if ((plugins.contains("mpi") || plugins.contains("tensorflow") || plugins.contains("pytorch")) &&
+  if ((plugins.contains("mpi") || plugins.contains("tensorflow") || plugins.contains("pytorch") ||
+       plugins.contains("ray")) &&
       !plugins.contains("svc")) {
     plugins["svc"] = Json::array();
   }
@@ -473,7 +489,11 @@ Verdict MutatePodGroup(const Request& req, AdmissionLookup& lookup) {
   if (req.operation != "CREATE" || !req.object.is_object()) return v;
   const Json& pg = req.object;
   const bool has_spec = pg.contains("spec") && pg["spec"].is_object();
-  if (has_spec && !IsUnset(pg["spec"], "queue")) return v;
+  // The CRD defaults spec.queue to `default`; Volcano moves a PodGroup in
+  // `default` (given or defaulted) to its namespace's queue.
+  const bool in_default =
+      has_spec && !IsUnset(pg["spec"], "queue") && StringField(pg["spec"], "queue") == "default";
+  if (has_spec && !IsUnset(pg["spec"], "queue") && !in_default) return v;
   std::string ns = req.namespace_;
   if (ns.empty() && pg.contains("metadata") && pg["metadata"].is_object())
     ns = StringField(pg["metadata"], "namespace");
@@ -482,6 +502,7 @@ Verdict MutatePodGroup(const Request& req, AdmissionLookup& lookup) {
     auto it = annotations->find(kQueueNameAnnotation);
     if (it != annotations->end() && !it->second.empty()) queue = it->second;
   }
+  if (in_default && queue == "default") return v;
   if (!has_spec) v.patch.push_back(AddOp("/spec", Json::object()));
   v.patch.push_back(AddOp("/spec/queue", queue));
   return v;
