@@ -9,6 +9,7 @@
 #include <string_view>
 #include <utility>
 
+#include "admission/cronjob_rules.h"
 #include "admission/queue_index.h"
 #include "admission/queue_rules.h"
 #include "api/card_annotations.h"
@@ -393,6 +394,7 @@ std::vector<AdmissionProblem> ValidateObjects(const ClusterObjects& objects, Rul
   CheckDuplicates(objects.pods, "Pod", &out);
   for (const Pod& pod : objects.pods) ValidatePod(pod, &out);
   for (const HyperNode& h : objects.hypernodes) ValidateHyperNode(h, &out);
+  for (const CronJob& cj : objects.cron_jobs) ValidateCronJob(cj, &out);
 
   std::stable_sort(out.begin(), out.end(),
                    [](const AdmissionProblem& a, const AdmissionProblem& b) {

@@ -355,6 +355,15 @@ Verdict ValidateHyperNode(const Request& req, AdmissionLookup& lookup) {
   return st.ok() ? Verdict{} : Refuse(StripSource(st.message()));
 }
 
+// batch.volcano.sh CronJobs, on CREATE and UPDATE alike (as Volcano):
+// schedule, time zone, name (admission/cronjob_rules.h).
+Verdict ValidateCronJob(const Request& req) {
+  if (req.operation != "CREATE" && req.operation != "UPDATE") return {};
+  auto objs = DecodeOne(req.object, "CronJob", &ClusterObjects::cron_jobs);
+  if (!objs.ok()) return Refuse(objs.status().message());
+  return FromProblems(ProblemsOf(*objs, objs->cron_jobs[0].meta.source));
+}
+
 // ---- mutation: Volcano's defaults as a JSON Patch ----
 
 // RFC 6901: "~" -> "~0", "/" -> "~1".
@@ -508,6 +517,20 @@ Verdict MutatePodGroup(const Request& req, AdmissionLookup& lookup) {
   return v;
 }
 
+// Any pod at creation: the first resource group it belongs to
+// (live/webhook_resource_groups.h).
+Verdict MutatePod(const Request& req, const AdmissionOptions& options) {
+  Verdict v;
+  if (req.operation != "CREATE" || !req.object.is_object() || options.resource_groups.empty())
+    return v;
+  std::string ns = req.object.contains("metadata") && req.object["metadata"].is_object()
+                       ? StringField(req.object["metadata"], "namespace")
+                       : "";
+  if (ns.empty()) ns = req.namespace_;
+  v.patch = ResourceGroupPatch(req.object, ns, options.resource_groups);
+  return v;
+}
+
 Verdict Dispatch(WebhookEndpoint endpoint, const Request& req, AdmissionLookup& lookup,
                  const AdmissionOptions& options) {
   switch (endpoint) {
@@ -531,6 +554,10 @@ Verdict Dispatch(WebhookEndpoint endpoint, const Request& req, AdmissionLookup& 
       return ValidateJobTemplate(req);
     case WebhookEndpoint::kHyperNodesValidate:
       return ValidateHyperNode(req, lookup);
+    case WebhookEndpoint::kCronJobsValidate:
+      return ValidateCronJob(req);
+    case WebhookEndpoint::kPodsMutate:
+      return MutatePod(req, options);
   }
   return {};
 }
@@ -549,6 +576,8 @@ const std::vector<std::pair<std::string, WebhookEndpoint>>& WebhookEndpoints() {
       {"/jobflows/validate", WebhookEndpoint::kJobFlowsValidate},
       {"/jobtemplates/validate", WebhookEndpoint::kJobTemplatesValidate},
       {"/hypernodes/validate", WebhookEndpoint::kHyperNodesValidate},
+      {"/cronjobs/validate", WebhookEndpoint::kCronJobsValidate},
+      {"/pods/mutate", WebhookEndpoint::kPodsMutate},
   };
   return kEndpoints;
 }
