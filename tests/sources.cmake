@@ -28,6 +28,7 @@ set(BASALT_TEST_SOURCES
   tests/hypernode_test.cc
   tests/invariants_test.cc
   tests/job_plugins_test.cc
+  tests/cronjob_test.cc
   tests/jobflow_test.cc
   tests/kube_fake_apiserver.cc
   tests/kube_fake_server.cc

@@ -154,16 +154,6 @@ void StartDue(CronJob& cj, const std::vector<CronJobChild>& children, int64_t du
   a.status_changed = true;
 }
 
-// A job deleted with what the API server's garbage collector would take with
-// it: its pods and PodGroup.
-void DeleteJobAndDependents(ClusterState& state, const std::string& key) {
-  const VcJob* job = state.FindJob(key);
-  if (!job) return;
-  for (const std::string& pod_key : job_internal::JobPodKeys(state, *job)) state.DeletePod(pod_key);
-  state.DeletePodGroup(job->meta.namespace_ + "/" + JobController::PodGroupName(*job));
-  state.DeleteJob(key);
-}
-
 bool OwnedBy(const VcJob& job, const CronJob& cj) {
   for (const OwnerReference& o : job.meta.owner_references) {
     if (o.controller && o.kind == "CronJob" && o.name == cj.meta.name &&
@@ -231,23 +221,35 @@ VcJob JobFromCronJob(const CronJob& cj, int64_t scheduled, int64_t now) {
   return job;
 }
 
+std::vector<CronJobChild> CronJobChildren(const ClusterState& state, const CronJob& cj) {
+  std::vector<CronJobChild> children;
+  for (const auto& [job_key, job] : state.jobs()) {
+    if (job.meta.namespace_ != cj.meta.namespace_) continue;
+    const bool owned = OwnedBy(job, cj);
+    if (!owned && job.meta.name.rfind(cj.meta.name + "-", 0) != 0) continue;
+    children.push_back({job.meta.name, job.meta.uid, job.phase, job.meta.creation_timestamp,
+                        job.last_transition_time, owned});
+  }
+  return children;
+}
+
+void DeleteCronJobChild(ClusterState& state, const std::string& key) {
+  const VcJob* job = state.FindJob(key);
+  if (!job) return;
+  for (const std::string& pod_key : job_internal::JobPodKeys(state, *job)) state.DeletePod(pod_key);
+  state.DeletePodGroup(job->meta.namespace_ + "/" + JobController::PodGroupName(*job));
+  state.DeleteJob(key);
+}
+
 bool CronJobController::Sync(ClusterState& state, int64_t now) {
   bool changed = false;
   for (auto& [key, cj] : state.mutable_cron_jobs()) {
-    std::vector<CronJobChild> children;
-    for (const auto& [job_key, job] : state.jobs()) {
-      if (job.meta.namespace_ != cj.meta.namespace_) continue;
-      const bool owned = OwnedBy(job, cj);
-      if (!owned && job.meta.name.rfind(cj.meta.name + "-", 0) != 0) continue;
-      children.push_back({job.meta.name, job.meta.uid, job.phase, job.meta.creation_timestamp,
-                          job.last_transition_time, owned});
-    }
-    CronJobActions a = ReconcileCronJob(cj, children, now);
+    CronJobActions a = ReconcileCronJob(cj, CronJobChildren(state, cj), now);
     for (const CronJobEvent& e : a.events) {
       Log("controllers").debug("cronjob={} reason={} msg=\"{}\"", key, e.reason, e.message);
     }
     for (const std::string& name : a.deletes) {
-      DeleteJobAndDependents(state, cj.meta.namespace_ + "/" + name);
+      DeleteCronJobChild(state, cj.meta.namespace_ + "/" + name);
       changed = true;
     }
     if (a.create_for) {

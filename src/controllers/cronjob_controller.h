@@ -77,6 +77,14 @@ struct ZonedSchedule {
 };
 Result<ZonedSchedule> CronJobSchedule(const CronJob& cj);
 
+// The jobs of `cj`'s namespace it owns, and those named like its jobs
+// (`<cronjob>-...`) that another owner made (owned = false).
+std::vector<CronJobChild> CronJobChildren(const ClusterState& state, const CronJob& cj);
+
+// Deletes a job with what the API server's garbage collector takes with it
+// (its pods and PodGroup).
+void DeleteCronJobChild(ClusterState& state, const std::string& job_key);
+
 class CronJobController {
  public:
   // Every CronJob of the store (key order); jobs are created and deleted in
