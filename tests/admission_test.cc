@@ -384,8 +384,7 @@ TEST(AdmissionJobQueueTest, RootQueue) {
 TEST(AdmissionJobQueueTest, NonLeafQueue) {
   ExpectOnly(Doc({Queue("eng", "{}"), Queue("eng-a", "{parent: eng}"),
                   Queue("eng-b", "{parent: eng}"), Job("  queue: eng\n", Task("w", 1))}),
-             "spec.queue",
-             "can only submit job to leaf queue, queue `eng` has 2 child queues");
+             "spec.queue", "can only submit job to leaf queue, queue `eng` has 2 child queues");
 }
 
 // ---- Queue ----
@@ -498,8 +497,9 @@ TEST(AdmissionQueueTest, MaximumDepth) {
 }
 
 TEST(AdmissionQueueTest, ChildCapabilityAboveParent) {
-  std::vector<AdmissionProblem> ps = Validate(Doc(
-      {Queue("p", "{capability: {cpu: 4, memory: 8Gi}}"), Queue("c", "{parent: p, capability: {cpu: 8}}")}));
+  std::vector<AdmissionProblem> ps =
+      Validate(Doc({Queue("p", "{capability: {cpu: 4, memory: 8Gi}}"),
+                    Queue("c", "{parent: p, capability: {cpu: 8}}")}));
   ASSERT_EQ(ps.size(), 2u) << Dump(ps);
   EXPECT_EQ(ps[0].ToString(),
             "t.yaml:2: Queue p: spec.capability.cpu: queue p capability[cpu]=4 is smaller than "
@@ -546,9 +546,9 @@ TEST(AdmissionQueueTest, ChildrenDeservedAboveParent) {
 // A parent without a guarantee of its own allows its children none (as
 // Volcano: the missing limit is zero).
 TEST(AdmissionQueueTest, ChildGuaranteeNeedsParentGuarantee) {
-  std::vector<AdmissionProblem> ps =
-      Validate(Doc({Queue("p", "{capability: {cpu: 10, memory: 64Gi}, deserved: {cpu: 10}}"),
-                    Queue("c1", "{parent: p, deserved: {cpu: 1}, guarantee: {resource: {cpu: 1}}}")}));
+  std::vector<AdmissionProblem> ps = Validate(
+      Doc({Queue("p", "{capability: {cpu: 10, memory: 64Gi}, deserved: {cpu: 10}}"),
+           Queue("c1", "{parent: p, deserved: {cpu: 1}, guarantee: {resource: {cpu: 1}}}")}));
   ASSERT_EQ(ps.size(), 2u) << Dump(ps);
   EXPECT_TRUE(Has(ps, "spec.guarantee.resource",
                   "parent queue p validation failed: sum of children's guarantee (cpu 1000.00, "

@@ -46,26 +46,26 @@ TEST(CronScheduleTest, Fields) {
 
 // Both day fields restricted: either matches; one starred: both must.
 TEST(CronScheduleTest, DayOfMonthOrDayOfWeek) {
-  EXPECT_EQ(Next("0 0 1 * mon", kSat), kSat + 2 * kDay);            // Monday Nov 30
+  EXPECT_EQ(Next("0 0 1 * mon", kSat), kSat + 2 * kDay);  // Monday Nov 30
   EXPECT_EQ(Next("0 0 * * mon", kSat), kSat + 2 * kDay);
-  EXPECT_EQ(Next("0 0 */10 * mon", kSat), kSat + 2 * kDay);         // Monday before the 1st
-  EXPECT_EQ(Next("0 0 1 * *", kSat), kSat + 3 * kDay);              // December 1
+  EXPECT_EQ(Next("0 0 */10 * mon", kSat), kSat + 2 * kDay);  // Monday before the 1st
+  EXPECT_EQ(Next("0 0 1 * *", kSat), kSat + 3 * kDay);       // December 1
 }
 
 TEST(CronScheduleTest, Errors) {
   struct Case {
     std::string spec, message;
   };
-  for (const Case& c : std::vector<Case>{
-           {"", "empty spec string"},
-           {"* * * *", "expected exactly 5 fields, found 4: [* * * *]"},
-           {"60 * * * *", "end of range (60) above maximum (59): 60"},
-           {"* * 0 * *", "beginning of range (0) below minimum (1): 0"},
-           {"5-1 * * * *", "beginning of range (5) beyond end of range (1): 5-1"},
-           {"*/0 * * * *", "step of range should be a positive number: */0"},
-           {"* * * * 7", "end of range (7) above maximum (6): 7"},
-           {"@fortnightly", "unrecognized descriptor: @fortnightly"},
-           {"x * * * *", "failed to parse int from x"}}) {
+  for (const Case& c :
+       std::vector<Case>{{"", "empty spec string"},
+                         {"* * * *", "expected exactly 5 fields, found 4: [* * * *]"},
+                         {"60 * * * *", "end of range (60) above maximum (59): 60"},
+                         {"* * 0 * *", "beginning of range (0) below minimum (1): 0"},
+                         {"5-1 * * * *", "beginning of range (5) beyond end of range (1): 5-1"},
+                         {"*/0 * * * *", "step of range should be a positive number: */0"},
+                         {"* * * * 7", "end of range (7) above maximum (6): 7"},
+                         {"@fortnightly", "unrecognized descriptor: @fortnightly"},
+                         {"x * * * *", "failed to parse int from x"}}) {
     auto s = ParseCronSchedule(c.spec);
     ASSERT_FALSE(s.ok()) << c.spec;
     EXPECT_EQ(s.status().message(), c.message) << c.spec;
@@ -76,7 +76,7 @@ TEST(CronScheduleTest, Errors) {
 TEST(CronScheduleTest, TimeZones) {
   auto berlin = TimeZone::Load("Europe/Berlin");
   ASSERT_TRUE(berlin.ok()) << berlin.status().message();
-  EXPECT_EQ(berlin->OffsetAt(kSat), 3600);              // CET in November
+  EXPECT_EQ(berlin->OffsetAt(kSat), 3600);               // CET in November
   EXPECT_EQ(berlin->OffsetAt(kSat - 150 * kDay), 7200);  // CEST in July
   EXPECT_EQ(Next("0 9 * * *", kSat, "Europe/Berlin"), kSat + 8 * kHour);
   EXPECT_EQ(FormatRfc3339(kSat + 8 * kHour, *berlin), "2026-11-28T09:00:00+01:00");
@@ -149,8 +149,8 @@ TEST(CronJobReconcileTest, SuspendMakesNothingButStillCleansUp) {
   CronJob cj = MakeCronJob("* * * * *");
   cj.suspend = true;
   cj.active = {{"cj-1", "ns", "u-cj-1"}};
-  CronJobActions a = ReconcileCronJob(cj, {Child("cj-1", "Completed", kSat, kSat + 30)},
-                                      kSat + kHour);
+  CronJobActions a =
+      ReconcileCronJob(cj, {Child("cj-1", "Completed", kSat, kSat + 30)}, kSat + kHour);
   EXPECT_FALSE(a.create_for);
   EXPECT_TRUE(cj.active.empty());
   EXPECT_EQ(cj.last_successful_time, kSat + 30);
@@ -159,8 +159,7 @@ TEST(CronJobReconcileTest, SuspendMakesNothingButStillCleansUp) {
 TEST(CronJobReconcileTest, ForbidSkipsWhileAJobRuns) {
   CronJob cj = MakeCronJob("*/10 * * * *", "Forbid");
   cj.active = {{"cj-running", "ns", "u-cj-running"}};
-  CronJobActions a =
-      ReconcileCronJob(cj, {Child("cj-running", "Running", kSat)}, kSat + 10 * kMin);
+  CronJobActions a = ReconcileCronJob(cj, {Child("cj-running", "Running", kSat)}, kSat + 10 * kMin);
   EXPECT_FALSE(a.create_for);
   ASSERT_FALSE(a.events.empty());
   EXPECT_EQ(a.events.back().reason, "ForbidConcurrent");
@@ -174,8 +173,7 @@ TEST(CronJobReconcileTest, ForbidSkipsWhileAJobRuns) {
 TEST(CronJobReconcileTest, ReplaceDeletesTheActiveJobs) {
   CronJob cj = MakeCronJob("*/10 * * * *", "Replace");
   cj.active = {{"cj-running", "ns", "u-cj-running"}};
-  CronJobActions a =
-      ReconcileCronJob(cj, {Child("cj-running", "Running", kSat)}, kSat + 10 * kMin);
+  CronJobActions a = ReconcileCronJob(cj, {Child("cj-running", "Running", kSat)}, kSat + 10 * kMin);
   EXPECT_EQ(a.deletes, std::vector<std::string>{"cj-running"});
   ASSERT_TRUE(a.create_for);
   ASSERT_EQ(cj.active.size(), 1u);
@@ -188,10 +186,12 @@ TEST(CronJobReconcileTest, HistoryLimits) {
   CronJob cj = MakeCronJob("0 0 1 1 *");
   cj.successful_jobs_history_limit = 2;
   cj.failed_jobs_history_limit = 0;
-  std::vector<CronJobChild> children = {
-      Child("cj-3", "Completed", kSat + 3, kSat + 30), Child("cj-1", "Completed", kSat + 1, kSat + 10),
-      Child("cj-2", "Completed", kSat + 2, kSat + 20), Child("cj-f", "Failed", kSat + 4, kSat + 40),
-      Child("cj-t", "Terminated", kSat + 5, kSat + 50), Child("cj-r", "Running", kSat + 6)};
+  std::vector<CronJobChild> children = {Child("cj-3", "Completed", kSat + 3, kSat + 30),
+                                        Child("cj-1", "Completed", kSat + 1, kSat + 10),
+                                        Child("cj-2", "Completed", kSat + 2, kSat + 20),
+                                        Child("cj-f", "Failed", kSat + 4, kSat + 40),
+                                        Child("cj-t", "Terminated", kSat + 5, kSat + 50),
+                                        Child("cj-r", "Running", kSat + 6)};
   cj.active = {{"cj-3", "ns", "u-cj-3"}, {"cj-r", "ns", "u-cj-r"}, {"cj-gone", "ns", "u-cj-gone"}};
   CronJobActions a = ReconcileCronJob(cj, children, kSat + kHour);
   EXPECT_EQ(a.deletes, (std::vector<std::string>{"cj-1", "cj-f"}));
@@ -272,9 +272,9 @@ TEST(CronJobDecodeTest, SpecAndDefaults) {
   EXPECT_EQ(cj.job_template.meta.labels.at("team"), "a");
   ASSERT_EQ(cj.job_template.tasks.size(), 1u);
   ClusterObjects bad;
-  Status st = DecodeText(std::string(kCronYaml).replace(std::string(kCronYaml).find("Forbid"), 6,
-                                                        "Queue"),
-                         "c.yaml", &bad);
+  Status st =
+      DecodeText(std::string(kCronYaml).replace(std::string(kCronYaml).find("Forbid"), 6, "Queue"),
+                 "c.yaml", &bad);
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("spec.concurrencyPolicy: unknown policy \"Queue\""),
             std::string::npos)

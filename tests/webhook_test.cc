@@ -576,9 +576,12 @@ TEST_F(WebhookTest, HyperNodeWithoutMembersIsRefused) {
   Json bad_regex = HyperNodeJson(
       "leaf-c", 1, Json::array({MemberJson("Node", {{"regexMatch", {{"pattern", "(["}}}})}));
   Json r = Review("/hypernodes/validate", "UPDATE", bad_regex);
-  EXPECT_NE(r["status"].value("message", "").find(
-                "spec.members[0].selector.regexMatch.pattern: member regexMatch pattern is invalid"),
-            std::string::npos)
+  EXPECT_NE(
+      r["status"]
+          .value("message", "")
+          .find(
+              "spec.members[0].selector.regexMatch.pattern: member regexMatch pattern is invalid"),
+      std::string::npos)
       << r.dump();
 }
 
@@ -618,11 +621,14 @@ TEST_F(WebhookTest, CronJobValidation) {
       {{{"schedule", "@daily"}, {"timeZone", "Mars/Olympus_Mons"}},
        "c",
        "CronJob ns/c: spec.timeZone: invalid timeZone"},
-      {{{"schedule", "@daily"}, {"timeZone", "../etc"}},
-       "c",
-       "CronJob ns/c: spec.timeZone: unknown timeZone
-CronJob ns/c: spec.timeZone: invalid "
-       "timeZone"},
+      {
+        {{"schedule", "@daily"}, {"timeZone", "../etc"}},
+        "c",
+        "CronJob ns/c: spec.timeZone: unknown timeZone
+            CronJob ns /
+            c : spec.timeZone : invalid "
+                                        "timeZone"
+      },
       {{{"schedule", "@daily"}},
        std::string(53, 'a'),
        "CronJob ns/" + std::string(53, 'a') +
@@ -664,11 +670,11 @@ resourceGroups:
   AdmissionOptions options;
   options.resource_groups = *groups;
   auto mutate = [&](const Json& pod) {
-    Json review = {{"apiVersion", "admission.k8s.io/v1"},
-                   {"kind", "AdmissionReview"},
-                   {"request",
-                    {{"uid", "u"}, {"operation", "CREATE"}, {"namespace", "mng-ns-1"},
-                     {"object", pod}}}};
+    Json review = {
+        {"apiVersion", "admission.k8s.io/v1"},
+        {"kind", "AdmissionReview"},
+        {"request",
+         {{"uid", "u"}, {"operation", "CREATE"}, {"namespace", "mng-ns-1"}, {"object", pod}}}};
     AdmissionReply reply =
         ReviewAdmission(WebhookEndpoint::kPodsMutate, review.dump(), lookup_, options);
     EXPECT_EQ(reply.http_status, 200);
@@ -682,8 +688,7 @@ resourceGroups:
                 {"tolerations", Json::array({{{"key", "k"}, {"operator", "Exists"}}})},
                 {"containers", Json::array({{{"name", "c"}, {"image", "x"}}})}}}};
   // The namespace comes from the request when the pod has none.
-  EXPECT_EQ(mutate(pod),
-            Json::parse(R"([
+  EXPECT_EQ(mutate(pod), Json::parse(R"([
   {"op": "add", "path": "/spec/nodeSelector", "value": {"volcano.sh/nodetype": "management", "zone": "a"}},
   {"op": "add", "path": "/spec/tolerations", "value": [{"key": "k", "operator": "Exists"},
                                                         {"effect": "NoSchedule", "key": "taint", "operator": "Exists"}]},
@@ -696,7 +701,8 @@ resourceGroups:
   pod["spec"]["affinity"] = Json::object();  // a pod's own affinity is kept
   EXPECT_EQ(mutate(pod), Json::array());
   pod["metadata"]["annotations"] = {{"volcano.sh/resource-group", "gpu"}};
-  EXPECT_EQ(mutate(pod)[1], Json({{"op", "add"}, {"path", "/spec/schedulerName"}, {"value", "volcano"}}));
+  EXPECT_EQ(mutate(pod)[1],
+            Json({{"op", "add"}, {"path", "/spec/schedulerName"}, {"value", "volcano"}}));
   pod["metadata"]["annotations"] = Json::object();
   EXPECT_EQ(mutate(pod), Json::array());
   // A bad configuration names the file and the field.

@@ -259,7 +259,8 @@ void ValidateJob(const VcJob& job, const QueueIndex& queues, std::vector<Admissi
   }
 
   if (total_replicas < job.min_available) {
-    r.Add("spec.minAvailable", "job 'minAvailable' should not be greater than total replicas in tasks");
+    r.Add("spec.minAvailable",
+          "job 'minAvailable' should not be greater than total replicas in tasks");
   }
   ValidatePolicies(job.policies, "spec.policies", r);
   CheckCardAnnotation(job.meta.annotations, kCardRequestAnnotation, "metadata.", r);

@@ -36,8 +36,8 @@ bool EqualsIgnoringCase(const std::string& a, const std::string& b) {
 
 void ValidateCronJob(const CronJob& cj, std::vector<AdmissionProblem>* out) {
   auto add = [&](std::string field, std::string message) {
-    out->push_back({"CronJob " + cj.meta.Key(), cj.meta.source, std::move(field),
-                    std::move(message)});
+    out->push_back(
+        {"CronJob " + cj.meta.Key(), cj.meta.source, std::move(field), std::move(message)});
   };
   if (cj.schedule.empty()) {
     add("spec.schedule", "schedule is required, but got empty");

@@ -22,9 +22,7 @@ constexpr char kHierarchyWeightsAnnotation[] = "volcano.sh/hierarchy-weights";
 
 std::string Quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
-std::string AnnotationField(const std::string& key) {
-  return "metadata.annotations[" + key + "]";
-}
+std::string AnnotationField(const std::string& key) { return "metadata.annotations[" + key + "]"; }
 
 // Collects the problems of one queue.
 class QueueReport {
@@ -120,18 +118,17 @@ void CheckResourceLists(const Queue& q, QueueReport& r) {
       r.Add("spec.deserved." + name,
             "deserved[" + name + "] must be >= guarantee[" + name + "]=" + g);
     } else if (q.deserved->Get(id) < q.guarantee->Get(id)) {
-      r.Add("spec.deserved." + name, "deserved[" + name + "]=" +
-                                         QuantityText(id, q.deserved->Get(id)) +
+      r.Add("spec.deserved." + name, "deserved[" + name +
+                                         "]=" + QuantityText(id, q.deserved->Get(id)) +
                                          " must be >= guarantee[" + name + "]=" + g);
     }
   }
   for (ResourceId id : NamedResources(q.deserved)) {
     if (!Names(q.capability, id) || q.deserved->Get(id) <= q.capability->Get(id)) continue;
     const std::string& name = ResourceNames::Name(id);
-    r.Add("spec.deserved." + name, "deserved[" + name + "]=" +
-                                       QuantityText(id, q.deserved->Get(id)) +
-                                       " must be <= capability[" + name +
-                                       "]=" + QuantityText(id, q.capability->Get(id)));
+    r.Add("spec.deserved." + name,
+          "deserved[" + name + "]=" + QuantityText(id, q.deserved->Get(id)) +
+              " must be <= capability[" + name + "]=" + QuantityText(id, q.capability->Get(id)));
   }
 }
 
@@ -202,8 +199,7 @@ void CheckSubPath(const Queue& q, const std::vector<Queue>& all, QueueReport& r)
   if (below.empty()) return;
   std::sort(below.begin(), below.end());
   r.Add(AnnotationField(kHierarchyAnnotation), path + " is not allowed to be in the sub path of " +
-                                                   below[0].first + " of queue " +
-                                                   below[0].second);
+                                                   below[0].first + " of queue " + below[0].second);
 }
 
 // ---- spec.parent ----
@@ -242,9 +238,8 @@ bool CheckParent(const Queue& q, const QueueIndex& queues, QueueReport& r) {
 // ---- hierarchical resources ----
 
 int64_t Amount(const std::optional<Resource>& r, ResourceId id) {
-  return r && (id == ResourceNames::kCpu || id == ResourceNames::kMemory || r->Has(id))
-             ? r->Get(id)
-             : 0;
+  return r && (id == ResourceNames::kCpu || id == ResourceNames::kMemory || r->Has(id)) ? r->Get(id)
+                                                                                        : 0;
 }
 
 // Volcano's `LessPartly(..., Zero)`: some dimension of `limit` is below `sum`,
@@ -261,8 +256,7 @@ bool BelowSomewhere(const Resource& limit, const Resource& sum) {
 }
 
 // The capability of the nearest ancestor below root that sets `id` above 0.
-std::optional<int64_t> AncestorCapability(const Queue& q, ResourceId id,
-                                          const QueueIndex& queues) {
+std::optional<int64_t> AncestorCapability(const Queue& q, ResourceId id, const QueueIndex& queues) {
   std::set<std::string> seen;
   for (std::string parent = q.parent; !parent.empty() && parent != "root";) {
     const Queue* p = queues.Find(parent);
@@ -319,10 +313,9 @@ void CheckAgainstParent(const Queue& q, const Queue& parent, const QueueIndex& q
     std::optional<int64_t> limit = AncestorCapability(q, id, queues);
     if (!limit || mine <= *limit) continue;
     const std::string& name = ResourceNames::Name(id);
-    r.Add("spec.capability." + name, "queue " + q.meta.name + " capability[" + name +
-                                         "]=" + TypedText(id, mine) +
-                                         " exceeds its ancestor's capability=" +
-                                         TypedText(id, *limit));
+    r.Add("spec.capability." + name,
+          "queue " + q.meta.name + " capability[" + name + "]=" + TypedText(id, mine) +
+              " exceeds its ancestor's capability=" + TypedText(id, *limit));
     return;
   }
   std::vector<const Queue*> members;
@@ -352,10 +345,9 @@ void CheckAgainstChildren(const Queue& q, const QueueIndex& queues, QueueReport&
     }
     if (mine >= child_max) continue;
     const std::string& name = ResourceNames::Name(id);
-    r.Add("spec.capability." + name, "queue " + q.meta.name + " capability[" + name +
-                                         "]=" + TypedText(id, mine) +
-                                         " is smaller than its descendants' max capability=" +
-                                         TypedText(id, child_max));
+    r.Add("spec.capability." + name,
+          "queue " + q.meta.name + " capability[" + name + "]=" + TypedText(id, mine) +
+              " is smaller than its descendants' max capability=" + TypedText(id, child_max));
     return;
   }
   if (auto hit = FirstExceededSum(q, children)) {
@@ -374,7 +366,8 @@ void ValidateOneQueue(const Queue& q, const std::vector<Queue>& all, const Queue
   // The decoder turns 0 into 1 (the mutating webhook) and refuses negatives;
   // this guards objects built in code.
   if (q.weight <= 0)
-    r.Add("spec.weight", "queue weight must be a positive integer, got " + std::to_string(q.weight));
+    r.Add("spec.weight",
+          "queue weight must be a positive integer, got " + std::to_string(q.weight));
   CheckResourceLists(q, r);
   CheckHierarchyAnnotations(q, r);
   CheckSubPath(q, all, r);

@@ -22,8 +22,8 @@ struct Bounds {
 };
 
 const Bounds kMinutes{0, 59, {}}, kHours{0, 23, {}}, kDays{1, 31, {}};
-const Bounds kMonths{1, 12, {"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct",
-                             "nov", "dec"}};
+const Bounds kMonths{
+    1, 12, {"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}};
 const Bounds kWeekdays{0, 6, {"sun", "mon", "tue", "wed", "thu", "fri", "sat"}};
 
 std::string Lower(std::string s) {
@@ -77,8 +77,8 @@ Result<uint64_t> ParseRange(const std::string& expr, const Bounds& b) {
     return Status::InvalidArgument("end of range (" + n(end) + ") above maximum (" + n(b.max) +
                                    "): " + expr);
   if (start > end)
-    return Status::InvalidArgument("beginning of range (" + n(start) +
-                                   ") beyond end of range (" + n(end) + "): " + expr);
+    return Status::InvalidArgument("beginning of range (" + n(start) + ") beyond end of range (" +
+                                   n(end) + "): " + expr);
   if (step == 0)
     return Status::InvalidArgument("step of range should be a positive number: " + expr);
   uint64_t bits = extra;
@@ -119,8 +119,9 @@ Result<CronSchedule> FromDescriptor(const std::string& spec) {
   if (spec.rfind(every, 0) == 0) {
     const std::string text = spec.substr(every.size());
     auto d = ParseGoDuration(text, "duration");
-    if (!d.ok()) return Status::InvalidArgument("failed to parse duration " + spec + ": " +
-                                                d.status().message());
+    if (!d.ok())
+      return Status::InvalidArgument("failed to parse duration " + spec + ": " +
+                                     d.status().message());
     CronSchedule s;
     s.every_seconds = std::max<int64_t>(1, *d / 1000000000);  // whole seconds, at least one
     return s;
@@ -256,9 +257,8 @@ std::string FormatRfc3339(int64_t utc, const TimeZone& zone) {
   const Civil c = CivilFromDays(day);
   char buf[64];
   std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lld",
-                static_cast<long long>(c.year), c.month, c.day,
-                static_cast<long long>(sec / 3600), static_cast<long long>(sec / 60 % 60),
-                static_cast<long long>(sec % 60));
+                static_cast<long long>(c.year), c.month, c.day, static_cast<long long>(sec / 3600),
+                static_cast<long long>(sec / 60 % 60), static_cast<long long>(sec % 60));
   std::string out = buf;
   if (offset == 0) return out + "Z";
   const int64_t a = offset < 0 ? -offset : offset;

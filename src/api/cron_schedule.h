@@ -48,9 +48,9 @@ class TimeZone {
 
  private:
   std::string name_ = "UTC";
-  std::vector<int64_t> transitions_;       // sorted UTC times
-  std::vector<int32_t> offset_after_;      // offset from transitions_[i] on
-  int32_t offset_before_ = 0;              // before the first transition
+  std::vector<int64_t> transitions_;   // sorted UTC times
+  std::vector<int32_t> offset_after_;  // offset from transitions_[i] on
+  int32_t offset_before_ = 0;          // before the first transition
 };
 
 // The first time after `after` (strictly) that the schedule names, in `zone`;

@@ -98,7 +98,8 @@ Status DecodeCronJob(const YAML::Node& doc, CronJob* out) {
   BASALT_RETURN_IF_ERROR(ReadBool(spec, "suspend", "spec", &out->suspend));
   BASALT_RETURN_IF_ERROR(
       ReadLimit(spec, "successfulJobsHistoryLimit", &out->successful_jobs_history_limit));
-  BASALT_RETURN_IF_ERROR(ReadLimit(spec, "failedJobsHistoryLimit", &out->failed_jobs_history_limit));
+  BASALT_RETURN_IF_ERROR(
+      ReadLimit(spec, "failedJobsHistoryLimit", &out->failed_jobs_history_limit));
   BASALT_RETURN_IF_ERROR(DecodeTemplate(spec["jobTemplate"], *out, &out->job_template));
   return DecodeStatus(doc["status"], out);
 }

@@ -34,8 +34,8 @@
 #include <string_view>
 #include <vector>
 
-#include "api/hypernode.h"
 #include "api/cronjob.h"
+#include "api/hypernode.h"
 #include "api/jobflow.h"
 #include "api/numatopology.h"
 #include "api/object_rules.h"

@@ -51,7 +51,8 @@ void ProcessFinished(CronJob& cj, const std::vector<CronJobChild>& children, Cro
   for (const CronJobChild& job : children) {
     if (!job.owned || !IsFinished(job.phase)) continue;
     if (RemoveActive(cj, job)) {
-      Event(a, "Normal", "SawCompletedJob", "Saw completed job: " + job.name + " in active, remove");
+      Event(a, "Normal", "SawCompletedJob",
+            "Saw completed job: " + job.name + " in active, remove");
       a.status_changed = true;
     }
     if (job.phase == "Completed") {
@@ -139,8 +140,7 @@ void StartDue(CronJob& cj, const std::vector<CronJobChild>& children, int64_t du
   }
   if (const CronJobChild* existing = FindChild(children, name)) {
     if (!existing->owned) {
-      Event(a, "Warning", "ForeignJob",
-            "Job " + name + " exists but is not owned by this CronJob");
+      Event(a, "Warning", "ForeignJob", "Job " + name + " exists but is not owned by this CronJob");
       return;
     }
     if (IsFinished(existing->phase)) return;
@@ -188,7 +188,8 @@ CronJobActions ReconcileCronJob(CronJob& cj, const std::vector<CronJobChild>& ch
   }
   auto due = MostRecentDue(cj, *zs, now);
   if (!due.ok()) {
-    Event(a, "Warning", "InvalidSchedule", "Error getting schedule time: " + due.status().message());
+    Event(a, "Warning", "InvalidSchedule",
+          "Error getting schedule time: " + due.status().message());
     return a;
   }
   if (*due) StartDue(cj, children, **due, a);

@@ -51,8 +51,8 @@ struct CronJobEvent {
 };
 
 struct CronJobActions {
-  std::vector<std::string> deletes;     // job names, in order
-  std::optional<int64_t> create_for;    // make the job of this scheduled time
+  std::vector<std::string> deletes;   // job names, in order
+  std::optional<int64_t> create_for;  // make the job of this scheduled time
   std::vector<CronJobEvent> events;
   bool status_changed = false;
 };

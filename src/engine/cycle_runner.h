@@ -30,9 +30,9 @@
 #include <string>
 #include <vector>
 
+#include "controllers/cronjob_controller.h"
 #include "controllers/job_controller.h"
 #include "controllers/job_plugins.h"
-#include "controllers/cronjob_controller.h"
 #include "controllers/jobflow_controller.h"
 #include "controllers/podgroup_controller.h"
 #include "controllers/queue_controller.h"

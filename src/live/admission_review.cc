@@ -334,8 +334,8 @@ Verdict ValidateJobTemplate(const Request& req) {
 
 // topology.volcano.sh. A HyperNode: the decoder's rules (tier, members and
 // their selectors: exactly one of exactMatch, regexMatch, labelMatch, a regex
-// that compiles), admission's (at least one member), then the tree with the cluster's other HyperNodes (one
-// parent, a child's tier below its parent's, no cycle).
+// that compiles), admission's (at least one member), then the tree with the cluster's other
+// HyperNodes (one parent, a child's tier below its parent's, no cycle).
 Verdict ValidateHyperNode(const Request& req, AdmissionLookup& lookup) {
   if (req.operation != "CREATE" && req.operation != "UPDATE") return {};
   auto objs = DecodeOne(req.object, "HyperNode", &ClusterObjects::hypernodes);

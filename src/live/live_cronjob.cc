@@ -102,14 +102,15 @@ void LiveControllers::SyncCronJobs(int64_t now, std::vector<Write>* writes) {
     CronJobActions a = ReconcileCronJob(cj, children, now);
     for (const CronJobEvent& e : a.events)
       Log("controllers").info("msg=\"{}\" cronjob={} reason={}", e.message, key, e.reason);
-    for (const std::string& name : a.deletes) DeleteCronJobChild(*state_, cj.meta.namespace_ + "/" + name);
+    for (const std::string& name : a.deletes)
+      DeleteCronJobChild(*state_, cj.meta.namespace_ + "/" + name);
     if (a.create_for) {
       const std::string job_key = cj.meta.namespace_ + "/" + CronJobJobName(cj, *a.create_for);
       cron_job_creates_[job_key] = sent_now;
-      writes->push_back({Write::Verb::kCreate, "Job", job_key,
-                         "/apis/batch.volcano.sh/v1alpha1/namespaces/" + cj.meta.namespace_ +
-                             "/jobs",
-                         CronJobJobJson(cj, server->second, *a.create_for), ""});
+      writes->push_back(
+          {Write::Verb::kCreate, "Job", job_key,
+           "/apis/batch.volcano.sh/v1alpha1/namespaces/" + cj.meta.namespace_ + "/jobs",
+           CronJobJobJson(cj, server->second, *a.create_for), ""});
     }
     if (!a.status_changed) continue;
     writes->push_back({Write::Verb::kMergePatch, "CronJobStatus", key,

@@ -108,7 +108,8 @@ Result<std::vector<ResourceGroup>> ParseResourceGroups(const std::string& text,
   if (!groups->is_array()) return Bad(where, "resourceGroups", "expected a list");
   for (size_t i = 0; i < groups->size(); ++i) {
     BASALT_ASSIGN_OR_RETURN(
-        ResourceGroup g, ParseGroup((*groups)[i], where, "resourceGroups[" + std::to_string(i) + "]"));
+        ResourceGroup g,
+        ParseGroup((*groups)[i], where, "resourceGroups[" + std::to_string(i) + "]"));
     out.push_back(std::move(g));
   }
   return out;
@@ -125,7 +126,8 @@ Json ResourceGroupPatch(const Json& pod, const std::string& ns,
   const Json spec = pod.contains("spec") && pod["spec"].is_object() ? pod["spec"] : Json::object();
   for (const ResourceGroup& g : groups) {
     if (!Belongs(pod, ns, g)) continue;
-    if (!pod.contains("spec") || !pod["spec"].is_object()) patch.push_back(Add("/spec", Json::object()));
+    if (!pod.contains("spec") || !pod["spec"].is_object())
+      patch.push_back(Add("/spec", Json::object()));
     if (!g.labels.empty()) {
       Json selector = spec.contains("nodeSelector") && spec["nodeSelector"].is_object()
                           ? spec["nodeSelector"]
@@ -137,8 +139,9 @@ Json ResourceGroupPatch(const Json& pod, const std::string& ns,
     if (!g.affinity.empty() && !has_affinity)
       patch.push_back(Add("/spec/affinity", Json::parse(g.affinity)));
     if (!g.tolerations.empty()) {
-      Json all = spec.contains("tolerations") && spec["tolerations"].is_array() ? spec["tolerations"]
-                                                                                 : Json::array();
+      Json all = spec.contains("tolerations") && spec["tolerations"].is_array()
+                     ? spec["tolerations"]
+                     : Json::array();
       for (const Json& t : g.tolerations) all.push_back(t);
       patch.push_back(Add("/spec/tolerations", all));
     }
