@@ -270,6 +270,22 @@ TEST_F(WebhookTest, QueueUpdateReplacesTheStoredQueue) {
       << r.dump();
 }
 
+// On UPDATE, as Volcano: the hierarchical resource rules run only when the
+// parent or a resource list changed.
+TEST_F(WebhookTest, QueueUpdateChecksTheHierarchyOnlyWhenItChanges) {
+  Json before = QueueJson("child", {{"weight", 1}, {"parent", "parent"}});
+  Json after =
+      QueueJson("child", {{"weight", 1}, {"parent", "parent"}, {"deserved", {{"cpu", "1"}}}});
+  Json r = Review("/queues/validate", "UPDATE", after, before);
+  EXPECT_EQ(r["status"].value("message", ""),
+            "Queue child: spec.deserved: parent queue parent validation failed: sum of children's "
+            "deserved (cpu 1000.00, memory 0.00) exceeds parent's deserved limit (cpu 0.00, "
+            "memory 0.00)");
+  Json reweighted = after;
+  reweighted["spec"]["weight"] = 5;
+  EXPECT_TRUE(Review("/queues/validate", "UPDATE", reweighted, after).value("allowed", false));
+}
+
 TEST_F(WebhookTest, QueueDeleteRules) {
   Json r = Review("/queues/validate", "DELETE", nullptr, QueueJson("default", {}), "default");
   EXPECT_FALSE(r.value("allowed", true));

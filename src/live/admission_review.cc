@@ -3,6 +3,7 @@
 #include <openssl/evp.h>
 
 #include <exception>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -161,15 +162,15 @@ Result<ClusterObjects> DecodeOne(const Json& object, const char* kind,
 }
 
 // The problems `basalt validate` finds in the object from `source`, one line
-// each, as it prints them minus `file:line: `. `skip_field` drops one field.
+// each, as it prints them minus `file:line: `. `skip_field` leaves fields out.
 // The rules that need the rest of the cluster (a pod's PriorityClass and node)
 // are the API server's, which has already applied them; unknown fields never
 // reach a webhook (the API server prunes them), so nothing is warned about.
 std::string ProblemsOf(const ClusterObjects& objs, const std::string& source,
-                       const std::string& skip_field = "") {
+                       const std::function<bool(const std::string&)>& skip_field = nullptr) {
   std::string out;
   for (const AdmissionProblem& p : ValidateObjects(objs, kThisObjectOnly)) {
-    if (p.source != source || (!skip_field.empty() && p.field == skip_field)) continue;
+    if (p.source != source || (skip_field && skip_field(p.field))) continue;
     out += (out.empty() ? "" : "\n") + p.object + ": " + p.field + ": " + p.message;
   }
   return out;
@@ -234,7 +235,8 @@ Verdict ValidateJob(const Request& req, AdmissionLookup& lookup) {
   if (req.operation == "CREATE") return FromProblems(ProblemsOf(*objs, job.meta.source));
   // Volcano checks the queue at creation only: a job in a queue closed since
   // can still be resized.
-  std::string problems = ProblemsOf(*objs, job.meta.source, "spec.queue");
+  std::string problems =
+      ProblemsOf(*objs, job.meta.source, [](const std::string& f) { return f == "spec.queue"; });
   std::string frozen = JobUpdateProblem(req.old_object, req.object, "Job " + job.meta.Key());
   if (!frozen.empty()) problems += (problems.empty() ? "" : "\n") + frozen;
   return FromProblems(std::move(problems));
@@ -259,6 +261,33 @@ Verdict ValidateQueueDelete(const Request& req, AdmissionLookup& lookup) {
                 std::to_string(children.size()) + " child queues: " + list);
 }
 
+// As Volcano on UPDATE: the parent rules run only when spec.parent changed,
+// the hierarchical resource rules only when the parent or a resource list
+// (capability, deserved, guarantee) changed. Returns the fields to leave out.
+std::function<bool(const std::string&)> QueueUpdateSkips(const Json& old_object,
+                                                         const Json& object) {
+  auto part = [](const Json& q, std::initializer_list<const char*> path) {
+    const Json* at = &q;
+    for (const char* key : path) {
+      if (!at->is_object() || !at->contains(key)) return Json();
+      at = &(*at)[key];
+    }
+    return *at;
+  };
+  const bool parent_same = part(old_object, {"spec", "parent"}) == part(object, {"spec", "parent"});
+  bool resources_same = parent_same;
+  for (auto path : {std::initializer_list<const char*>{"spec", "capability"},
+                    std::initializer_list<const char*>{"spec", "deserved"},
+                    std::initializer_list<const char*>{"spec", "guarantee", "resource"}}) {
+    resources_same = resources_same && part(old_object, path) == part(object, path);
+  }
+  return [parent_same, resources_same](const std::string& field) {
+    if (parent_same && field == "spec.parent") return true;
+    return resources_same && (field.rfind("spec.capability.", 0) == 0 || field == "spec.deserved" ||
+                              field == "spec.guarantee.resource");
+  };
+}
+
 Verdict ValidateQueue(const Request& req, AdmissionLookup& lookup) {
   if (req.operation == "DELETE") return ValidateQueueDelete(req, lookup);
   if (req.operation != "CREATE" && req.operation != "UPDATE") return {};
@@ -270,7 +299,8 @@ Verdict ValidateQueue(const Request& req, AdmissionLookup& lookup) {
   objs->queues = std::move(*queues);
   const std::string source = queue.meta.source;
   objs->queues.push_back(std::move(queue));
-  return FromProblems(ProblemsOf(*objs, source));
+  if (req.operation == "CREATE") return FromProblems(ProblemsOf(*objs, source));
+  return FromProblems(ProblemsOf(*objs, source, QueueUpdateSkips(req.old_object, req.object)));
 }
 
 Verdict ValidatePodGroup(const Request& req, AdmissionLookup& lookup) {
