@@ -14,10 +14,13 @@
 //     counts as existing, so it is not asked for twice;
 //   - the status (active, lastScheduleTime, lastSuccessfulTime) is merge-patched
 //     on cronjobs/NAME/status when the reconcile changed it.
+#include <iterator>
+
 #include "api/cron_schedule.h"
 #include "api/log.h"
 #include "controllers/cronjob_controller.h"
 #include "live/live_controllers.h"
+#include "live/render.h"
 
 namespace basalt {
 namespace {
