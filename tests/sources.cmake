@@ -36,6 +36,7 @@ set(BASALT_TEST_SOURCES
   tests/kube_serve_test.cc
   tests/kube_test.cc
   tests/list_body_test.cc
+  tests/live_cronjob_test.cc
   tests/live_jobflow_test.cc
   tests/live_render_test.cc
   tests/node_selection_test.cc
