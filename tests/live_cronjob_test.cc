@@ -109,7 +109,6 @@ TEST_F(LiveCronJobTest, CreatesTheJobDueAndRecordsItInTheStatus) {
     CycleUntil(
         *app, [] { return false; }, 1);
   EXPECT_EQ(CreatedJobs().size(), 1u);
-  EXPECT_GE(fake_.http().requests().size(), 1u);
   size_t patches = 0;
   for (const auto& r : fake_.http().requests())
     patches += r.method == "PATCH" && r.path == kStatusPath;
