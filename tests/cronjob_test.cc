@@ -1,16 +1,13 @@
 // Volcano CronJob (batch.volcano.sh/v1alpha1): cron schedules and time zones,
 // the decoder, the controller's rules (one reconcile at a time, on an injected
-// clock) and the controller inside `basalt schedule`'s cycle runner.
+// clock) and the controller's sync over a store on a simulated clock.
 #include <gtest/gtest.h>
 
 #include <set>
 
-#include "actions/builtin.h"
 #include "api/cron_schedule.h"
 #include "api/decode.h"
 #include "controllers/cronjob_controller.h"
-#include "engine/cycle_runner.h"
-#include "plugins/builtin.h"
 #include "testing.h"
 
 namespace basalt {
@@ -281,8 +278,8 @@ TEST(CronJobDecodeTest, SpecAndDefaults) {
       << st.message();
 }
 
-// In the cycle runner (simulated clock from 0 = the epoch): a job every two
-// minutes, never two at once (Forbid), one Completed job kept.
+// On a simulated clock (0 = the epoch), as the cycle runner drives it: a job
+// every two minutes, never two at once (Forbid), one Completed job kept.
 TEST(CronJobControllerTest, RunsOnTheSimulatedClock) {
   ClusterObjects objects;
   ASSERT_OK(DecodeText(kCronYaml, "c.yaml", &objects));

@@ -637,14 +637,10 @@ TEST_F(WebhookTest, CronJobValidation) {
       {{{"schedule", "@daily"}, {"timeZone", "Mars/Olympus_Mons"}},
        "c",
        "CronJob ns/c: spec.timeZone: invalid timeZone"},
-      {
-        {{"schedule", "@daily"}, {"timeZone", "../etc"}},
-        "c",
-        "CronJob ns/c: spec.timeZone: unknown timeZone
-            CronJob ns /
-            c : spec.timeZone : invalid "
-                                        "timeZone"
-      },
+      {{{"schedule", "@daily"}, {"timeZone", "../etc"}},
+       "c",
+       "CronJob ns/c: spec.timeZone: unknown timeZone\nCronJob ns/c: spec.timeZone: invalid "
+       "timeZone"},
       {{{"schedule", "@daily"}},
        std::string(53, 'a'),
        "CronJob ns/" + std::string(53, 'a') +
