@@ -596,6 +596,41 @@ TEST(AdmissionQueueTest, HierarchySubPath) {
       "root/sci is not allowed to be in the sub path of root/sci/dev of queue dev");
 }
 
+// ---- HyperNode, JobFlow and CronJob ----
+
+TEST(AdmissionHyperNodeTest, NoMembersRefused) {
+  ExpectOnly(
+      "apiVersion: topology.volcano.sh/v1alpha1\nkind: HyperNode\nmetadata: {name: h}\n"
+      "spec: {tier: 1}\n",
+      "spec.members", "member must have at least one member");
+  ExpectOnly(
+      "apiVersion: topology.volcano.sh/v1alpha1\nkind: HyperNode\nmetadata: {name: h}\n"
+      "spec: {tier: 1, members: []}\n",
+      "spec.members", "member must have at least one member");
+}
+
+std::string CronJobDoc(const std::string& name, const std::string& spec) {
+  return "apiVersion: batch.volcano.sh/v1alpha1\nkind: CronJob\nmetadata: {name: " + name +
+         ", namespace: ns}\nspec:\n" + spec + "  jobTemplate:\n    spec:\n      tasks:\n      " +
+         Task("w", 1);
+}
+
+TEST(AdmissionCronJobTest, ScheduleTimeZoneAndName) {
+  ExpectValid(CronJobDoc("c", "  schedule: '*/5 * * * *'\n  timeZone: Europe/Berlin\n"));
+  ExpectOnly(CronJobDoc("c", "  schedule: '0 25 * * *'\n"), "spec.schedule",
+             "schedule is not a valid cron expression");
+  ExpectOnly(CronJobDoc("c", "  schedule: 'CRON_TZ=UTC 0 * * * *'\n"), "spec.schedule",
+             "schedule should not contain TZ or CRON_TZ, TZ should only be set in the timeZone "
+             "field");
+  ExpectOnly(CronJobDoc("c", "  schedule: '@daily'\n  timeZone: Local\n"), "spec.timeZone",
+             "timeZone can't be Local, and must be defined in https://www.iana.org/time-zones");
+  ExpectOnly(CronJobDoc("c", "  schedule: '@daily'\n  timeZone: Nowhere/Atlantis\n"),
+             "spec.timeZone", "invalid timeZone");
+  ExpectOnly(CronJobDoc(std::string(53, 'x'), "  schedule: '@daily'\n"), "metadata.name",
+             "cronJob name must be no more than 52 characters to accommodate job name suffix "
+             "(max 63 total)");
+}
+
 TEST(AdmissionQueueTest, DuplicateQueue) {
   ExpectOnly(Doc({kQ1, kQ1}), "metadata.name",
              "duplicate Queue \"q1\": already defined at t.yaml:2");
