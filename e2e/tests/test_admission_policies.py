@@ -118,7 +118,8 @@ def test_mutating_policies_default(kubectl, ns, bound):
         """Creates `obj` until `field` of its spec was defaulted (a new binding
         is picked up a moment after its create); returns the stored object."""
         def attempt():
-            kubectl.create(obj, check=False)
+            made = kubectl.create(obj, check=False)
+            assert made.returncode == 0 or "AlreadyExists" in made.stderr, made.stderr
             got = kubectl.get(kind, obj["metadata"]["name"], *where)
             if field in got.get("spec", {}):
                 return got
