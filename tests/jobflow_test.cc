@@ -155,10 +155,15 @@ TEST(JobFlowDecodeTest, Errors) {
   };
   const std::vector<Case> cases = {
       {"  - name: a\n    dependsOn: {targets: [x]}\n", "retain",
-       "f.yaml:7: JobFlow default/f: spec.flows[0].dependsOn.targets[0]: unknown flow \"x\""},
+       "f.yaml:7: JobFlow default/f: spec.flows[0].dependsOn.targets[0]: jobflow Flow is not DAG: "
+       "vertex is not defined: x"},
       {"  - name: a\n    dependsOn: {targets: [b]}\n  - name: b\n    dependsOn: {targets: [a]}\n",
-       "retain", "spec.flows: dependency cycle: a -> b -> a"},
-      {"  - name: a\n  - name: a\n", "retain", "spec.flows[1].name: flow \"a\" appears twice"},
+       "retain", "f.yaml:7: JobFlow default/f: spec.flows: jobflow Flow is not DAG"},
+      {"  - name: a\n    dependsOn: {targets: [a]}\n", "retain",
+       "spec.flows: jobflow Flow is not DAG"},
+      // The last entry of a name given twice is the one whose targets count.
+      {"  - name: a\n  - name: b\n  - name: b\n    dependsOn: {targets: [z]}\n", "retain",
+       "spec.flows[2].dependsOn.targets[0]: jobflow Flow is not DAG: vertex is not defined: z"},
       {"  - name: a\n", "keep", "spec.jobRetainPolicy: must be retain or delete"},
       {"  - {dependsOn: {targets: [a]}}\n", "retain", "spec.flows[0].name: missing"},
       {"  - name: a\n    dependsOn: {probe: {tcpSocketList: [{port: 70000}]}}\n", "retain",
@@ -169,6 +174,18 @@ TEST(JobFlowDecodeTest, Errors) {
     Status st = DecodeText(FlowYaml(c.flows, c.retain), "f.yaml", &objects);
     ASSERT_FALSE(st.ok()) << c.flows;
     EXPECT_NE(st.message().find(c.message), std::string::npos) << st.message();
+  }
+  // What Volcano's admission accepts decodes: a name given twice (its first
+  // entry's unknown target is not looked at, as in Volcano), several flows
+  // with one target, an empty flow list.
+  for (const std::string& flows :
+       {std::string("  - name: a\n  - name: a\n  - name: b\n    dependsOn: {targets: [a]}\n"),
+        std::string("  - name: a\n  - name: b\n    dependsOn: {targets: [a]}\n  - name: c\n"
+                    "    dependsOn: {targets: [a]}\n  - name: c\n    dependsOn: {targets: [b]}\n"),
+        std::string("  - name: a\n  - name: b\n    dependsOn: {targets: [zz]}\n  - name: b\n"),
+        std::string("    []\n")}) {
+    ClusterObjects objects;
+    EXPECT_OK(DecodeText(FlowYaml(flows), "f.yaml", &objects));
   }
   // A flow naming a template that is not in the input is refused at load.
   ClusterObjects objects;
@@ -227,6 +244,24 @@ TEST(JobFlowControllerTest, JoinWaitsForEveryTarget) {
   EXPECT_LT(run.completed["f-a"], run.completed["f-b"]);
   EXPECT_GE(run.created["f-c"], run.completed["f-b"]);
   EXPECT_EQ(run.flow("default/f").phase, "Succeed");
+}
+
+// A flow name given twice (Volcano admits it) is one job, listed once; as in
+// Volcano the flow counts its entries, so it stays Running with every job
+// Completed (3 jobs for 4 entries).
+TEST(JobFlowControllerTest, DuplicateFlowNameIsOneJob) {
+  ClusterObjects objects;
+  ASSERT_OK(DecodeText(FlowYaml("  - name: a\n  - name: b\n    dependsOn: {targets: [a]}\n"
+                                "  - name: c\n    dependsOn: {targets: [a]}\n"
+                                "  - name: c\n    dependsOn: {targets: [b]}\n"),
+                       "f.yaml", &objects));
+  FlowRun run(std::move(objects));
+  run.Run(20);
+  EXPECT_EQ(run.completed.size(), 3u);
+  const JobFlow& flow = run.flow("default/f");
+  EXPECT_EQ(flow.completed_jobs, (std::vector<std::string>{"f-a", "f-b", "f-c"}));
+  EXPECT_EQ(flow.job_status_list.size(), 3u);
+  EXPECT_EQ(flow.phase, "Running");
 }
 
 // jobRetainPolicy delete: once the flow succeeded its jobs go (with their

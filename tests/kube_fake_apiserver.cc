@@ -99,6 +99,7 @@ FakeApiServer::FakeApiServer() {
       {"bus.volcano.sh", "v1alpha1", "commands", "Command", true, true, false},
       {"flow.volcano.sh", "v1alpha1", "jobflows", "JobFlow", true, true, true},
       {"flow.volcano.sh", "v1alpha1", "jobtemplates", "JobTemplate", true, true, true},
+      {"batch.volcano.sh", "v1alpha1", "cronjobs", "CronJob", true, true, true},
       {"apps", "v1", "deployments", "Deployment", true, false, true},
       {"apps", "v1", "replicasets", "ReplicaSet", true, false, true},
       {"coordination.k8s.io", "v1", "leases", "Lease", true, false, false},

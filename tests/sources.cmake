@@ -28,6 +28,7 @@ set(BASALT_TEST_SOURCES
   tests/hypernode_test.cc
   tests/invariants_test.cc
   tests/job_plugins_test.cc
+  tests/cronjob_test.cc
   tests/jobflow_test.cc
   tests/kube_fake_apiserver.cc
   tests/kube_fake_server.cc
@@ -35,6 +36,7 @@ set(BASALT_TEST_SOURCES
   tests/kube_serve_test.cc
   tests/kube_test.cc
   tests/list_body_test.cc
+  tests/live_cronjob_test.cc
   tests/live_jobflow_test.cc
   tests/live_render_test.cc
   tests/node_selection_test.cc

@@ -241,10 +241,9 @@ TEST_F(WebhookTest, BadQueueIsRefusedWithValidatesMessage) {
   Json r = Review("/queues/validate", "CREATE", q);
   EXPECT_FALSE(r.value("allowed", true));
   const std::string expected =
-      "Queue q1: spec.deserved.cpu: deserved should less equal than capability (cpu: deserved 6 "
-      "> capability 4)\n"
-      "Queue q1: spec.parent: failed to get parent queue of queue q1: "
-      "queues.scheduling.volcano.sh \"nope\" not found";
+      "Queue q1: spec.deserved.cpu: deserved[cpu]=6 must be <= capability[cpu]=4\n"
+      "Queue q1: spec.parent: failed to get parent queue nope of queue q1: "
+      "queue.scheduling.volcano.sh \"nope\" not found";
   EXPECT_EQ(r["status"].value("message", ""), expected);
   EXPECT_EQ(r["status"].value("code", 0), 400);
   // The same words as `basalt validate` on the same object.
@@ -263,11 +262,28 @@ TEST_F(WebhookTest, QueueUpdateReplacesTheStoredQueue) {
   Json r = Review("/queues/validate", "UPDATE",
                   QueueJson("child", {{"weight", 3}, {"parent", "parent"}}));
   EXPECT_TRUE(r.value("allowed", false)) << r.dump();
-  // A parent change that closes a cycle is refused.
+  // A parent change that closes a cycle never reaches root: refused by depth.
   r = Review("/queues/validate", "UPDATE", QueueJson("parent", {{"parent", "child"}}));
   EXPECT_FALSE(r.value("allowed", true));
-  EXPECT_NE(r["status"].value("message", "").find("queue hierarchy has a cycle"), std::string::npos)
+  EXPECT_EQ(r["status"].value("message", ""),
+            "Queue parent: spec.parent: queue parent exceeds the maximum allowed depth of 5")
       << r.dump();
+}
+
+// On UPDATE, as Volcano: the hierarchical resource rules run only when the
+// parent or a resource list changed.
+TEST_F(WebhookTest, QueueUpdateChecksTheHierarchyOnlyWhenItChanges) {
+  Json before = QueueJson("child", {{"weight", 1}, {"parent", "parent"}});
+  Json after =
+      QueueJson("child", {{"weight", 1}, {"parent", "parent"}, {"deserved", {{"cpu", "1"}}}});
+  Json r = Review("/queues/validate", "UPDATE", after, before);
+  EXPECT_EQ(r["status"].value("message", ""),
+            "Queue child: spec.deserved: parent queue parent validation failed: sum of children's "
+            "deserved (cpu 1000.00, memory 0.00) exceeds parent's deserved limit (cpu 0.00, "
+            "memory 0.00)");
+  Json reweighted = after;
+  reweighted["spec"]["weight"] = 5;
+  EXPECT_TRUE(Review("/queues/validate", "UPDATE", reweighted, after).value("allowed", false));
 }
 
 TEST_F(WebhookTest, QueueDeleteRules) {
@@ -288,7 +304,7 @@ TEST_F(WebhookTest, JobQueueRules) {
   EXPECT_TRUE(r.value("allowed", false)) << r.dump();
   r = Review("/jobs/validate", "CREATE", JobJson("missing"));
   EXPECT_EQ(r["status"].value("message", ""),
-            "Job ns/train: spec.queue: unable to find job queue: queues.scheduling.volcano.sh "
+            "Job ns/train: spec.queue: unable to find job queue: queue.scheduling.volcano.sh "
             "\"missing\" not found");
   r = Review("/jobs/validate", "CREATE", JobJson("closed"));
   EXPECT_EQ(r["status"].value("message", ""),
@@ -297,7 +313,7 @@ TEST_F(WebhookTest, JobQueueRules) {
   r = Review("/jobs/validate", "CREATE", JobJson("parent"));
   EXPECT_EQ(r["status"].value("message", ""),
             "Job ns/train: spec.queue: can only submit job to leaf queue, queue `parent` has 1 "
-            "child queues (child)");
+            "child queues");
 }
 
 TEST_F(WebhookTest, JobProblemsMatchValidate) {
@@ -478,14 +494,25 @@ TEST_F(WebhookTest, JobFlowAndJobTemplateValidation) {
   EXPECT_FALSE(r.value("allowed", true));
   const std::string message = r["status"].value("message", "");
   EXPECT_NE(message.find("JobFlow ns/f"), std::string::npos) << message;
-  EXPECT_NE(message.find("cycle"), std::string::npos) << message;
+  EXPECT_EQ(message, "JobFlow ns/f: spec.flows: jobflow Flow is not DAG");
   EXPECT_EQ(message.rfind("request", 0), std::string::npos) << message;
   Json unknown = flow({{{"name", "a"}, {"dependsOn", {{"targets", {"zz"}}}}}});
   r = Review("/jobflows/validate", "UPDATE", unknown);
   EXPECT_FALSE(r.value("allowed", true));
-  EXPECT_NE(r["status"].value("message", "").find("spec.flows[0].dependsOn.targets[0]"),
-            std::string::npos)
+  EXPECT_EQ(r["status"].value("message", ""),
+            "JobFlow ns/f: spec.flows[0].dependsOn.targets[0]: jobflow Flow is not DAG: vertex "
+            "is not defined: zz")
       << r.dump();
+  // What Volcano admits: a name given twice, one target for several flows, no flows.
+  Json twice = flow({{{"name", "a"}},
+                     {{"name", "b"}, {"dependsOn", {{"targets", {"a"}}}}},
+                     {{"name", "c"}, {"dependsOn", {{"targets", {"a"}}}}},
+                     {{"name", "c"}, {"dependsOn", {{"targets", {"b"}}}}}});
+  EXPECT_TRUE(Review("/jobflows/validate", "CREATE", twice).value("allowed", false));
+  EXPECT_TRUE(Review("/jobflows/validate", "CREATE", flow(Json::array())).value("allowed", false));
+  Json self = flow({{{"name", "s"}, {"dependsOn", {{"targets", {"s"}}}}}});
+  r = Review("/jobflows/validate", "CREATE", self);
+  EXPECT_EQ(r["status"].value("message", ""), "JobFlow ns/f: spec.flows: jobflow Flow is not DAG");
 
   Json tmpl = JobJson("default");
   tmpl["apiVersion"] = "flow.volcano.sh/v1alpha1";
@@ -550,6 +577,150 @@ spec:
   EXPECT_FALSE(r.value("allowed", true));
   EXPECT_EQ(r["status"].value("message", ""),
             "cannot read the cluster's HyperNodes: GET hypernodes: 503 Service Unavailable");
+}
+
+// Volcano refuses a HyperNode without members (and one whose members list is empty).
+TEST_F(WebhookTest, HyperNodeWithoutMembersIsRefused) {
+  for (const Json& members : {Json::array(), Json()}) {
+    Json h = HyperNodeJson("empty", 1, members);
+    if (members.is_null()) h["spec"].erase("members");
+    Json r = Review("/hypernodes/validate", "CREATE", h);
+    EXPECT_FALSE(r.value("allowed", true)) << r.dump();
+    EXPECT_EQ(r["status"].value("message", ""),
+              "HyperNode empty: spec.members: member must have at least one member");
+  }
+  Json bad_regex = HyperNodeJson(
+      "leaf-c", 1, Json::array({MemberJson("Node", {{"regexMatch", {{"pattern", "(["}}}})}));
+  Json r = Review("/hypernodes/validate", "UPDATE", bad_regex);
+  EXPECT_NE(
+      r["status"]
+          .value("message", "")
+          .find(
+              "spec.members[0].selector.regexMatch.pattern: member regexMatch pattern is invalid"),
+      std::string::npos)
+      << r.dump();
+}
+
+Json CronJobJson(const std::string& name, const Json& spec) {
+  Json s = spec;
+  s["jobTemplate"] = {{"spec", JobJson("default")["spec"]}};
+  return {{"apiVersion", "batch.volcano.sh/v1alpha1"},
+          {"kind", "CronJob"},
+          {"metadata", {{"name", name}, {"namespace", "ns"}}},
+          {"spec", s}};
+}
+
+// /cronjobs/validate: Volcano's schedule, time zone and name rules, on CREATE and UPDATE.
+TEST_F(WebhookTest, CronJobValidation) {
+  Json ok = CronJobJson("nightly", {{"schedule", "0 3 * * *"}, {"timeZone", "UTC"}});
+  EXPECT_TRUE(Review("/cronjobs/validate", "CREATE", ok).value("allowed", false));
+  struct Case {
+    Json spec;
+    std::string name, message;
+  };
+  const std::vector<Case> cases = {
+      {{{"schedule", ""}}, "c", "CronJob ns/c: spec.schedule: schedule is required, but got empty"},
+      {{{"schedule", "TZ=UTC 0 * * * *"}},
+       "c",
+       "CronJob ns/c: spec.schedule: schedule should not contain TZ or CRON_TZ, TZ should only be "
+       "set in the timeZone field"},
+      {{{"schedule", "61 * * * *"}},
+       "c",
+       "CronJob ns/c: spec.schedule: schedule is not a valid cron expression"},
+      {{{"schedule", "@daily"}, {"timeZone", ""}},
+       "c",
+       "CronJob ns/c: spec.timeZone: timeZone must be nil or non-empty string, got empty string"},
+      {{{"schedule", "@daily"}, {"timeZone", "local"}},
+       "c",
+       "CronJob ns/c: spec.timeZone: timeZone can't be Local, and must be defined in "
+       "https://www.iana.org/time-zones"},
+      {{{"schedule", "@daily"}, {"timeZone", "Mars/Olympus_Mons"}},
+       "c",
+       "CronJob ns/c: spec.timeZone: invalid timeZone"},
+      {{{"schedule", "@daily"}, {"timeZone", "../etc"}},
+       "c",
+       "CronJob ns/c: spec.timeZone: unknown timeZone\nCronJob ns/c: spec.timeZone: invalid "
+       "timeZone"},
+      {{{"schedule", "@daily"}},
+       std::string(53, 'a'),
+       "CronJob ns/" + std::string(53, 'a') +
+           ": metadata.name: cronJob name must be no more than 52 characters to accommodate job "
+           "name suffix (max 63 total)"},
+  };
+  for (const Case& c : cases) {
+    for (const char* op : {"CREATE", "UPDATE"}) {
+      Json r = Review("/cronjobs/validate", op, CronJobJson(c.name, c.spec));
+      EXPECT_FALSE(r.value("allowed", true)) << c.spec.dump();
+      EXPECT_EQ(r["status"].value("message", ""), c.message) << c.spec.dump();
+    }
+  }
+}
+
+// /pods/mutate with Volcano's admission configuration: the first group a pod
+// belongs to (namespace, annotation lines, or the default annotation
+// volcano.sh/resource-group) patches its nodeSelector, affinity (only when it
+// has none), tolerations and scheduler name.
+TEST_F(WebhookTest, PodResourceGroups) {
+  auto groups = ParseResourceGroups(R"(
+resourceGroups:
+- resourceGroup: management
+  object: {key: namespace, value: [mng-ns-1]}
+  schedulerName: default-scheduler
+  tolerations: [{effect: NoSchedule, key: taint, operator: Exists}]
+  labels: {volcano.sh/nodetype: management}
+- resourceGroup: cpu
+  object:
+    key: annotation
+    value: ["volcano.sh/resource-group: cpu"]
+  affinity: '{"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": [{"key": "cpu", "operator": "Exists"}]}]}}}'
+- resourceGroup: gpu
+  schedulerName: volcano
+  labels: {volcano.sh/nodetype: gpu}
+)",
+                                    "admission.conf");
+  ASSERT_TRUE(groups.ok()) << groups.status().message();
+  AdmissionOptions options;
+  options.resource_groups = *groups;
+  auto mutate = [&](const Json& pod) {
+    Json review = {
+        {"apiVersion", "admission.k8s.io/v1"},
+        {"kind", "AdmissionReview"},
+        {"request",
+         {{"uid", "u"}, {"operation", "CREATE"}, {"namespace", "mng-ns-1"}, {"object", pod}}}};
+    AdmissionReply reply =
+        ReviewAdmission(WebhookEndpoint::kPodsMutate, review.dump(), lookup_, options);
+    EXPECT_EQ(reply.http_status, 200);
+    return Patch(Json::parse(reply.body)["response"]);
+  };
+  Json pod = {{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata", {{"name", "p"}}},
+              {"spec",
+               {{"nodeSelector", {{"zone", "a"}}},
+                {"tolerations", Json::array({{{"key", "k"}, {"operator", "Exists"}}})},
+                {"containers", Json::array({{{"name", "c"}, {"image", "x"}}})}}}};
+  // The namespace comes from the request when the pod has none.
+  EXPECT_EQ(mutate(pod), Json::parse(R"([
+  {"op": "add", "path": "/spec/nodeSelector", "value": {"volcano.sh/nodetype": "management", "zone": "a"}},
+  {"op": "add", "path": "/spec/tolerations", "value": [{"key": "k", "operator": "Exists"},
+                                                        {"effect": "NoSchedule", "key": "taint", "operator": "Exists"}]},
+  {"op": "add", "path": "/spec/schedulerName", "value": "default-scheduler"}])"));
+  pod["metadata"]["namespace"] = "team";
+  pod["metadata"]["annotations"] = {{"volcano.sh/resource-group", "cpu"}};
+  Json patch = mutate(pod);
+  ASSERT_EQ(patch.size(), 1u) << patch.dump();
+  EXPECT_EQ(patch[0]["path"], "/spec/affinity");
+  pod["spec"]["affinity"] = Json::object();  // a pod's own affinity is kept
+  EXPECT_EQ(mutate(pod), Json::array());
+  pod["metadata"]["annotations"] = {{"volcano.sh/resource-group", "gpu"}};
+  EXPECT_EQ(mutate(pod)[1],
+            Json({{"op", "add"}, {"path", "/spec/schedulerName"}, {"value", "volcano"}}));
+  pod["metadata"]["annotations"] = Json::object();
+  EXPECT_EQ(mutate(pod), Json::array());
+  // A bad configuration names the file and the field.
+  auto bad = ParseResourceGroups("resourceGroups:\n- {labels: [a]}\n", "admission.conf");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "admission.conf: resourceGroups[0].labels: expected a map");
 }
 
 TEST_F(WebhookTest, QueuesUnavailableRefusesWithReason) {

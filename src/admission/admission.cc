@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cmath>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -10,7 +9,9 @@
 #include <string_view>
 #include <utility>
 
+#include "admission/cronjob_rules.h"
 #include "admission/queue_index.h"
+#include "admission/queue_rules.h"
 #include "api/card_annotations.h"
 #include "api/object_rules.h"
 #include "api/text.h"
@@ -155,7 +156,7 @@ void CheckJobQueue(const std::string& queue, const QueueIndex& queues, Report& r
   const std::string name = queue.empty() ? "default" : queue;
   if (!queues.Exists(name)) {
     r.Add("spec.queue",
-          "unable to find job queue: queues.scheduling.volcano.sh " + Quote(name) + " not found");
+          "unable to find job queue: queue.scheduling.volcano.sh " + Quote(name) + " not found");
     return;
   }
   const std::string& state = queues.State(name);
@@ -169,11 +170,8 @@ void CheckJobQueue(const std::string& queue, const QueueIndex& queues, Report& r
   }
   const std::vector<const Queue*>& children = queues.Children(name);
   if (!children.empty()) {
-    std::vector<std::string> names;
-    for (const Queue* c : children) names.push_back(c->meta.name);
     r.Add("spec.queue", "can only submit job to leaf queue, queue `" + name + "` has " +
-                            std::to_string(children.size()) + " child queues (" +
-                            Join(names, ", ") + ")");
+                            std::to_string(children.size()) + " child queues");
   }
 }
 
@@ -211,10 +209,8 @@ void ValidateJob(const VcJob& job, const QueueIndex& queues, std::vector<Admissi
       if (*t.min_available < 0) {
         r.Add(tp + ".minAvailable", "'minAvailable' < 0 in task: " + tname + ", job: " + jname);
       } else if (*t.min_available > t.replicas) {
-        r.Add(tp + ".minAvailable", "'minAvailable' is greater than 'replicas' in task: " + tname +
-                                        ", job: " + jname + " (" +
-                                        std::to_string(*t.min_available) + " > " +
-                                        std::to_string(t.replicas) + ")");
+        r.Add(tp + ".minAvailable",
+              "'minAvailable' is greater than 'replicas' in task: " + tname + ", job: " + jname);
       }
     }
     total_replicas += t.replicas;
@@ -223,8 +219,7 @@ void ValidateJob(const VcJob& job, const QueueIndex& queues, std::vector<Admissi
     if (!label_errs.empty())
       r.Add(tp + ".name", "task name " + Quote(tname) + ": " + Join(label_errs, "; "));
     if (auto [it, fresh] = task_at.emplace(tname, i); !fresh) {
-      r.Add(tp + ".name", "duplicated task name " + tname + " (also spec.tasks[" +
-                              std::to_string(it->second) + "])");
+      r.Add(tp + ".name", "duplicated task name " + tname);
     }
 
     ValidatePolicies(t.policies, tp + ".policies", r);
@@ -236,15 +231,13 @@ void ValidateJob(const VcJob& job, const QueueIndex& queues, std::vector<Admissi
       if (covered != t.replicas) {
         r.Add(tp + ".partitionPolicy",
               "'Replicas' are not equal to TotalPartitions*PartitionSize in task: " + tname +
-                  ", job: " + jname + " (" + std::to_string(t.replicas) +
-                  " != " + std::to_string(covered) + ")");
+                  ", job: " + jname);
       }
       const int64_t min_pods = int64_t{pp.min_partitions} * pp.partition_size;
       if (t.min_available && *t.min_available != min_pods) {
         r.Add(tp + ".minAvailable",
               "'MinAvailable' is not equal to MinPartitions*PartitionSize in task: " + tname +
-                  ", job: " + jname + " (" + std::to_string(*t.min_available) +
-                  " != " + std::to_string(min_pods) + ")");
+                  ", job: " + jname);
       }
     }
 
@@ -267,8 +260,7 @@ void ValidateJob(const VcJob& job, const QueueIndex& queues, std::vector<Admissi
 
   if (total_replicas < job.min_available) {
     r.Add("spec.minAvailable",
-          "job 'minAvailable' should not be greater than total replicas in tasks (" +
-              std::to_string(job.min_available) + " > " + std::to_string(total_replicas) + ")");
+          "job 'minAvailable' should not be greater than total replicas in tasks");
   }
   ValidatePolicies(job.policies, "spec.policies", r);
   CheckCardAnnotation(job.meta.annotations, kCardRequestAnnotation, "metadata.", r);
@@ -289,7 +281,7 @@ void ValidatePodGroup(const PodGroup& pg, const QueueIndex& queues,
   if (pg.queue.empty()) return;
   if (!queues.Exists(pg.queue)) {
     r.Add("spec.queue",
-          "unable to find queue: queues.scheduling.volcano.sh " + Quote(pg.queue) + " not found");
+          "unable to find queue: queue.scheduling.volcano.sh " + Quote(pg.queue) + " not found");
     return;
   }
   const std::string& state = queues.State(pg.queue);
@@ -355,243 +347,13 @@ void ValidatePod(const Pod& pod, std::vector<AdmissionProblem>* out) {
   CheckBudgetAnnotations(pod.meta.annotations, r);
 }
 
-// ---- Queue ----
+// ---- HyperNode (topology.volcano.sh/v1alpha1) ----
 
-constexpr char kHierarchyAnnotation[] = "volcano.sh/hierarchy";
-constexpr char kHierarchyWeightsAnnotation[] = "volcano.sh/hierarchy-weights";
-constexpr char kRuntimeNote[] =
-    " (checked at runtime by Volcano's capacity plugin, not by its webhook)";
-
-// A finite decimal number, as Go's strconv.ParseFloat reads the common forms.
-std::optional<double> ParseWeight(const std::string& s) {
-  std::string_view v = s;
-  if (!v.empty() && v.front() == '+') v.remove_prefix(1);
-  if (v.empty() || v.front() == '+') return std::nullopt;
-  double d = 0;
-  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), d);
-  if (ec != std::errc() || end != v.data() + v.size() || !std::isfinite(d)) return std::nullopt;
-  return d;
-}
-
-// `volcano.sh/hierarchy` as stored after Volcano's mutating webhook (a `root/` prefix).
-std::string NormalizedHierarchy(const std::string& h) {
-  return h == "root" || h.rfind("root/", 0) == 0 ? h : "root/" + h;
-}
-
-void CheckHierarchyAnnotations(const Queue& q, Report& r) {
-  auto h = q.meta.annotations.find(kHierarchyAnnotation);
-  auto w = q.meta.annotations.find(kHierarchyWeightsAnnotation);
-  const std::string hs = h == q.meta.annotations.end() ? "" : h->second;
-  const std::string ws = w == q.meta.annotations.end() ? "" : w->second;
-  if (hs.empty() && ws.empty()) return;
-  std::vector<std::string> paths = Split(hs, '/'), weights = Split(ws, '/');
-  if (paths.size() != weights.size()) {
-    r.Add(AnnotationField("metadata.", kHierarchyAnnotation),
-          std::string(kHierarchyAnnotation) + " must have the same length with " +
-              kHierarchyWeightsAnnotation + " (" + std::to_string(paths.size()) +
-              " path elements, " + std::to_string(weights.size()) + " weights)");
-  }
-  for (const std::string& weight : weights) {
-    std::optional<double> v = ParseWeight(weight);
-    if (!v) {
-      r.Add(AnnotationField("metadata.", kHierarchyWeightsAnnotation),
-            Quote(weight) + " in the " + Quote(ws) + " is invalid number");
-    } else if (*v <= 0) {
-      r.Add(AnnotationField("metadata.", kHierarchyWeightsAnnotation),
-            weight + " in the " + Quote(ws) + " must be larger than 0");
-    }
-  }
-}
-
-// Dimensions where `value` exceeds `bound`, compared as Volcano's webhook does
-// (`LessPartly(..., Zero)`): cpu and memory always (unset = 0), a scalar only
-// when `bound` names it. Ordered cpu, memory, then scalars by name.
-std::vector<ResourceId> ExceedingDims(const Resource& value, const Resource& bound) {
-  std::vector<ResourceId> out;
-  if (value.milli_cpu() > bound.milli_cpu()) out.push_back(ResourceNames::kCpu);
-  if (value.memory() > bound.memory()) out.push_back(ResourceNames::kMemory);
-  std::vector<ResourceId> scalars;
-  for (const auto& [id, v] : value.scalars()) {
-    if (bound.Has(id) && v > bound.Get(id)) scalars.push_back(id);
-  }
-  std::sort(scalars.begin(), scalars.end(), [](ResourceId a, ResourceId b) {
-    return ResourceNames::Name(a) < ResourceNames::Name(b);
-  });
-  out.insert(out.end(), scalars.begin(), scalars.end());
-  return out;
-}
-
-// Volcano skips these checks for an empty resource list (`len(...) != 0`).
-bool IsSet(const std::optional<Resource>& r) {
-  return r.has_value() && (r->milli_cpu() != 0 || r->memory() != 0 || !r->scalars().empty());
-}
-
-std::string Amount(ResourceId id, const Resource& r) { return FormatDimension(id, r.Get(id)); }
-
-void CheckQueueResources(const Queue& q, Report& r) {
-  auto compare = [&](const Resource& value, const char* value_name, const std::string& value_field,
-                     const Resource& bound, const char* bound_name) {
-    for (ResourceId id : ExceedingDims(value, bound)) {
-      const std::string& dim = ResourceNames::Name(id);
-      r.Add(value_field + "." + dim, std::string(value_name) + " should less equal than " +
-                                         bound_name + " (" + dim + ": " + value_name + " " +
-                                         Amount(id, value) + " > " + bound_name + " " +
-                                         Amount(id, bound) + ")");
-    }
-  };
-  if (IsSet(q.capability)) {
-    if (IsSet(q.deserved))
-      compare(*q.deserved, "deserved", "spec.deserved", *q.capability, "capability");
-    if (IsSet(q.guarantee)) {
-      compare(*q.guarantee, "guarantee", "spec.guarantee.resource", *q.capability, "capability");
-    }
-  }
-  if (IsSet(q.deserved) && IsSet(q.guarantee)) {
-    compare(*q.guarantee, "guarantee", "spec.guarantee.resource", *q.deserved, "deserved");
-  }
-}
-
-// Where a parent's limit for its children's deserved or guarantee comes from:
-// the parent's own value when set, else its capability (as Volcano's newer
-// webhook does); none when neither is set.
-struct ChildSumBound {
-  const Resource* bound = nullptr;
-  std::string field;  // "spec.deserved" or "spec.capability"
-  std::string name;   // "deserved" or "capability"
-};
-
-ChildSumBound SumBound(const Queue& parent, const std::optional<Resource>& own,
-                       const std::string& own_field, const std::string& own_name) {
-  if (IsSet(own)) return {&*own, own_field, own_name};
-  if (IsSet(parent.capability)) return {&*parent.capability, "spec.capability", "capability"};
-  return {};
-}
-
-// Checks the sums of the children's deserved and guarantee against `parent`.
-void CheckChildSums(const Queue& parent, const std::vector<const Queue*>& children, Report& r) {
-  struct Part {
-    const char* name;
-    std::optional<Resource> Queue::*member;
-    const char* own_field;
-  };
-  const Part parts[] = {{"deserved", &Queue::deserved, "spec.deserved"},
-                        {"guarantee", &Queue::guarantee, "spec.guarantee.resource"}};
-  for (const Part& part : parts) {
-    Resource sum;
-    std::vector<std::string> named;
-    for (const Queue* c : children) {
-      if (!IsSet(c->*part.member)) continue;
-      sum += *(c->*part.member);
-      named.push_back(c->meta.name);
-    }
-    if (named.empty()) continue;
-    ChildSumBound b = SumBound(parent, parent.*part.member, part.own_field, part.name);
-    if (b.bound == nullptr) continue;
-    for (ResourceId id : ExceedingDims(sum, *b.bound)) {
-      const std::string& dim = ResourceNames::Name(id);
-      r.Add(b.field + "." + dim, "sum of child queues' " + std::string(part.name) + " " + dim +
-                                     " (" + Amount(id, sum) + ", from " + Join(named, ", ") +
-                                     ") exceeds this queue's " + b.name + " " +
-                                     Amount(id, *b.bound) + kRuntimeNote);
-    }
-  }
-}
-
-void CheckChildCapability(const Queue& child, const QueueIndex& queues, Report& r) {
-  if (!IsSet(child.capability)) return;
-  const std::string parent = child.parent.empty() ? "root" : child.parent;
-  const QueueIndex::Bounds& limit = queues.EffectiveCapability(parent);
-  const Resource& cap = *child.capability;
-  // Dimensions the child leaves out (cpu/memory at 0, absent scalars) are
-  // inherited from the parent, so only the ones it names can exceed it.
-  std::vector<std::pair<ResourceId, int64_t>> named;
-  if (cap.milli_cpu() > 0) named.emplace_back(ResourceNames::kCpu, cap.milli_cpu());
-  if (cap.memory() > 0) named.emplace_back(ResourceNames::kMemory, cap.memory());
-  std::vector<std::pair<ResourceId, int64_t>> scalars = cap.scalars();
-  std::sort(scalars.begin(), scalars.end(), [](const auto& a, const auto& b) {
-    return ResourceNames::Name(a.first) < ResourceNames::Name(b.first);
-  });
-  named.insert(named.end(), scalars.begin(), scalars.end());
-  for (const auto& [id, v] : named) {
-    auto it = limit.find(id);
-    if (it == limit.end() || v <= it->second.value) continue;
-    const std::string& dim = ResourceNames::Name(id);
-    r.Add(
-        "spec.capability." + dim,
-        "capability " + dim + " " + FormatDimension(id, v) + " exceeds parent queue `" + parent +
-            "` capability " + FormatDimension(id, it->second.value) +
-            (it->second.from == parent ? "" : " (inherited from queue `" + it->second.from + "`)") +
-            kRuntimeNote);
-  }
-}
-
-void CheckParent(const Queue& q, const QueueIndex& queues, Report& r) {
-  if (q.meta.name == "root" || q.parent.empty() || q.parent == "root") return;
-  if (q.parent == q.meta.name) {
-    r.Add("spec.parent", "queue " + q.meta.name + " cannot use itself as parent");
-  } else if (!queues.Exists(q.parent)) {
-    r.Add("spec.parent", "failed to get parent queue of queue " + q.meta.name +
-                             ": queues.scheduling.volcano.sh " + Quote(q.parent) + " not found");
-  } else if (const std::vector<std::string>* cycle = queues.Cycle(q.meta.name)) {
-    r.Add("spec.parent", "queue hierarchy has a cycle: " + Join(*cycle, " -> "));
-  }
-}
-
-void ValidateQueues(const std::vector<Queue>& all, const QueueIndex& queues,
-                    std::vector<AdmissionProblem>* out) {
-  // Queues by normalized hierarchy path, for the "sub path" rule.
-  std::vector<std::pair<std::string, const Queue*>> by_path;
-  for (const Queue& q : all) {
-    auto h = q.meta.annotations.find(kHierarchyAnnotation);
-    if (h != q.meta.annotations.end() && !h->second.empty())
-      by_path.emplace_back(NormalizedHierarchy(h->second), &q);
-  }
-  std::sort(by_path.begin(), by_path.end(), [](const auto& a, const auto& b) {
-    return a.first != b.first ? a.first < b.first : a.second->meta.name < b.second->meta.name;
-  });
-
-  for (const Queue& q : all) {
-    Report r(out, "Queue " + q.meta.name, q.meta.source);
-    const Queue* first = queues.Find(q.meta.name);
-    if (first != &q) {
-      r.Add("metadata.name",
-            "duplicate Queue " + Quote(q.meta.name) + ": already defined at " + first->meta.source);
-    }
-    if (q.state != "Open" && q.state != "Closed") {
-      r.Add("status.state", "queue state must be in [Open Closed], got " + Quote(q.state));
-    }
-    // The decoder turns 0 into 1 (the mutating webhook) and refuses negatives;
-    // this guards objects built in code.
-    if (q.weight <= 0)
-      r.Add("spec.weight",
-            "queue weight must be a positive integer, got " + std::to_string(q.weight));
-    CheckQueueResources(q, r);
-    CheckHierarchyAnnotations(q, r);
-    auto h = q.meta.annotations.find(kHierarchyAnnotation);
-    if (h != q.meta.annotations.end() && !h->second.empty()) {
-      const std::string path = NormalizedHierarchy(h->second);
-      auto it = std::lower_bound(by_path.begin(), by_path.end(),
-                                 std::make_pair(path + "/", static_cast<const Queue*>(nullptr)),
-                                 [](const auto& a, const auto& b) { return a.first < b.first; });
-      for (; it != by_path.end() && it->first.rfind(path + "/", 0) == 0; ++it) {
-        if (it->second->meta.name == q.meta.name) continue;
-        r.Add(AnnotationField("metadata.", kHierarchyAnnotation),
-              path + " is not allowed to be in the sub path of " + it->first + " of queue " +
-                  it->second->meta.name);
-        break;
-      }
-    }
-    CheckParent(q, queues, r);
-    // Hierarchical limits only make sense on a tree: skip queues in a cycle.
-    if (first == &q && queues.Cycle(q.meta.name) == nullptr) {
-      if (q.meta.name != "root" &&
-          (q.parent.empty() || q.parent == "root" || queues.Find(q.parent) != nullptr)) {
-        CheckChildCapability(q, queues, r);
-      }
-      CheckChildSums(q, queues.TreeChildren(q.meta.name), r);
-    }
-    CheckCardAnnotation(q.meta.annotations, kCardQuotaAnnotation, "metadata.", r);
-  }
+// The decoder has applied the member and selector rules; Volcano's webhook
+// also refuses a HyperNode without members (the CRD only bounds a list given).
+void ValidateHyperNode(const HyperNode& h, std::vector<AdmissionProblem>* out) {
+  Report r(out, "HyperNode " + h.meta.name, h.meta.source);
+  if (h.members.empty()) r.Add("spec.members", "member must have at least one member");
 }
 
 // Reports every object whose kind and key an earlier object already has.
@@ -632,6 +394,8 @@ std::vector<AdmissionProblem> ValidateObjects(const ClusterObjects& objects, Rul
   for (const PodGroup& pg : objects.podgroups) ValidatePodGroup(pg, queues, &out);
   CheckDuplicates(objects.pods, "Pod", &out);
   for (const Pod& pod : objects.pods) ValidatePod(pod, &out);
+  for (const HyperNode& h : objects.hypernodes) ValidateHyperNode(h, &out);
+  for (const CronJob& cj : objects.cron_jobs) ValidateCronJob(cj, &out);
 
   std::stable_sort(out.begin(), out.end(),
                    [](const AdmissionProblem& a, const AdmissionProblem& b) {

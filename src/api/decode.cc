@@ -456,6 +456,11 @@ Status DecodeOneObject(const YAML::Node& doc, const std::string& kind,
     st = DecodeMeta(doc, true, &flow.meta);
     if (st.ok()) st = DecodeJobFlowSpec(doc, &flow);
     if (st.ok()) out->job_flows.push_back(std::move(flow));
+  } else if (kind == "CronJob" && api_version == "batch.volcano.sh/v1alpha1") {
+    CronJob cj;
+    cj.meta.source = source;
+    st = DecodeCronJob(doc, &cj);
+    if (st.ok()) out->cron_jobs.push_back(std::move(cj));
   } else if (kind == "Command" && api_version == "bus.volcano.sh/v1alpha1") {
     Command c;
     c.meta.source = source;
@@ -490,7 +495,7 @@ Status DecodeOneObject(const YAML::Node& doc, const std::string& kind,
     return Status::InvalidArgument(
         context + ": kind: unsupported kind \"" + kind + "\" with apiVersion \"" + api_version +
         "\" (supported: v1 Node, Pod, Namespace; scheduling.k8s.io/v1 PriorityClass; "
-        "scheduling.volcano.sh/v1beta1 Queue, PodGroup; batch.volcano.sh/v1alpha1 Job; "
+        "scheduling.volcano.sh/v1beta1 Queue, PodGroup; batch.volcano.sh/v1alpha1 Job, CronJob; "
         "bus.volcano.sh/v1alpha1 Command; flow.volcano.sh/v1alpha1 JobTemplate, JobFlow; "
         "nodeinfo.volcano.sh/v1alpha1 Numatopology; topology.volcano.sh/v1alpha1 HyperNode; "
         "apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job, CronJob)");

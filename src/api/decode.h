@@ -34,6 +34,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/cronjob.h"
 #include "api/hypernode.h"
 #include "api/jobflow.h"
 #include "api/numatopology.h"
@@ -63,6 +64,8 @@ struct ClusterObjects {
   // flow.volcano.sh/v1alpha1: JobTemplates (vcjob specs) and JobFlows.
   std::vector<VcJob> job_templates;
   std::vector<JobFlow> job_flows;
+  // batch.volcano.sh/v1alpha1 CronJobs (controllers/cronjob_controller.h).
+  std::vector<CronJob> cron_jobs;
   // Namespace name -> annotations (for scheduling.volcano.sh/queue-name).
   std::vector<ObjectMeta> namespaces;
   // nodeinfo.volcano.sh Numatopology objects, one per node (numa-aware).

@@ -22,7 +22,8 @@ Status CheckRegex(const std::string& pattern, const std::string& path) {
   try {
     std::regex re(pattern);
   } catch (const std::regex_error& e) {
-    return FieldError(path, "invalid regular expression \"" + pattern + "\": " + e.what());
+    // Volcano's webhook words it so; the reason is std::regex's, not Go's.
+    return FieldError(path, std::string("member regexMatch pattern is invalid: ") + e.what());
   }
   return Status::Ok();
 }

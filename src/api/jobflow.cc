@@ -98,6 +98,40 @@ Status DecodeProbe(const YAML::Node& n, const std::string& path, FlowProbe* prob
   return Status::Ok();
 }
 
+// Volcano's JobFlow admission reads the flows as a graph keyed by flow name:
+// a name given twice keeps the dependencies of its last entry (earlier ones
+// are not looked at), an empty list is a valid graph. Every target must be a
+// flow's name, then no path may lead back to where it started. The messages
+// are Volcano's, word for word.
+constexpr char kNotDag[] = "jobflow Flow is not DAG";
+
+Status CheckFlowGraph(const std::vector<Flow>& flows) {
+  std::map<std::string, size_t> last_entry;
+  for (size_t i = 0; i < flows.size(); ++i) last_entry[flows[i].name] = i;
+  for (const auto& [name, i] : last_entry) {
+    const std::vector<std::string>& targets = flows[i].targets;
+    for (size_t j = 0; j < targets.size(); ++j) {
+      if (last_entry.count(targets[j])) continue;
+      return FieldError(Index(Index("spec.flows", i) + ".dependsOn.targets", j),
+                        std::string(kNotDag) + ": vertex is not defined: " + targets[j]);
+    }
+  }
+  // Depth-first walk; `state` 1 = on the current path, 2 = explored.
+  std::map<std::string, int> state;
+  std::function<bool(const std::string&)> leads_back = [&](const std::string& name) {
+    state[name] = 1;
+    for (const std::string& t : flows[last_entry.at(name)].targets) {
+      if (state[t] == 1 || (state[t] == 0 && leads_back(t))) return true;
+    }
+    state[name] = 2;
+    return false;
+  };
+  for (const auto& [name, i] : last_entry) {
+    if (state[name] == 0 && leads_back(name)) return FieldError("spec.flows", kNotDag);
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status DecodeJobFlowSpec(const YAML::Node& doc, JobFlow* flow) {
@@ -112,20 +146,12 @@ Status DecodeJobFlowSpec(const YAML::Node& doc, JobFlow* flow) {
   }
   const YAML::Node flows = spec["flows"];
   BASALT_RETURN_IF_ERROR(ExpectList(flows, "spec.flows"));
-  if (!Present(flows) || flows.size() == 0)
-    return FieldError("spec.flows", "missing (a JobFlow needs at least one flow)");
-  std::map<std::string, size_t> index_of;
-  for (size_t i = 0; i < flows.size(); ++i) {
+  for (size_t i = 0; Present(flows) && i < flows.size(); ++i) {
     const std::string ip = Index("spec.flows", i);
     BASALT_RETURN_IF_ERROR(ExpectMap(flows[i], ip));
     Flow f;
     BASALT_RETURN_IF_ERROR(ReadString(flows[i], "name", ip, &f.name));
     if (f.name.empty()) return FieldError(ip + ".name", "missing");
-    if (!index_of.emplace(f.name, i).second) {
-      return FieldError(ip + ".name", "flow \"" + f.name +
-                                          "\" appears twice (first at spec.flows[" +
-                                          std::to_string(index_of[f.name]) + "])");
-    }
     const YAML::Node dep = flows[i]["dependsOn"];
     const std::string dp = ip + ".dependsOn";
     BASALT_RETURN_IF_ERROR(ExpectMap(dep, dp));
@@ -145,41 +171,7 @@ Status DecodeJobFlowSpec(const YAML::Node& doc, JobFlow* flow) {
     }
     flow->flows.push_back(std::move(f));
   }
-  // Targets exist and the dependencies form a DAG (Volcano's admission refuses
-  // a cycle: no job of it could ever be created).
-  for (size_t i = 0; i < flow->flows.size(); ++i) {
-    const Flow& f = flow->flows[i];
-    for (size_t j = 0; j < f.targets.size(); ++j) {
-      if (!index_of.count(f.targets[j])) {
-        return FieldError(Index(Index("spec.flows", i) + ".dependsOn.targets", j),
-                          "unknown flow \"" + f.targets[j] + "\" (not in spec.flows)");
-      }
-      if (f.targets[j] == f.name) {
-        return FieldError(Index(Index("spec.flows", i) + ".dependsOn.targets", j),
-                          "a flow cannot depend on itself");
-      }
-    }
-  }
-  std::vector<int> color(flow->flows.size(), 0);  // 0 unvisited, 1 on the stack, 2 done
-  std::function<std::string(size_t)> visit = [&](size_t i) -> std::string {
-    color[i] = 1;
-    for (const std::string& t : flow->flows[i].targets) {
-      const size_t j = index_of[t];
-      if (color[j] == 1) return flow->flows[i].name + " -> " + t;
-      if (color[j] == 0) {
-        std::string cycle = visit(j);
-        if (!cycle.empty()) return flow->flows[i].name + " -> " + cycle;
-      }
-    }
-    color[i] = 2;
-    return "";
-  };
-  for (size_t i = 0; i < flow->flows.size(); ++i) {
-    if (color[i] != 0) continue;
-    std::string cycle = visit(i);
-    if (!cycle.empty()) return FieldError("spec.flows", "dependency cycle: " + cycle);
-  }
-  return Status::Ok();
+  return CheckFlowGraph(flow->flows);
 }
 
 Status CheckJobFlowTemplates(const std::vector<JobFlow>& flows,

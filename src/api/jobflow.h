@@ -86,8 +86,11 @@ inline std::string FlowJobName(const JobFlow& flow, const std::string& template_
 }
 
 // Decodes a JobFlow document (metadata already checked by the caller's kind
-// dispatch). Checks: flow names present and unique, targets name flows of the
-// same JobFlow, no dependency cycle, jobRetainPolicy retain|delete.
+// dispatch). Checks, as Volcano's admission does: targets name flows of the
+// same JobFlow and the dependencies form a DAG (messages "jobflow Flow is not
+// DAG: vertex is not defined: X" and "jobflow Flow is not DAG"); plus the
+// CRD's: flow names present, jobRetainPolicy retain|delete. A flow name given
+// twice and an empty flow list are accepted (as Volcano accepts them).
 // Messages are "field: problem" (e.g. "spec.flows[2].dependsOn.targets[0]: ...").
 Status DecodeJobFlowSpec(const YAML::Node& doc, JobFlow* flow);
 

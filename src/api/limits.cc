@@ -49,7 +49,7 @@ int64_t CountDecodedObjects(const ClusterObjects& o) {
                               o.queues.size() + o.podgroups.size() + o.jobs.size() +
                               o.owners.size() + o.commands.size() + o.job_templates.size() +
                               o.job_flows.size() + o.namespaces.size() + o.numatopologies.size() +
-                              o.hypernodes.size());
+                              o.hypernodes.size() + o.cron_jobs.size());
 }
 
 Status CheckObjectCount(const ClusterObjects& objects, const InputLimits& limits,

@@ -66,6 +66,8 @@ void AddWebhookFlags(CLI::App* command, WebhookOptions* options) {
   command->add_option("--webhook-key", options->key_file, "PEM private key (tls.key)");
   command->add_option("--webhook-bind", options->bind, "Address the webhooks listen on")
       ->capture_default_str();
+  command->add_option("--admission-config", options->admission_config_file,
+                      "Volcano's admission configuration (resourceGroups for /pods/mutate)");
 }
 
 CLI::App* AddWebhookCommand(CLI::App& app, WebhookRequest* request) {

@@ -1,5 +1,6 @@
 #include "controllers/jobflow_controller.h"
 
+#include <set>
 #include <vector>
 
 #include "controllers/job_controller.h"
@@ -50,7 +51,9 @@ void RebuildJobFlowStatus(const ClusterState& state, JobFlow& flow) {
   flow.terminated_jobs.clear();
   flow.unknown_jobs.clear();
   std::vector<FlowJobStatus> list;
+  std::set<std::string> listed;  // a flow name given twice is one job
   for (const Flow& f : flow.flows) {
+    if (!listed.insert(f.name).second) continue;
     auto it = state.jobs().find(FlowJobKey(flow, f.name));
     if (it == state.jobs().end()) continue;
     const VcJob& job = it->second;

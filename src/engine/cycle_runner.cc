@@ -30,6 +30,7 @@ Status CycleRunner::Init() {
 void CycleRunner::SyncControllers() {
   ConsumeCommands();
   jobflows_.Sync(state_, now_);  // before the jobs: a job it creates is expanded in the same sync
+  cronjobs_.Sync(state_, now_);  // likewise
   jobs_.Sync(state_, now_);
   job_plugins_.Sync(state_);
   podgroups_.Sync(state_);

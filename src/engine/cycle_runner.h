@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "controllers/cronjob_controller.h"
 #include "controllers/job_controller.h"
 #include "controllers/job_plugins.h"
 #include "controllers/jobflow_controller.h"
@@ -132,6 +133,7 @@ class CycleRunner {
   std::vector<std::unique_ptr<Action>> actions_;
   JobController jobs_;
   JobFlowController jobflows_;
+  CronJobController cronjobs_;
   JobPluginController job_plugins_;
   PodGroupController podgroups_;
   QueueController queues_;

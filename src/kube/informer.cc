@@ -96,6 +96,7 @@ std::vector<InformerSpec> DefaultInformerSpecs() {
       {"Command", {"/apis/bus.volcano.sh/v1alpha1", "commands"}},
       {"JobTemplate", {"/apis/flow.volcano.sh/v1alpha1", "jobtemplates"}},
       {"JobFlow", {"/apis/flow.volcano.sh/v1alpha1", "jobflows"}},
+      {"CronJob", {"/apis/batch.volcano.sh/v1alpha1", "cronjobs"}},
       {"Deployment", {"/apis/apps/v1", "deployments"}},
       {"ReplicaSet", {"/apis/apps/v1", "replicasets"}},
       {"HyperNode", {"/apis/topology.volcano.sh/v1alpha1", "hypernodes"}},
@@ -119,6 +120,8 @@ void StateSink::DeleteLocked(const std::string& kind, const std::string& key) {
     state_->DeleteJobTemplate(key);
   } else if (kind == "JobFlow") {
     state_->DeleteJobFlow(key);
+  } else if (kind == "CronJob") {
+    state_->DeleteCronJob(key);
   } else if (kind == "HyperNode") {
     state_->DeleteHyperNode(key);
   }
@@ -139,6 +142,7 @@ void StateSink::UpsertLocked(ClusterObjects objs) {
   for (auto& o : objs.commands) state_->UpsertCommand(std::move(o));
   for (auto& o : objs.job_templates) state_->UpsertJobTemplate(std::move(o));
   for (auto& o : objs.job_flows) state_->UpsertJobFlow(std::move(o));
+  for (auto& o : objs.cron_jobs) state_->UpsertCronJob(std::move(o));
   for (auto& o : objs.hypernodes) {
     std::string name = o.meta.name;
     Status kept = state_->UpsertHyperNode(std::move(o));

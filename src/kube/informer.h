@@ -43,7 +43,7 @@ struct InformerSpec {
 };
 
 // Nodes, Pods, PriorityClasses, Queues, PodGroups, vcjobs, Commands,
-// JobTemplates, JobFlows, Deployments, ReplicaSets, HyperNodes.
+// JobTemplates, JobFlows, CronJobs, Deployments, ReplicaSets, HyperNodes.
 std::vector<InformerSpec> DefaultInformerSpecs();
 
 // Applies decoded objects to a `ClusterState` under a mutex that the

@@ -3,6 +3,7 @@
 #include <openssl/evp.h>
 
 #include <exception>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -161,15 +162,15 @@ Result<ClusterObjects> DecodeOne(const Json& object, const char* kind,
 }
 
 // The problems `basalt validate` finds in the object from `source`, one line
-// each, as it prints them minus `file:line: `. `skip_field` drops one field.
+// each, as it prints them minus `file:line: `. `skip_field` leaves fields out.
 // The rules that need the rest of the cluster (a pod's PriorityClass and node)
 // are the API server's, which has already applied them; unknown fields never
 // reach a webhook (the API server prunes them), so nothing is warned about.
 std::string ProblemsOf(const ClusterObjects& objs, const std::string& source,
-                       const std::string& skip_field = "") {
+                       const std::function<bool(const std::string&)>& skip_field = nullptr) {
   std::string out;
   for (const AdmissionProblem& p : ValidateObjects(objs, kThisObjectOnly)) {
-    if (p.source != source || (!skip_field.empty() && p.field == skip_field)) continue;
+    if (p.source != source || (skip_field && skip_field(p.field))) continue;
     out += (out.empty() ? "" : "\n") + p.object + ": " + p.field + ": " + p.message;
   }
   return out;
@@ -234,7 +235,8 @@ Verdict ValidateJob(const Request& req, AdmissionLookup& lookup) {
   if (req.operation == "CREATE") return FromProblems(ProblemsOf(*objs, job.meta.source));
   // Volcano checks the queue at creation only: a job in a queue closed since
   // can still be resized.
-  std::string problems = ProblemsOf(*objs, job.meta.source, "spec.queue");
+  std::string problems =
+      ProblemsOf(*objs, job.meta.source, [](const std::string& f) { return f == "spec.queue"; });
   std::string frozen = JobUpdateProblem(req.old_object, req.object, "Job " + job.meta.Key());
   if (!frozen.empty()) problems += (problems.empty() ? "" : "\n") + frozen;
   return FromProblems(std::move(problems));
@@ -259,6 +261,33 @@ Verdict ValidateQueueDelete(const Request& req, AdmissionLookup& lookup) {
                 std::to_string(children.size()) + " child queues: " + list);
 }
 
+// As Volcano on UPDATE: the parent rules run only when spec.parent changed,
+// the hierarchical resource rules only when the parent or a resource list
+// (capability, deserved, guarantee) changed. Returns the fields to leave out.
+std::function<bool(const std::string&)> QueueUpdateSkips(const Json& old_object,
+                                                         const Json& object) {
+  auto part = [](const Json& q, std::initializer_list<const char*> path) {
+    const Json* at = &q;
+    for (const char* key : path) {
+      if (!at->is_object() || !at->contains(key)) return Json();
+      at = &(*at)[key];
+    }
+    return *at;
+  };
+  const bool parent_same = part(old_object, {"spec", "parent"}) == part(object, {"spec", "parent"});
+  bool resources_same = parent_same;
+  for (auto path : {std::initializer_list<const char*>{"spec", "capability"},
+                    std::initializer_list<const char*>{"spec", "deserved"},
+                    std::initializer_list<const char*>{"spec", "guarantee", "resource"}}) {
+    resources_same = resources_same && part(old_object, path) == part(object, path);
+  }
+  return [parent_same, resources_same](const std::string& field) {
+    if (parent_same && field == "spec.parent") return true;
+    return resources_same && (field.rfind("spec.capability.", 0) == 0 || field == "spec.deserved" ||
+                              field == "spec.guarantee.resource");
+  };
+}
+
 Verdict ValidateQueue(const Request& req, AdmissionLookup& lookup) {
   if (req.operation == "DELETE") return ValidateQueueDelete(req, lookup);
   if (req.operation != "CREATE" && req.operation != "UPDATE") return {};
@@ -270,7 +299,8 @@ Verdict ValidateQueue(const Request& req, AdmissionLookup& lookup) {
   objs->queues = std::move(*queues);
   const std::string source = queue.meta.source;
   objs->queues.push_back(std::move(queue));
-  return FromProblems(ProblemsOf(*objs, source));
+  if (req.operation == "CREATE") return FromProblems(ProblemsOf(*objs, source));
+  return FromProblems(ProblemsOf(*objs, source, QueueUpdateSkips(req.old_object, req.object)));
 }
 
 Verdict ValidatePodGroup(const Request& req, AdmissionLookup& lookup) {
@@ -334,12 +364,16 @@ Verdict ValidateJobTemplate(const Request& req) {
 
 // topology.volcano.sh. A HyperNode: the decoder's rules (tier, members and
 // their selectors: exactly one of exactMatch, regexMatch, labelMatch, a regex
-// that compiles), then the tree with the cluster's other HyperNodes (one
-// parent, a child's tier below its parent's, no cycle).
+// that compiles), admission's (at least one member), then the tree with the cluster's other
+// HyperNodes (one parent, a child's tier below its parent's, no cycle).
 Verdict ValidateHyperNode(const Request& req, AdmissionLookup& lookup) {
   if (req.operation != "CREATE" && req.operation != "UPDATE") return {};
   auto objs = DecodeOne(req.object, "HyperNode", &ClusterObjects::hypernodes);
   if (!objs.ok()) return Refuse(objs.status().message());
+  if (std::string problems = ProblemsOf(*objs, objs->hypernodes[0].meta.source);
+      !problems.empty()) {
+    return Refuse(std::move(problems));
+  }
   auto others = lookup.HyperNodes();
   if (!others.ok())
     return Refuse("cannot read the cluster's HyperNodes: " + others.status().message());
@@ -349,6 +383,15 @@ Verdict ValidateHyperNode(const Request& req, AdmissionLookup& lookup) {
   tree[reviewed.meta.name] = std::move(reviewed);
   Status st = ValidateHyperNodeTree(tree);
   return st.ok() ? Verdict{} : Refuse(StripSource(st.message()));
+}
+
+// batch.volcano.sh CronJobs, on CREATE and UPDATE alike (as Volcano):
+// schedule, time zone, name (admission/cronjob_rules.h).
+Verdict ValidateCronJob(const Request& req) {
+  if (req.operation != "CREATE" && req.operation != "UPDATE") return {};
+  auto objs = DecodeOne(req.object, "CronJob", &ClusterObjects::cron_jobs);
+  if (!objs.ok()) return Refuse(objs.status().message());
+  return FromProblems(ProblemsOf(*objs, objs->cron_jobs[0].meta.source));
 }
 
 // ---- mutation: Volcano's defaults as a JSON Patch ----
@@ -377,6 +420,17 @@ int64_t IntOr(const Json& parent, const char* key, int64_t fallback) {
   return it != parent.end() && it->is_number_integer() ? it->get<int64_t>() : fallback;
 }
 
+// A task without minAvailable: minPartitions whole partitions when its
+// partitionPolicy sets minPartitions, else every replica.
+int64_t DefaultTaskMinAvailable(const Json& task) {
+  auto pp = task.find("partitionPolicy");
+  if (pp != task.end() && pp->is_object()) {
+    const int64_t min_partitions = IntOr(*pp, "minPartitions", 0);
+    if (min_partitions > 0) return min_partitions * IntOr(*pp, "partitionSize", 0);
+  }
+  return IntOr(task, "replicas", 0);
+}
+
 // Task defaults; returns whether anything changed. Job minAvailable is then
 // the sum of the tasks' minAvailable.
 bool DefaultTasks(Json& tasks, int64_t* min_available_sum) {
@@ -398,19 +452,20 @@ bool DefaultTasks(Json& tasks, int64_t* min_available_sum) {
       set(*pod_spec, "dnsPolicy", "ClusterFirstWithHostNet");
     }
     if (!t.contains("minAvailable") || t["minAvailable"].is_null())
-      set(t, "minAvailable", IntOr(t, "replicas", 0));
+      set(t, "minAvailable", DefaultTaskMinAvailable(t));
     if (IsUnset(t, "maxRetry")) set(t, "maxRetry", kDefaultMaxRetry);
     *min_available_sum += IntOr(t, "minAvailable", 0);
   }
   return changed;
 }
 
-// The mpi, tensorflow and pytorch plugins need svc; mpi also needs ssh.
+// The mpi, tensorflow, pytorch and ray plugins need svc; mpi also needs ssh.
 std::optional<Json> DefaultPlugins(const Json& spec) {
   auto it = spec.find("plugins");
   if (it == spec.end() || !it->is_object()) return std::nullopt;
   Json plugins = *it;
-  if ((plugins.contains("mpi") || plugins.contains("tensorflow") || plugins.contains("pytorch")) &&
+  if ((plugins.contains("mpi") || plugins.contains("tensorflow") || plugins.contains("pytorch") ||
+       plugins.contains("ray")) &&
       !plugins.contains("svc")) {
     plugins["svc"] = Json::array();
   }
@@ -473,7 +528,11 @@ Verdict MutatePodGroup(const Request& req, AdmissionLookup& lookup) {
   if (req.operation != "CREATE" || !req.object.is_object()) return v;
   const Json& pg = req.object;
   const bool has_spec = pg.contains("spec") && pg["spec"].is_object();
-  if (has_spec && !IsUnset(pg["spec"], "queue")) return v;
+  // The CRD defaults spec.queue to `default`; Volcano moves a PodGroup in
+  // `default` (given or defaulted) to its namespace's queue.
+  const bool in_default =
+      has_spec && !IsUnset(pg["spec"], "queue") && StringField(pg["spec"], "queue") == "default";
+  if (has_spec && !IsUnset(pg["spec"], "queue") && !in_default) return v;
   std::string ns = req.namespace_;
   if (ns.empty() && pg.contains("metadata") && pg["metadata"].is_object())
     ns = StringField(pg["metadata"], "namespace");
@@ -482,8 +541,23 @@ Verdict MutatePodGroup(const Request& req, AdmissionLookup& lookup) {
     auto it = annotations->find(kQueueNameAnnotation);
     if (it != annotations->end() && !it->second.empty()) queue = it->second;
   }
+  if (in_default && queue == "default") return v;
   if (!has_spec) v.patch.push_back(AddOp("/spec", Json::object()));
   v.patch.push_back(AddOp("/spec/queue", queue));
+  return v;
+}
+
+// Any pod at creation: the first resource group it belongs to
+// (live/webhook_resource_groups.h).
+Verdict MutatePod(const Request& req, const AdmissionOptions& options) {
+  Verdict v;
+  if (req.operation != "CREATE" || !req.object.is_object() || options.resource_groups.empty())
+    return v;
+  std::string ns = req.object.contains("metadata") && req.object["metadata"].is_object()
+                       ? StringField(req.object["metadata"], "namespace")
+                       : "";
+  if (ns.empty()) ns = req.namespace_;
+  v.patch = ResourceGroupPatch(req.object, ns, options.resource_groups);
   return v;
 }
 
@@ -510,6 +584,10 @@ Verdict Dispatch(WebhookEndpoint endpoint, const Request& req, AdmissionLookup& 
       return ValidateJobTemplate(req);
     case WebhookEndpoint::kHyperNodesValidate:
       return ValidateHyperNode(req, lookup);
+    case WebhookEndpoint::kCronJobsValidate:
+      return ValidateCronJob(req);
+    case WebhookEndpoint::kPodsMutate:
+      return MutatePod(req, options);
   }
   return {};
 }
@@ -528,6 +606,8 @@ const std::vector<std::pair<std::string, WebhookEndpoint>>& WebhookEndpoints() {
       {"/jobflows/validate", WebhookEndpoint::kJobFlowsValidate},
       {"/jobtemplates/validate", WebhookEndpoint::kJobTemplatesValidate},
       {"/hypernodes/validate", WebhookEndpoint::kHyperNodesValidate},
+      {"/cronjobs/validate", WebhookEndpoint::kCronJobsValidate},
+      {"/pods/mutate", WebhookEndpoint::kPodsMutate},
   };
   return kEndpoints;
 }

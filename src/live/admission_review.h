@@ -25,6 +25,7 @@
 #include "api/hypernode.h"
 #include "api/objects.h"
 #include "api/status.h"
+#include "live/webhook_resource_groups.h"
 
 namespace basalt {
 
@@ -54,6 +55,8 @@ enum class WebhookEndpoint {
   kJobFlowsValidate,
   kJobTemplatesValidate,
   kHyperNodesValidate,
+  kCronJobsValidate,
+  kPodsMutate,
 };
 
 // Every endpoint with its HTTP path ("/jobs/validate", ...), in a fixed order.
@@ -63,6 +66,9 @@ struct AdmissionOptions {
   // Pods with another `spec.schedulerName` are admitted unchecked, and a
   // Job without `spec.schedulerName` gets this one.
   std::string scheduler_name = "volcano";
+  // `/pods/mutate`: the resource groups of the admission configuration
+  // (--admission-config); none: pods are admitted unchanged.
+  std::vector<ResourceGroup> resource_groups;
 };
 
 struct AdmissionReply {

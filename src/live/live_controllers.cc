@@ -127,8 +127,10 @@ void LiveControllers::OnApplied(const std::string& kind, bool deleted, const std
     } else {
       job_objects_[key] = object;
     }
-  } else if (kind == "JobFlow" || kind == "JobTemplate") {
-    auto& objects = kind == "JobFlow" ? flow_objects_ : template_objects_;
+  } else if (kind == "JobFlow" || kind == "JobTemplate" || kind == "CronJob") {
+    auto& objects = kind == "JobFlow"   ? flow_objects_
+                    : kind == "CronJob" ? cron_objects_
+                                        : template_objects_;
     if (deleted) {
       objects.erase(key);
     } else {
@@ -361,6 +363,7 @@ ControllerPassSummary LiveControllers::Sync(int64_t now) {
     queues_.Sync(*state_);
     std::vector<Write> flow_writes;
     SyncJobFlows(now, &flow_writes);
+    SyncCronJobs(now, &flow_writes);
     state_->set_change_observer(nullptr);
     CollectPluginObjectWrites(&writes);
     CollectPodGroupWrites(groups_before, pods_before, &writes);

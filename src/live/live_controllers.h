@@ -24,6 +24,10 @@
 //       JobFlow: a flow's job due         -> create (POST jobs), from the
 //                                            JobTemplate's JSON as stored
 //       JobFlow status changed            -> merge patch on jobflows/NAME/status
+//       CronJob: a job due                -> create (POST jobs) from the
+//                                            template as stored; history
+//                                            limits, Replace -> delete
+//       CronJob status changed            -> merge patch on cronjobs/NAME/status
 //   without the lock: the writes — one object's in that order, different
 //   objects' side by side (up to 16 on the wire).
 //
@@ -126,6 +130,9 @@ class LiveControllers {
   // (jobRetainPolicy `delete` drops the jobs' pods and PodGroups).
   void SyncJobFlows(int64_t now, std::vector<Write>* writes);
   bool TargetsCompletedOnServer(const JobFlow& flow, const Flow& f) const;
+  // live/live_cronjob.cc. Under the lock, inside the change observer's window
+  // (deleted jobs drop their pods and PodGroups).
+  void SyncCronJobs(int64_t now, std::vector<Write>* writes);
   bool InFlight(const std::string& id, std::chrono::steady_clock::time_point now) const;
   void Apply(std::vector<Write> writes, ControllerPassSummary* sum);
   kube::ApiOr<kube::HttpResponse> Send(const Write& w);
@@ -150,6 +157,7 @@ class LiveControllers {
   std::map<std::string, Json> queue_status_;                        // the server's queue status
   std::map<std::string, Json> flow_objects_;      // JobFlows as the server has them
   std::map<std::string, Json> template_objects_;  // JobTemplates as the server has them
+  std::map<std::string, Json> cron_objects_;      // CronJobs as the server has them
 
   // Only the pass's thread.
   std::vector<Write> deferred_;  // bare pods' bookkeeping, for ApplyDeferred
@@ -159,6 +167,8 @@ class LiveControllers {
   // Jobs of JobFlows sent (POST answered 201 or 409), not yet seen by the
   // informers: "ns/name" -> when.
   std::map<std::string, std::chrono::steady_clock::time_point> flow_job_creates_;
+  // Jobs of CronJobs sent, not yet seen by the informers: "ns/name" -> when.
+  std::map<std::string, std::chrono::steady_clock::time_point> cron_job_creates_;
   // Jobs of JobFlows: "ns/name" -> {phase, when first seen in it} (runningHistories).
   std::map<std::string, std::pair<std::string, std::string>> flow_job_phase_times_;
 };

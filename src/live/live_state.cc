@@ -32,7 +32,7 @@ Status LoadLiveState(const std::string& kubeconfig, const std::string& context,
   kube::StateSink sink(state);
   for (const kube::InformerSpec& spec : kube::DefaultInformerSpecs()) {
     // explain reasons about scheduling: JobFlows only make jobs, which it lists.
-    if (spec.kind == "JobFlow" || spec.kind == "JobTemplate") continue;
+    if (spec.kind == "JobFlow" || spec.kind == "JobTemplate" || spec.kind == "CronJob") continue;
     auto list = client.List(spec.path.Collection());
     if (!list.ok()) {
       if (list.error().code == 404) continue;  // not served: none of them

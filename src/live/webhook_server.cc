@@ -172,6 +172,10 @@ int64_t WebhookServer::cert_reloads() const { return certs_ ? certs_->reloads() 
 Status WebhookServer::Start() {
   if (options_.cert_file.empty() || options_.key_file.empty())
     return Status::InvalidArgument("--webhook-cert and --webhook-key are required");
+  if (!options_.admission_config_file.empty()) {
+    BASALT_ASSIGN_OR_RETURN(options_.admission.resource_groups,
+                            LoadResourceGroups(options_.admission_config_file));
+  }
   certs_ = std::make_unique<CertStore>(options_.cert_file, options_.key_file,
                                        options_.cert_check_interval);
   BASALT_RETURN_IF_ERROR(certs_->Load());

@@ -29,6 +29,9 @@ struct WebhookOptions {
   std::string cert_file;  // PEM: the serving certificate, then any intermediates
   std::string key_file;   // PEM private key
   std::chrono::milliseconds cert_check_interval{1000};
+  // Volcano's admission configuration (resource groups for /pods/mutate),
+  // read once at Start; empty: none.
+  std::string admission_config_file;
   AdmissionOptions admission;
 };
 

@@ -50,6 +50,8 @@ Status ClusterState::AddAll(ClusterObjects objects) {
     BASALT_RETURN_IF_ERROR(InsertUnique(job_templates_, "JobTemplate", std::move(t)));
   for (auto& f : objects.job_flows)
     BASALT_RETURN_IF_ERROR(InsertUnique(job_flows_, "JobFlow", std::move(f)));
+  for (auto& c : objects.cron_jobs)
+    BASALT_RETURN_IF_ERROR(InsertUnique(cron_jobs_, "CronJob", std::move(c)));
   for (auto& t : objects.numatopologies) {
     BASALT_RETURN_IF_ERROR(InsertUnique(numatopologies_, "Numatopology", std::move(t)));
   }
@@ -142,6 +144,11 @@ void ClusterState::UpsertJobFlow(JobFlow flow) {
   job_flows_[k] = std::move(flow);
   ++generation_;
 }
+void ClusterState::UpsertCronJob(CronJob cron_job) {
+  std::string k = cron_job.meta.Key();
+  cron_jobs_[k] = std::move(cron_job);
+  ++generation_;
+}
 void ClusterState::UpsertNumatopology(Numatopology t) {
   std::string k = t.meta.Key();
   numatopologies_[k] = std::move(t);
@@ -211,6 +218,10 @@ bool ClusterState::DeleteJobTemplate(const std::string& key) {
 bool ClusterState::DeleteJobFlow(const std::string& key) {
   ++generation_;
   return job_flows_.erase(key) > 0;
+}
+bool ClusterState::DeleteCronJob(const std::string& key) {
+  ++generation_;
+  return cron_jobs_.erase(key) > 0;
 }
 
 const Pod* ClusterState::FindPod(const std::string& key) const {

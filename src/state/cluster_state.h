@@ -51,6 +51,7 @@ class ClusterState {
   // them, so, like Commands, they bump `generation` only.
   void UpsertJobTemplate(VcJob tmpl);
   void UpsertJobFlow(JobFlow flow);
+  void UpsertCronJob(CronJob cron_job);
   // Deletes; returns false when absent.
   bool DeletePod(const std::string& key);
   bool DeletePodGroup(const std::string& key);
@@ -59,6 +60,7 @@ class ClusterState {
   bool DeleteCommand(const std::string& key);
   bool DeleteJobTemplate(const std::string& key);
   bool DeleteJobFlow(const std::string& key);
+  bool DeleteCronJob(const std::string& key);
 
   const Pod* FindPod(const std::string& key) const;
   const PodGroup* FindPodGroup(const std::string& key) const;
@@ -110,6 +112,9 @@ class ClusterState {
   const std::map<std::string, VcJob>& job_templates() const { return job_templates_; }
   std::map<std::string, JobFlow>& mutable_job_flows() { return job_flows_; }
   const std::map<std::string, JobFlow>& job_flows() const { return job_flows_; }
+  // batch.volcano.sh CronJobs by "ns/name"; the CronJob controller writes their status.
+  std::map<std::string, CronJob>& mutable_cron_jobs() { return cron_jobs_; }
+  const std::map<std::string, CronJob>& cron_jobs() const { return cron_jobs_; }
   std::map<std::string, Queue>& mutable_queues() { return queues_; }
 
   // Monotonic counter bumped by every Upsert, Delete and AddAll (lets the
@@ -155,6 +160,7 @@ class ClusterState {
   std::map<std::string, Command> commands_;
   std::map<std::string, VcJob> job_templates_;
   std::map<std::string, JobFlow> job_flows_;
+  std::map<std::string, CronJob> cron_jobs_;
   std::map<std::string, Numatopology> numatopologies_;
   std::map<std::string, HyperNode> hypernodes_;
   void Journal(Change::Kind kind, const std::string& key);
