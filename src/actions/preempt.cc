@@ -29,6 +29,7 @@
 
 #include "actions/builtin.h"
 #include "actions/node_selection.h"
+#include "actions/ordering.h"
 #include "actions/starving_jobs.h"
 #include "actions/victim_sets.h"
 #include "framework/session.h"
@@ -258,12 +259,13 @@ class PreemptAction : public Action {
       starving[job.queue].push_back(job.id);
       tasks[job.id] = PendingTasks(ssn, job);
     }
-    std::vector<QueueId> queues;
-    for (const auto& [q, list] : preemptors) queues.push_back(q);
-    std::stable_sort(queues.begin(), queues.end(), [&](QueueId a, QueueId b) {
-      return ssn.QueueOrderLess(ssn.queue(a), ssn.queue(b));
-    });
-    for (QueueId q : queues) {
+    // Queues in QueueOrder at the time of each pick: earlier queues'
+    // evictions and pipelines move the shares.
+    auto queues = MakePickList<QueueId>(
+        [&ssn](QueueId a, QueueId b) { return ssn.QueueOrderLess(ssn.queue(a), ssn.queue(b)); });
+    for (const auto& [q, list] : preemptors) queues.Push(q);
+    while (!queues.Empty()) {
+      const QueueId q = queues.Pop();
       auto& jobs = preemptors.at(q);
       // 1. Between jobs of the queue.
       while (!jobs.Empty()) {
