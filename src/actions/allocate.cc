@@ -8,6 +8,7 @@
 //    the job cannot even be pipelined, and otherwise kept in the session without
 //    binding (its reservations block resources for later jobs this cycle);
 //  * once ready, a job places one more task per turn, so queues interleave;
+//    a job that did not become ready in its turn does not come back;
 //  * a node where the task fits Idle always beats one where it only fits
 //    FutureIdle (Idle + Releasing - Pipelined); in the latter the task is
 //    pipelined onto resources being released.
@@ -98,8 +99,11 @@ class AllocateAction : public Action {
       } else {
         stmt = AllocateInHyperNode(ssn, job, pending, topology);
       }
-      if (!pending.empty()) jobs.Push(job.id);
-      if (stmt) stmt->Commit();
+      // Only a job that became ready comes back for its remaining tasks.
+      if (stmt) {
+        stmt->Commit();
+        if (!pending.empty()) jobs.Push(job.id);
+      }
       queues.Push(q);
     }
   }
@@ -265,7 +269,10 @@ class AllocateAction : public Action {
       }
       PredicateStatus pre = ssn.PrePredicate(task);
       if (!pre.ok()) {
+        // A failed pre-predicate is a fit failure of the task's role like any other.
         job.fit_errors[task.id] = PrePredicateErrors(ssn, pre);
+        if (!task.role.empty()) failed.insert(task.role);
+        if (NeedContinue(ssn, job, pending, failed)) continue;
         break;
       }
       FitErrors errors;

@@ -26,15 +26,23 @@ class BackfillAction : public Action {
       if (auto invalid = ssn.JobValid(job)) continue;
       jobs_of[job.queue].push_back(job.id);
     }
+    // Pipelined BestEffort tasks are taken back first, all of them, and
+    // retried with the pending ones (Volcano v1.15.1 backfill).
+    Statement now = Statement::CommitAtOnce(ssn);
+    for (const std::vector<JobId>& job_ids : jobs_of) {
+      for (JobId j : job_ids) Unpipeline(ssn, now, ssn.job(j));
+    }
     std::vector<QueueId> queue_ids;
     for (const QueueInfo& q : ssn.queues()) queue_ids.push_back(q.id);
     std::sort(queue_ids.begin(), queue_ids.end(),
               [&](QueueId a, QueueId b) { return ssn.QueueOrderLess(ssn.queue(a), ssn.queue(b)); });
-    for (QueueId q : queue_ids) {
-      std::vector<JobId>& job_ids = jobs_of[q];
+    // Every order is settled before the first task is placed.
+    for (std::vector<JobId>& job_ids : jobs_of) {
       std::sort(job_ids.begin(), job_ids.end(),
                 [&](JobId a, JobId b) { return ssn.JobOrderLess(ssn.job(a), ssn.job(b)); });
-      for (JobId j : job_ids) BackfillJob(ssn, ssn.job(j));
+    }
+    for (QueueId q : queue_ids) {
+      for (JobId j : jobs_of[q]) BackfillJob(ssn, now, ssn.job(j));
     }
   }
 
@@ -47,17 +55,18 @@ class BackfillAction : public Action {
     return false;
   }
 
-  void BackfillJob(Session& ssn, JobInfo& job) {
-    Statement now = Statement::CommitAtOnce(ssn);
+  static void Unpipeline(Session& ssn, Statement& now, const JobInfo& job) {
+    for (TaskId id : job.tasks) {
+      TaskInfo& t = ssn.task(id);
+      if (t.best_effort && !t.gated && t.status == TaskStatus::kPipelined) now.Unpipeline(t);
+    }
+  }
+
+  static void BackfillJob(Session& ssn, Statement& now, JobInfo& job) {
     std::vector<TaskId> tasks;
     for (TaskId id : job.tasks) {
       TaskInfo& t = ssn.task(id);
-      if (!t.best_effort || t.gated) continue;
-      if (t.status == TaskStatus::kPipelined) {
-        // A pipelined BestEffort task is un-pipelined and retried here.
-        now.Unpipeline(t);
-      }
-      if (t.status == TaskStatus::kPending) tasks.push_back(id);
+      if (t.best_effort && !t.gated && t.status == TaskStatus::kPending) tasks.push_back(id);
     }
     std::sort(tasks.begin(), tasks.end(),
               [&](TaskId a, TaskId b) { return ssn.TaskOrderLess(ssn.task(a), ssn.task(b)); });

@@ -11,7 +11,11 @@
 //     and pipelines sit in one statement, committed only if the job is then
 //     pipelined (gang), discarded otherwise;
 //  2. task level: inside each starving job, higher-priority pending tasks take
-//     from lower-priority running tasks of the same job.
+//     from lower-priority running tasks of the same job, one statement per
+//     task; the first task that finds no node is undone and ends the job's pass.
+// On each node tried, victims are evicted inside the job's statement; a node
+// that ends without the preemptor pipelined has its evictions undone at once.
+// Plugins' own victim choices (VictimTasks) are shuffle's business alone.
 // A pipelined preemptor that caused an eviction gets the node as its
 // nominatedNodeName; allocate tries that node first next cycle.
 //
@@ -25,6 +29,7 @@
 
 #include "actions/builtin.h"
 #include "actions/node_selection.h"
+#include "actions/ordering.h"
 #include "actions/starving_jobs.h"
 #include "actions/victim_sets.h"
 #include "framework/session.h"
@@ -73,7 +78,7 @@ bool EligibleToPreempt(Session& ssn, const TaskInfo& t) {
 enum class NodeAnswer {
   kPipelined,  // the preemptor is pipelined on the node
   kNoRoom,     // the victims named would not make room: nothing was changed
-  kRefused,    // anything else (the queue's Allocatable said no, perhaps after evictions)
+  kRefused,    // anything else (the queue's Allocatable said no); evictions undone
 };
 
 // Tries to make room for `preemptor` on `node` by evicting victims. An empty victim list is a valid
@@ -94,6 +99,7 @@ NodeAnswer TryNode(Session& ssn, Statement& stmt, TaskInfo& preemptor,
   if (!LessEqual(preemptor.request, node.FutureIdle() + SumRequests(victims)))
     return NodeAnswer::kNoRoom;
   SortVictims(ssn, queue, victims);
+  const size_t mark = stmt.Mark();
   bool evicted = false;
   for (const TaskInfo* v : victims) {
     if (ssn.Allocatable(queue, preemptor) && LessEqual(preemptor.request, node.FutureIdle())) break;
@@ -105,6 +111,9 @@ NodeAnswer TryNode(Session& ssn, Statement& stmt, TaskInfo& preemptor,
     stmt.Pipeline(preemptor, node, evicted);
     return NodeAnswer::kPipelined;
   }
+  // The node's evictions are undone: only a node that takes the preemptor
+  // loses pods for it.
+  stmt.DiscardSince(mark);
   return NodeAnswer::kRefused;
 }
 
@@ -183,7 +192,7 @@ bool PreemptTask(Session& ssn, Statement& stmt, TaskInfo& preemptor, const Candi
         if (answer == NodeAnswer::kNoRoom) {
           if (refused) (*refused)[id] = before + 1;
         } else if (log.size() != before) {
-          fast.watch.Refresh(ssn);  // evicted, then could not place: others may have changed
+          fast.watch.Refresh(ssn);  // evicted, then undone: the node's jobs changed and back
         }
       }
       return false;
@@ -250,12 +259,13 @@ class PreemptAction : public Action {
       starving[job.queue].push_back(job.id);
       tasks[job.id] = PendingTasks(ssn, job);
     }
-    std::vector<QueueId> queues;
-    for (const auto& [q, list] : preemptors) queues.push_back(q);
-    std::stable_sort(queues.begin(), queues.end(), [&](QueueId a, QueueId b) {
-      return ssn.QueueOrderLess(ssn.queue(a), ssn.queue(b));
-    });
-    for (QueueId q : queues) {
+    // Queues in QueueOrder at the time of each pick: earlier queues'
+    // evictions and pipelines move the shares.
+    auto queues = MakePickList<QueueId>(
+        [&ssn](QueueId a, QueueId b) { return ssn.QueueOrderLess(ssn.queue(a), ssn.queue(b)); });
+    for (const auto& [q, list] : preemptors) queues.Push(q);
+    while (!queues.Empty()) {
+      const QueueId q = queues.Pop();
       auto& jobs = preemptors.at(q);
       // 1. Between jobs of the queue.
       while (!jobs.Empty()) {
@@ -272,7 +282,8 @@ class PreemptAction : public Action {
           TaskInfo& t = ssn.task(pending.back());
           pending.pop_back();
           CandidateFilter other_jobs{&ssn, job.id, job.queue, false, t.best_effort};
-          if (PreemptTask(ssn, stmt, t, other_jobs, fast, true)) assigned = true;
+          // The answer for the job's last task decides whether it comes back.
+          assigned = PreemptTask(ssn, stmt, t, other_jobs, fast, true);
         }
         if (!ssn.JobPipelined(job)) {
           stmt.Discard();
@@ -290,23 +301,13 @@ class PreemptAction : public Action {
           pending.pop_back();
           CandidateFilter same_job{&ssn, job.id, job.queue, true, t.best_effort};
           Statement stmt(ssn);
-          bool ok = PreemptTask(ssn, stmt, t, same_job, fast, false);
+          if (!PreemptTask(ssn, stmt, t, same_job, fast, false)) {
+            stmt.Discard();
+            break;
+          }
           stmt.Commit();
-          if (!ok) break;
         }
       }
-    }
-    // Victims named by plugins (e.g. time-window evictions) go last.
-    std::vector<const TaskInfo*> running;
-    for (const TaskInfo& t : ssn.tasks()) {
-      if (t.status == TaskStatus::kRunning) running.push_back(&t);
-    }
-    std::vector<const TaskInfo*> victims = ssn.VictimTasks(running);
-    if (!victims.empty()) {
-      Statement stmt(ssn);
-      for (const TaskInfo* v : victims)
-        stmt.Evict(ssn.task(v->id), "preempt", "evicted by a plugin's victim selection");
-      stmt.Commit();
     }
   }
 

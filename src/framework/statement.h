@@ -8,9 +8,9 @@
 // in the session without issuing anything (allocate does this for
 // pipelined-but-not-ready gangs).
 //
-// Committing at once (`CommitAtOnce`), for the actions that never roll back
-// (backfill, reclaim): an eviction is a decision as it is made, and an
-// allocation binds every Allocated task of its job as soon as the job is ready.
+// Committing at once (`CommitAtOnce`), for the action that never rolls back
+// (backfill): an eviction is a decision as it is made, and an allocation binds
+// every Allocated task of its job as soon as the job is ready.
 #pragma once
 
 #include <string>
