@@ -83,8 +83,17 @@ TEST_P(ScenarioTest, Matches) {
   // `basalt schedule` reads configurations leniently unless --strict.
   const bool strict = doc["strict"] && doc["strict"].as<bool>();
   SetLenientSchedulerConfig(!strict);
+  // --allow-missing-plugins: names the configuration may give that basalt lacks.
+  std::vector<std::string> allowed_missing;
+  if (doc["allow_missing_plugins"]) {
+    for (const auto& n : doc["allow_missing_plugins"]) allowed_missing.push_back(n.Scalar());
+  }
+  SetAllowedMissingPlugins(allowed_missing);
   struct RestoreStrict {
-    ~RestoreStrict() { SetLenientSchedulerConfig(false); }
+    ~RestoreStrict() {
+      SetLenientSchedulerConfig(false);
+      SetAllowedMissingPlugins({});
+    }
   } restore;
   // Every scenario also checks that each cycle's patched snapshot equals a full build.
   req.verify_snapshot_cache = true;

@@ -49,7 +49,8 @@ int64_t CountDecodedObjects(const ClusterObjects& o) {
                               o.queues.size() + o.podgroups.size() + o.jobs.size() +
                               o.owners.size() + o.commands.size() + o.job_templates.size() +
                               o.job_flows.size() + o.namespaces.size() + o.numatopologies.size() +
-                              o.hypernodes.size());
+                              o.hypernodes.size() + o.disruption_budgets.size() +
+                              o.resource_quotas.size());
 }
 
 Status CheckObjectCount(const ClusterObjects& objects, const InputLimits& limits,

@@ -43,7 +43,8 @@ struct InformerSpec {
 };
 
 // Nodes, Pods, PriorityClasses, Queues, PodGroups, vcjobs, Commands,
-// JobTemplates, JobFlows, Deployments, ReplicaSets, HyperNodes.
+// JobTemplates, JobFlows, Deployments, ReplicaSets, HyperNodes,
+// PodDisruptionBudgets (pdb), ResourceQuotas (resourcequota).
 std::vector<InformerSpec> DefaultInformerSpecs();
 
 // Applies decoded objects to a `ClusterState` under a mutex that the

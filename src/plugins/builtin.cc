@@ -25,6 +25,10 @@ void RegisterBuiltinPlugins(PluginRegistry& r) {
       {"rescheduling", NewReschedulingPluginFactory()},
       {"fgd", NewFgdPlugin},
       {"network-topology-aware", NewNetworkTopologyAwarePlugin},
+      {"pdb", NewPdbPlugin},
+      {"cdp", NewCdpPlugin},
+      {"resourcequota", NewResourceQuotaPlugin},
+      {"resource-strategy-fit", NewResourceStrategyFitPlugin},
   };
   for (const auto& [name, factory] : kBuiltins) {
     Status st = r.Register(name, factory);

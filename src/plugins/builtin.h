@@ -26,6 +26,10 @@ Result<std::unique_ptr<Plugin>> NewDeviceSharePlugin(const Arguments& args);
 Result<std::unique_ptr<Plugin>> NewNumaAwarePlugin(const Arguments& args);
 Result<std::unique_ptr<Plugin>> NewSlaPlugin(const Arguments& args);
 Result<std::unique_ptr<Plugin>> NewNetworkTopologyAwarePlugin(const Arguments& args);
+Result<std::unique_ptr<Plugin>> NewPdbPlugin(const Arguments& args);
+Result<std::unique_ptr<Plugin>> NewCdpPlugin(const Arguments& args);
+Result<std::unique_ptr<Plugin>> NewResourceQuotaPlugin(const Arguments& args);
+Result<std::unique_ptr<Plugin>> NewResourceStrategyFitPlugin(const Arguments& args);
 // The factory remembers when the strategies last ran, across the sessions of
 // the registry it is registered in (plugins/rescheduling.cc).
 PluginFactory NewReschedulingPluginFactory();
