@@ -9,6 +9,7 @@
 #include "api/decode.h"
 #include "api/pod_disruption_budget.h"
 #include "api/resource_quota.h"
+#include "kube/informer.h"
 #include "scratch_dir.h"
 #include "testing.h"
 
@@ -172,6 +173,38 @@ TEST(ResourceQuotaTest, QuotaUsageOfARequest) {
   auto cpu_only = Resource::Parse("cpu=1");
   ASSERT_TRUE(cpu_only.ok());
   EXPECT_EQ(QuotaUsageOf(*cpu_only).count("memory"), 0u);
+}
+
+// `basalt serve` keeps budgets and quotas in the store as it does every other
+// watched kind: informers for both, decoded with the manifest rules, deleted
+// when the server deletes them.
+TEST(PolicyObjectsLiveTest, WatchedIntoTheStore) {
+  bool pdb = false, quota = false;
+  for (const kube::InformerSpec& spec : kube::DefaultInformerSpecs()) {
+    pdb |= spec.kind == "PodDisruptionBudget" && spec.path.Collection() == "/apis/policy/v1/poddisruptionbudgets";
+    quota |= spec.kind == "ResourceQuota" && spec.path.Collection() == "/api/v1/resourcequotas";
+  }
+  EXPECT_TRUE(pdb);
+  EXPECT_TRUE(quota);
+  ClusterState state;
+  kube::StateSink sink(&state);
+  const kube::Json budget = kube::Json::parse(R"({"apiVersion": "policy/v1",
+      "kind": "PodDisruptionBudget", "metadata": {"name": "web", "namespace": "prod"},
+      "spec": {"selector": {"matchLabels": {"app": "web"}}, "minAvailable": 2},
+      "status": {"disruptionsAllowed": 1, "currentHealthy": 3}})");
+  const kube::Json q = kube::Json::parse(R"({"apiVersion": "v1", "kind": "ResourceQuota",
+      "metadata": {"name": "q", "namespace": "prod"}, "spec": {"hard": {"cpu": "4"}},
+      "status": {"hard": {"cpu": "4"}, "used": {"cpu": "1"}}})");
+  ASSERT_OK(sink.Apply("PodDisruptionBudget", false, budget));
+  ASSERT_OK(sink.Apply("ResourceQuota", false, q));
+  ASSERT_EQ(state.disruption_budgets().count("prod/web"), 1u);
+  EXPECT_EQ(state.disruption_budgets().at("prod/web").disruptions_allowed, 1);
+  ASSERT_EQ(state.resource_quotas().count("prod/q"), 1u);
+  EXPECT_EQ(state.resource_quotas().at("prod/q").status_used, (QuotaList{{"cpu", 1000}}));
+  ASSERT_OK(sink.Apply("PodDisruptionBudget", true, budget));
+  ASSERT_OK(sink.Apply("ResourceQuota", true, q));
+  EXPECT_TRUE(state.disruption_budgets().empty());
+  EXPECT_TRUE(state.resource_quotas().empty());
 }
 
 // cdp reads when a pod was bound from its PodScheduled=True condition.

@@ -27,6 +27,7 @@ void RegisterBuiltinPlugins(PluginRegistry& r) {
       {"network-topology-aware", NewNetworkTopologyAwarePlugin},
       {"pdb", NewPdbPlugin},
       {"cdp", NewCdpPlugin},
+      {"tdm", NewTdmPluginFactory()},
       {"resourcequota", NewResourceQuotaPlugin},
       {"resource-strategy-fit", NewResourceStrategyFitPlugin},
   };

@@ -33,5 +33,8 @@ Result<std::unique_ptr<Plugin>> NewResourceStrategyFitPlugin(const Arguments& ar
 // The factory remembers when the strategies last ran, across the sessions of
 // the registry it is registered in (plugins/rescheduling.cc).
 PluginFactory NewReschedulingPluginFactory();
+// The factory remembers when tdm last took pods back from closed zones
+// (plugins/tdm.cc), across the sessions of its registry.
+PluginFactory NewTdmPluginFactory();
 
 }  // namespace basalt

@@ -27,5 +27,6 @@ basalt_library(plugins SOURCES
   src/plugins/resourcequota.cc
   src/plugins/sla.cc
   src/plugins/task_topology.cc
+  src/plugins/tdm.cc
   src/plugins/unknown_arguments.cc
   DEPS basalt_framework PkgConfig::GMPXX)
