@@ -263,7 +263,9 @@ TEST(ConfigErrorTest, UnknownPlugin) {
   EXPECT_EQ(ParseError(OnePlugin("gangs")),
             "c.conf:4: tiers[0].plugins[0].name: unknown plugin \"gangs\" (known: binpack, "
             "conformance, drf, gang, "
-            "nodeorder, overcommit, predicates, priority, proportion)");
+            "nodeorder, overcommit, predicates, priority, proportion): not a Volcano v1.15.1 "
+            "plugin either (a typo, or a custom plugin basalt cannot load). Remove it from the "
+            "configuration, or pass --allow-missing-plugins=gangs to run without it");
 }
 
 // A plugin entry needs a name.
@@ -538,8 +540,8 @@ TEST(LenientConfigTest, AllowedMissingPluginIsSkipped) {
   for (bool lenient : {true, false}) {
     SetLenientSchedulerConfig(lenient);
     SetAllowedMissingPlugins({"gangs"});
-    SchedulerConfig c = ParseOk(
-        "actions: \"allocate\"\ntiers:\n- plugins:\n  - name: gangs\n  - name: priority\n");
+    SchedulerConfig c =
+        ParseOk("actions: \"allocate\"\ntiers:\n- plugins:\n  - name: gangs\n  - name: priority\n");
     ASSERT_EQ(c.tiers.size(), 1u);
     ASSERT_EQ(c.tiers[0].plugins.size(), 1u);
     EXPECT_EQ(c.tiers[0].plugins[0].name, "priority");

@@ -123,14 +123,14 @@ int32_t Allowed(const std::string& spec, int running, int pending) {
 // The disruption controller's arithmetic, for budgets written without status.
 TEST(PodDisruptionBudgetTest, DisruptionsAllowedFromSpec) {
   EXPECT_EQ(Allowed("{minAvailable: 2}", 3, 0), 1);
-  EXPECT_EQ(Allowed("{minAvailable: 2}", 2, 1), 0);      // pending pods are not healthy
-  EXPECT_EQ(Allowed("{minAvailable: 5}", 3, 0), 0);      // never below zero
+  EXPECT_EQ(Allowed("{minAvailable: 2}", 2, 1), 0);        // pending pods are not healthy
+  EXPECT_EQ(Allowed("{minAvailable: 5}", 3, 0), 0);        // never below zero
   EXPECT_EQ(Allowed("{minAvailable: \"50%\"}", 3, 0), 1);  // ceil(1.5) = 2 must stay
   EXPECT_EQ(Allowed("{maxUnavailable: 1}", 3, 0), 1);
   EXPECT_EQ(Allowed("{maxUnavailable: \"50%\"}", 3, 0), 2);  // ceil(1.5) = 2 may go
-  EXPECT_EQ(Allowed("{maxUnavailable: 1}", 2, 1), 0);  // one is already down
-  EXPECT_EQ(Allowed("{}", 3, 0), 0);                     // neither: nothing expected
-  EXPECT_EQ(Allowed("{maxUnavailable: 1}", 0, 0), 0);    // no pods
+  EXPECT_EQ(Allowed("{maxUnavailable: 1}", 2, 1), 0);        // one is already down
+  EXPECT_EQ(Allowed("{}", 3, 0), 0);                         // neither: nothing expected
+  EXPECT_EQ(Allowed("{maxUnavailable: 1}", 0, 0), 0);        // no pods
 }
 
 TEST(ResourceQuotaTest, DecodesQuotaNamesAsWritten) {
@@ -181,7 +181,8 @@ TEST(ResourceQuotaTest, QuotaUsageOfARequest) {
 TEST(PolicyObjectsLiveTest, WatchedIntoTheStore) {
   bool pdb = false, quota = false;
   for (const kube::InformerSpec& spec : kube::DefaultInformerSpecs()) {
-    pdb |= spec.kind == "PodDisruptionBudget" && spec.path.Collection() == "/apis/policy/v1/poddisruptionbudgets";
+    pdb |= spec.kind == "PodDisruptionBudget" &&
+           spec.path.Collection() == "/apis/policy/v1/poddisruptionbudgets";
     quota |= spec.kind == "ResourceQuota" && spec.path.Collection() == "/api/v1/resourcequotas";
   }
   EXPECT_TRUE(pdb);
@@ -236,17 +237,20 @@ std::string Conf(const std::string& plugin_lines) {
 TEST(PolicyPluginArgumentsTest, UnknownArgumentsWarn) {
   ScratchDir dir;
   const std::string conf = dir.Write(
-      "c.conf", Conf("  - name: pdb\n    arguments: {minAvailable: 1}\n"
-                     "  - name: resourcequota\n"
-                     "  - name: resource-strategy-fit\n    arguments:\n"
-                     "      resources: {cpu: {type: MostAllocated, wieght: 2}}\n"
-                     "      sra: {enable: true, resources: nvidia.com/gpu, weight: 1, extra: 1}\n"));
+      "c.conf",
+      Conf("  - name: pdb\n    arguments: {minAvailable: 1}\n"
+           "  - name: resourcequota\n"
+           "  - name: resource-strategy-fit\n    arguments:\n"
+           "      resources: {cpu: {type: MostAllocated, wieght: 2}}\n"
+           "      sra: {enable: true, resources: nvidia.com/gpu, weight: 1, extra: 1}\n"));
   RunResult r = Basalt("validate --conf " + conf);
   EXPECT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_HAS(r.out, "plugin pdb: arguments.minAvailable: unknown argument, ignored (it reads no "
-                    "arguments)");
-  EXPECT_HAS(r.out, "plugin resource-strategy-fit: arguments.resources.cpu.wieght: unknown "
-                    "argument, ignored (known: resourceStrategyFitWeight, ");
+  EXPECT_HAS(r.out,
+             "plugin pdb: arguments.minAvailable: unknown argument, ignored (it reads no "
+             "arguments)");
+  EXPECT_HAS(r.out,
+             "plugin resource-strategy-fit: arguments.resources.cpu.wieght: unknown "
+             "argument, ignored (known: resourceStrategyFitWeight, ");
   EXPECT_HAS(r.out, "arguments.sra.extra: unknown argument");
 }
 
@@ -254,16 +258,17 @@ TEST(PolicyPluginArgumentsTest, UnknownArgumentsWarn) {
 // schedule warns and keeps the default, as Volcano does.
 TEST(PolicyPluginArgumentsTest, WrongTypes) {
   ScratchDir dir;
-  const std::string conf = dir.Write(
-      "c.conf", Conf("  - name: resource-strategy-fit\n    arguments:\n"
-                     "      resourceStrategyFitWeight: heavy\n"));
+  const std::string conf =
+      dir.Write("c.conf", Conf("  - name: resource-strategy-fit\n    arguments:\n"
+                               "      resourceStrategyFitWeight: heavy\n"));
   RunResult r = Basalt("validate --conf " + conf);
   EXPECT_EQ(r.exit_code, 2) << r.out;
-  EXPECT_HAS(r.out, "plugin resource-strategy-fit: arguments.resourceStrategyFitWeight: expected "
-                    "an integer, got \"heavy\"");
-  const std::string typed = dir.Write(
-      "w.conf", Conf("  - name: resource-strategy-fit\n    arguments:\n"
-                     "      resources: {cpu: {type: MostAllocated, weight: 1.5}}\n"));
+  EXPECT_HAS(r.out,
+             "plugin resource-strategy-fit: arguments.resourceStrategyFitWeight: expected "
+             "an integer, got \"heavy\"");
+  const std::string typed =
+      dir.Write("w.conf", Conf("  - name: resource-strategy-fit\n    arguments:\n"
+                               "      resources: {cpu: {type: MostAllocated, weight: 1.5}}\n"));
   r = Basalt("validate --conf " + typed);
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_HAS(r.out, "arguments.resources.cpu.weight: expected an integer, got \"1.5\"");
@@ -279,19 +284,21 @@ TEST(MissingPluginsTest, RefusedUnlessAllowed) {
       "cluster/n.yaml",
       "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: \"1\", "
       "pods: \"10\"}}\n");
-  for (const std::string cmd : {"validate --conf " + conf,
-                                "schedule --conf " + conf + " --cluster " + cluster}) {
+  for (const std::string cmd :
+       {"validate --conf " + conf, "schedule --conf " + conf + " --cluster " + cluster}) {
     RunResult r = Basalt(cmd);
     EXPECT_EQ(r.exit_code, 2) << cmd << "\n" << r.out;
     EXPECT_HAS(r.out, conf + ":5: tiers[0].plugins[1].name: unknown plugin \"usage\" (known: ");
-    EXPECT_HAS(r.out, "a Volcano v1.15.1 plugin that basalt does not implement; running without "
-                      "it would silently drop what it does. Remove it from the configuration, or "
-                      "pass --allow-missing-plugins=usage to run without it");
+    EXPECT_HAS(r.out,
+               "a Volcano v1.15.1 plugin that basalt does not implement; running without "
+               "it would silently drop what it does. Remove it from the configuration, or "
+               "pass --allow-missing-plugins=usage to run without it");
     EXPECT_HAS(r.out, conf + ":6: tiers[0].plugins[2].name: unknown plugin \"cdpp\"");
     r = Basalt(cmd + " --allow-missing-plugins=usage,cdpp");
     EXPECT_EQ(r.exit_code, 0) << cmd << "\n" << r.out;
-    EXPECT_HAS(r.out, "plugin \"usage\" is not implemented by basalt; skipped, as "
-                      "--allow-missing-plugins says");
+    EXPECT_HAS(r.out,
+               "plugin \"usage\" is not implemented by basalt; skipped, as "
+               "--allow-missing-plugins says");
   }
 }
 

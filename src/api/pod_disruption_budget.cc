@@ -65,15 +65,17 @@ Status DecodeSelector(const YAML::Node& n, const std::string& path, PodLabelSele
 Status DecodeIntOrPercent(const YAML::Node& n, const std::string& field,
                           std::optional<IntOrPercent>* out) {
   if (!Present(n)) return Status::Ok();
-  if (!n.IsScalar()) return FieldError(field, "expected an integer or a percentage, got " + KindOf(n));
+  if (!n.IsScalar())
+    return FieldError(field, "expected an integer or a percentage, got " + KindOf(n));
   const std::string text = n.Scalar();
   IntOrPercent v;
   v.percent = !text.empty() && text.back() == '%';
   const std::string digits = v.percent ? text.substr(0, text.size() - 1) : text;
   auto parsed = ParseIntField(digits, field, 0, v.percent ? 100 : INT32_MAX);
   if (!parsed.ok()) {
-    return FieldError(field, "expected a non-negative integer or a percentage such as \"50%\", got \"" +
-                                 text + "\"");
+    return FieldError(
+        field,
+        "expected a non-negative integer or a percentage such as \"50%\", got \"" + text + "\"");
   }
   v.value = static_cast<int32_t>(*parsed);
   *out = v;

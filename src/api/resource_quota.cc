@@ -21,7 +21,8 @@ Status DecodeQuotaList(const YAML::Node& n, const std::string& field, QuotaList*
   for (const auto& kv : n) {
     BASALT_ASSIGN_OR_RETURN(std::string name, KeyText(kv.first, field));
     const std::string path = field + "." + name;
-    if (!kv.second.IsScalar()) return FieldError(path, "expected a quantity, got " + KindOf(kv.second));
+    if (!kv.second.IsScalar())
+      return FieldError(path, "expected a quantity, got " + KindOf(kv.second));
     auto milli = ParseQuantityMilli(kv.second.Scalar());
     if (!milli.ok()) return FieldError(path, milli.status().message());
     if (*milli < 0) return FieldError(path, "negative quantity \"" + kv.second.Scalar() + "\"");
@@ -50,7 +51,8 @@ Status DecodeResourceQuota(const YAML::Node& doc, ResourceQuota* out) {
   BASALT_RETURN_IF_ERROR(decode_internal::DecodeMeta(doc, true, &out->meta));
   const YAML::Node spec = doc["spec"];
   BASALT_RETURN_IF_ERROR(ExpectMap(spec, "spec"));
-  if (Present(spec)) BASALT_RETURN_IF_ERROR(DecodeQuotaList(spec["hard"], "spec.hard", &out->spec_hard));
+  if (Present(spec))
+    BASALT_RETURN_IF_ERROR(DecodeQuotaList(spec["hard"], "spec.hard", &out->spec_hard));
   const YAML::Node status = doc["status"];
   BASALT_RETURN_IF_ERROR(ExpectMap(status, "status"));
   if (!Present(status)) return Status::Ok();

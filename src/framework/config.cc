@@ -83,16 +83,30 @@ const std::vector<std::string>& AllowedMissingPlugins() { return AllowedMissingP
 
 const std::vector<std::string>& VolcanoPluginNames() {
   // pkg/scheduler/plugins/factory.go of v1.15.1, sorted.
-  static const std::vector<std::string> names = {
-      "binpack",     "capacity",     "cdp",
-      "conformance", "deviceshare",  "drf",
-      "extender",    "gang",         "network-topology-aware",
-      "nodegroup",   "nodeorder",    "numa-aware",
-      "overcommit",  "pdb",          "predicates",
-      "priority",    "proportion",   "rescheduling",
-      "resource-strategy-fit",       "resourcequota",
-      "sla",         "task-topology", "tdm",
-      "usage"};
+  static const std::vector<std::string> names = {"binpack",
+                                                 "capacity",
+                                                 "cdp",
+                                                 "conformance",
+                                                 "deviceshare",
+                                                 "drf",
+                                                 "extender",
+                                                 "gang",
+                                                 "network-topology-aware",
+                                                 "nodegroup",
+                                                 "nodeorder",
+                                                 "numa-aware",
+                                                 "overcommit",
+                                                 "pdb",
+                                                 "predicates",
+                                                 "priority",
+                                                 "proportion",
+                                                 "rescheduling",
+                                                 "resource-strategy-fit",
+                                                 "resourcequota",
+                                                 "sla",
+                                                 "task-topology",
+                                                 "tdm",
+                                                 "usage"};
   return names;
 }
 
@@ -127,8 +141,7 @@ std::string MissingPluginProblem(const std::string& where, const std::string& na
                                  const std::vector<std::string>& known_plugins) {
   const std::vector<std::string>& volcano = VolcanoPluginNames();
   const bool in_volcano = std::binary_search(volcano.begin(), volcano.end(), name);
-  return where + ": unknown plugin \"" + name + "\" (known: " + JoinNames(known_plugins) +
-         "): " +
+  return where + ": unknown plugin \"" + name + "\" (known: " + JoinNames(known_plugins) + "): " +
          (in_volcano ? "a Volcano v1.15.1 plugin that basalt does not implement; running "
                        "without it would silently drop what it does"
                      : "not a Volcano v1.15.1 plugin either (a typo, or a custom plugin basalt "

@@ -31,12 +31,11 @@
 // fits a node only if, for each listed resource the node has, its idle cpu and
 // memory after the task stay above idle-amount × the configured cpu (cores)
 // and memory (GB, 10^9 bytes) per unit.
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
@@ -70,7 +69,7 @@ struct Proportion {
 struct Config {
   int64_t weight = kDefaultWeight;
   std::map<std::string, ResourceStrategy> resources;  // exact names and "prefix*" patterns
-  int64_t sra_weight = 0;                              // 0: sra off
+  int64_t sra_weight = 0;                             // 0: sra off
   std::map<std::string, int64_t> sra_resources;
   int64_t sra_weight_sum = 0;
   std::optional<std::map<std::string, Proportion>> proportional;  // set: predicate on
@@ -229,7 +228,8 @@ bool ValidPattern(const std::string& p) {
 }
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() > suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // resources.<name>.type / .weight. Volcano reads the map as a whole: one value
@@ -244,8 +244,10 @@ Status ReadResources(const Arguments& args, Config* c) {
     if (is_type) {
       rs.strategy = value == "MostAllocated" ? Strategy::kMost : Strategy::kLeast;
       if (value != "MostAllocated" && value != "LeastAllocated")
-        CliLog().warn("warning: {}: arguments.resources.{}.type: unknown type \"{}\", "
-                      "LeastAllocated is used", args.owner(), name, value);
+        CliLog().warn(
+            "warning: {}: arguments.resources.{}.type: unknown type \"{}\", "
+            "LeastAllocated is used",
+            args.owner(), name, value);
       continue;
     }
     int64_t w = INT64_MIN;  // stays so when lenient reading keeps a wrong type
@@ -259,8 +261,10 @@ Status ReadResources(const Arguments& args, Config* c) {
       ++it;
       continue;
     }
-    CliLog().warn("warning: {}: arguments.resources.{}: not a valid resource pattern (one '*', "
-                  "at the end, after a prefix), ignored", args.owner(), it->first);
+    CliLog().warn(
+        "warning: {}: arguments.resources.{}: not a valid resource pattern (one '*', "
+        "at the end, after a prefix), ignored",
+        args.owner(), it->first);
     it = out.erase(it);
   }
   if (given) c->resources = std::move(out);
@@ -323,8 +327,7 @@ Status ReadProportional(const Arguments& args, Config* c) {
 std::string UnknownPart(const std::string& key) {
   auto starts = [&key](const char* p) { return key.rfind(p, 0) == 0; };
   if (key == "resourceStrategyFitWeight") return "";
-  if (starts("resources."))
-    return EndsWith(key, ".type") || EndsWith(key, ".weight") ? "" : key;
+  if (starts("resources.")) return EndsWith(key, ".type") || EndsWith(key, ".weight") ? "" : key;
   if (key == "sra.enable" || key == "sra.resources" || key == "sra.weight" ||
       starts("sra.resourceWeight."))
     return "";

@@ -82,11 +82,11 @@ class ResourceQuotaPlugin : public Plugin {
         if (it != requested.end() && total[name] > hard) exceeded[name] = hard;
       }
       if (exceeded.empty()) continue;
-      ssn.RecordEvent("PodGroup/" + job.key, "Normal", "Unschedulable",
-                      "resource quota insufficient, requested: " +
-                          FormatQuotaList(Mask(requested, exceeded)) +
-                          ", used: " + FormatQuotaList(Mask(quota.used, exceeded)) +
-                          ", limited: " + FormatQuotaList(exceeded));
+      ssn.RecordEvent(
+          "PodGroup/" + job.key, "Normal", "Unschedulable",
+          "resource quota insufficient, requested: " + FormatQuotaList(Mask(requested, exceeded)) +
+              ", used: " + FormatQuotaList(Mask(quota.used, exceeded)) +
+              ", limited: " + FormatQuotaList(exceeded));
       return Vote::kReject;
     }
     AddQuota(&pending_[ns], request);
@@ -94,7 +94,7 @@ class ResourceQuotaPlugin : public Plugin {
   }
 
   std::map<std::string, std::vector<QuotaView>> quotas_;  // by namespace, quotas in name order
-  std::map<std::string, QuotaList> pending_;  // admitted this session, by namespace
+  std::map<std::string, QuotaList> pending_;              // admitted this session, by namespace
 };
 
 }  // namespace

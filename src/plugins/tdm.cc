@@ -157,11 +157,12 @@ int64_t EvictBudget(const JobInfo& job) {
 }
 
 // The first EvictBudget(job) candidates of each job, jobs in id order.
-std::vector<const TaskInfo*> WithinJobBudgets(const Session& ssn,
-                                              const std::map<JobId, std::vector<const TaskInfo*>>& by_job) {
+std::vector<const TaskInfo*> WithinJobBudgets(
+    const Session& ssn, const std::map<JobId, std::vector<const TaskInfo*>>& by_job) {
   std::vector<const TaskInfo*> victims;
   for (const auto& [job, tasks] : by_job) {
-    const int64_t n = std::min<int64_t>(EvictBudget(ssn.job(job)), static_cast<int64_t>(tasks.size()));
+    const int64_t n =
+        std::min<int64_t>(EvictBudget(ssn.job(job)), static_cast<int64_t>(tasks.size()));
     victims.insert(victims.end(), tasks.begin(), tasks.begin() + std::max<int64_t>(n, 0));
   }
   return victims;
@@ -195,21 +196,20 @@ class TdmPlugin : public Plugin {
       if (zone.empty() || !ZoneClosed(conf_.zones, zone, now).empty()) return 0.0;
       return MayUseRevocable(*task.pod) ? kMaxNodeScore : 0.0;
     });
-    ssn.AddPreemptableFn([&ssn](const TaskInfo& preemptor,
-                                const std::vector<const TaskInfo*>& cands) {
-      if (preemptor.preemptable || MayUseRevocable(*preemptor.pod))
-        return std::make_pair(std::vector<const TaskInfo*>{}, Vote::kReject);
-      std::map<JobId, std::vector<const TaskInfo*>> by_job;
-      for (const TaskInfo* t : cands) {
-        if (!t->preemptable || t->status != TaskStatus::kRunning || t->node == kNone) continue;
-        if (!ZoneOf(ssn.node(t->node)).empty()) continue;
-        by_job[t->job].push_back(t);
-      }
-      return std::make_pair(WithinJobBudgets(ssn, by_job), Vote::kPermit);
-    });
-    ssn.AddVictimTasksFn([this, &ssn, now](const std::vector<const TaskInfo*>&) {
-      return TakeBack(ssn, now);
-    });
+    ssn.AddPreemptableFn(
+        [&ssn](const TaskInfo& preemptor, const std::vector<const TaskInfo*>& cands) {
+          if (preemptor.preemptable || MayUseRevocable(*preemptor.pod))
+            return std::make_pair(std::vector<const TaskInfo*>{}, Vote::kReject);
+          std::map<JobId, std::vector<const TaskInfo*>> by_job;
+          for (const TaskInfo* t : cands) {
+            if (!t->preemptable || t->status != TaskStatus::kRunning || t->node == kNone) continue;
+            if (!ZoneOf(ssn.node(t->node)).empty()) continue;
+            by_job[t->job].push_back(t);
+          }
+          return std::make_pair(WithinJobBudgets(ssn, by_job), Vote::kPermit);
+        });
+    ssn.AddVictimTasksFn(
+        [this, &ssn, now](const std::vector<const TaskInfo*>&) { return TakeBack(ssn, now); });
     ssn.AddJobOrderFn([](const JobInfo& a, const JobInfo& b) {
       if (a.preemptable == b.preemptable) return 0;
       return a.preemptable ? 1 : -1;

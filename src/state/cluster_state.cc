@@ -56,8 +56,7 @@ Status ClusterState::AddAll(ClusterObjects objects) {
   for (auto& h : objects.hypernodes)
     BASALT_RETURN_IF_ERROR(InsertUnique(hypernodes_, "HyperNode", std::move(h)));
   for (auto& b : objects.disruption_budgets) {
-    BASALT_RETURN_IF_ERROR(
-        InsertUnique(disruption_budgets_, "PodDisruptionBudget", std::move(b)));
+    BASALT_RETURN_IF_ERROR(InsertUnique(disruption_budgets_, "PodDisruptionBudget", std::move(b)));
   }
   for (auto& q : objects.resource_quotas)
     BASALT_RETURN_IF_ERROR(InsertUnique(resource_quotas_, "ResourceQuota", std::move(q)));
