@@ -284,7 +284,7 @@ TEST(MissingPluginsTest, RefusedUnlessAllowed) {
       "cluster/n.yaml",
       "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: \"1\", "
       "pods: \"10\"}}\n");
-  for (const std::string cmd :
+  for (const std::string& cmd :
        {"validate --conf " + conf, "schedule --conf " + conf + " --cluster " + cluster}) {
     RunResult r = Basalt(cmd);
     EXPECT_EQ(r.exit_code, 2) << cmd << "\n" << r.out;

@@ -296,18 +296,6 @@ class PreemptAction : public Action {
         }
       }
     }
-    // Victims named by plugins (e.g. time-window evictions) go last.
-    std::vector<const TaskInfo*> running;
-    for (const TaskInfo& t : ssn.tasks()) {
-      if (t.status == TaskStatus::kRunning) running.push_back(&t);
-    }
-    std::vector<const TaskInfo*> victims = ssn.VictimTasks(running);
-    if (!victims.empty()) {
-      Statement stmt(ssn);
-      for (const TaskInfo* v : victims)
-        stmt.Evict(ssn.task(v->id), "preempt", "evicted by a plugin's victim selection");
-      stmt.Commit();
-    }
   }
 
  private:
