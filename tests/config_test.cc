@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -262,7 +263,9 @@ TEST(ConfigErrorTest, UnknownPlugin) {
   EXPECT_EQ(ParseError(OnePlugin("gangs")),
             "c.conf:4: tiers[0].plugins[0].name: unknown plugin \"gangs\" (known: binpack, "
             "conformance, drf, gang, "
-            "nodeorder, overcommit, predicates, priority, proportion)");
+            "nodeorder, overcommit, predicates, priority, proportion): not a Volcano v1.15.1 "
+            "plugin either (a typo, or a custom plugin basalt cannot load). Remove it from the "
+            "configuration, or pass --allow-missing-plugins=gangs to run without it");
 }
 
 // A plugin entry needs a name.
@@ -518,14 +521,43 @@ TEST(ArgumentsTest, UnreadKeysAreTheOnesNeverAskedFor) {
   EXPECT_TRUE(a.UnreadKeys().empty());
 }
 
-// As Volcano does, an unknown plugin is skipped; the others stay.
-TEST(LenientConfigTest, UnknownPluginIsSkipped) {
+// Unlike Volcano, a plugin basalt does not have is refused even when reading
+// leniently: every missing name is listed, each with its line, and a Volcano
+// plugin is told apart from a typo.
+TEST(LenientConfigTest, MissingPluginIsRefused) {
   LenientConfig lenient;
-  SchedulerConfig c =
-      ParseOk("actions: \"allocate\"\ntiers:\n- plugins:\n  - name: gangs\n  - name: priority\n");
-  ASSERT_EQ(c.tiers.size(), 1u);
-  ASSERT_EQ(c.tiers[0].plugins.size(), 1u);
-  EXPECT_EQ(c.tiers[0].plugins[0].name, "priority");
+  const std::string msg = ParseError(
+      "actions: \"allocate\"\ntiers:\n- plugins:\n  - name: gangs\n  - name: priority\n"
+      "  - name: volcano-custom\n");
+  EXPECT_HAS(msg, "c.conf:4: tiers[0].plugins[0].name: unknown plugin \"gangs\" (known: ");
+  EXPECT_HAS(msg, "not a Volcano v1.15.1 plugin either");
+  EXPECT_HAS(msg, "pass --allow-missing-plugins=gangs to run without it");
+  EXPECT_HAS(msg, "\nc.conf:6: tiers[0].plugins[2].name: unknown plugin \"volcano-custom\"");
+}
+
+// Only the names the command was told to do without are skipped; the others stay.
+TEST(LenientConfigTest, AllowedMissingPluginIsSkipped) {
+  for (bool lenient : {true, false}) {
+    SetLenientSchedulerConfig(lenient);
+    SetAllowedMissingPlugins({"gangs"});
+    SchedulerConfig c =
+        ParseOk("actions: \"allocate\"\ntiers:\n- plugins:\n  - name: gangs\n  - name: priority\n");
+    ASSERT_EQ(c.tiers.size(), 1u);
+    ASSERT_EQ(c.tiers[0].plugins.size(), 1u);
+    EXPECT_EQ(c.tiers[0].plugins[0].name, "priority");
+    EXPECT_HAS(ParseError(OnePlugin("gangz")), "--allow-missing-plugins=gangz");
+  }
+  SetAllowedMissingPlugins({});
+  SetLenientSchedulerConfig(false);
+}
+
+// Volcano's own plugin list is what tells a missing Volcano plugin from a typo.
+TEST(LenientConfigTest, VolcanoPluginNamesAreSortedAndComplete) {
+  const std::vector<std::string>& names = VolcanoPluginNames();
+  EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
+  EXPECT_EQ(names.size(), 24u);
+  EXPECT_TRUE(std::binary_search(names.begin(), names.end(), "pdb"));
+  EXPECT_FALSE(std::binary_search(names.begin(), names.end(), "fgd"));
 }
 
 // A wrong type keeps the default and is Ok in lenient mode; strict mode (the

@@ -4,6 +4,8 @@
 //
 // Each scenario is also checked for determinism: a second run gives the same
 // bytes, and a run with fewer cycles is a prefix of the full run.
+#include <stdlib.h>
+#include <time.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -61,6 +63,10 @@ bool Equal(const Json& want, const Json& got) {
 class ScenarioTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ScenarioTest, Matches) {
+  // Plugins that read the time of day (tdm's revocable-zone windows) read it
+  // in the local time zone, as Volcano does; scenarios are written in UTC.
+  setenv("TZ", "UTC", 1);
+  tzset();
   const std::string path =
       (fs::path(BASALT_SOURCE_DIR) / "tests" / "scenarios" / GetParam()).string();
   YAML::Node doc;
@@ -83,8 +89,17 @@ TEST_P(ScenarioTest, Matches) {
   // `basalt schedule` reads configurations leniently unless --strict.
   const bool strict = doc["strict"] && doc["strict"].as<bool>();
   SetLenientSchedulerConfig(!strict);
+  // --allow-missing-plugins: names the configuration may give that basalt lacks.
+  std::vector<std::string> allowed_missing;
+  if (doc["allow_missing_plugins"]) {
+    for (const auto& n : doc["allow_missing_plugins"]) allowed_missing.push_back(n.Scalar());
+  }
+  SetAllowedMissingPlugins(allowed_missing);
   struct RestoreStrict {
-    ~RestoreStrict() { SetLenientSchedulerConfig(false); }
+    ~RestoreStrict() {
+      SetLenientSchedulerConfig(false);
+      SetAllowedMissingPlugins({});
+    }
   } restore;
   // Every scenario also checks that each cycle's patched snapshot equals a full build.
   req.verify_snapshot_cache = true;

@@ -44,6 +44,7 @@ set(BASALT_TEST_SOURCES
   tests/numatopology_test.cc
   tests/object_rules_test.cc
   tests/podgroup_status_test.cc
+  tests/policy_plugins_test.cc
   tests/predicates_test.cc
   tests/quantity_test.cc
   tests/random_cluster.cc

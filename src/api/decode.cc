@@ -486,6 +486,17 @@ Status DecodeOneObject(const YAML::Node& doc, const std::string& kind,
     h.meta.source = source;
     st = DecodeHyperNode(doc, &h);
     if (st.ok()) out->hypernodes.push_back(std::move(h));
+  } else if (kind == "PodDisruptionBudget") {
+    BASALT_RETURN_IF_ERROR(expect_group({"policy/v1"}));
+    PodDisruptionBudget pdb;
+    pdb.meta.source = source;
+    st = DecodePodDisruptionBudget(doc, &pdb);
+    if (st.ok()) out->disruption_budgets.push_back(std::move(pdb));
+  } else if (kind == "ResourceQuota" && api_version == "v1") {
+    ResourceQuota quota;
+    quota.meta.source = source;
+    st = DecodeResourceQuota(doc, &quota);
+    if (st.ok()) out->resource_quotas.push_back(std::move(quota));
   } else if (kind == "Namespace" && api_version == "v1") {
     ObjectMeta meta;
     meta.source = source;
@@ -494,7 +505,8 @@ Status DecodeOneObject(const YAML::Node& doc, const std::string& kind,
   } else {
     return Status::InvalidArgument(
         context + ": kind: unsupported kind \"" + kind + "\" with apiVersion \"" + api_version +
-        "\" (supported: v1 Node, Pod, Namespace; scheduling.k8s.io/v1 PriorityClass; "
+        "\" (supported: v1 Node, Pod, Namespace, ResourceQuota; policy/v1 PodDisruptionBudget; "
+        "scheduling.k8s.io/v1 PriorityClass; "
         "scheduling.volcano.sh/v1beta1 Queue, PodGroup; batch.volcano.sh/v1alpha1 Job, CronJob; "
         "bus.volcano.sh/v1alpha1 Command; flow.volcano.sh/v1alpha1 JobTemplate, JobFlow; "
         "nodeinfo.volcano.sh/v1alpha1 Numatopology; topology.volcano.sh/v1alpha1 HyperNode; "

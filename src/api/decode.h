@@ -40,6 +40,8 @@
 #include "api/numatopology.h"
 #include "api/object_rules.h"
 #include "api/objects.h"
+#include "api/pod_disruption_budget.h"
+#include "api/resource_quota.h"
 #include "api/status.h"
 
 namespace YAML {
@@ -72,6 +74,9 @@ struct ClusterObjects {
   std::vector<Numatopology> numatopologies;
   // topology.volcano.sh/v1alpha1 HyperNodes (network topology tree).
   std::vector<HyperNode> hypernodes;
+  // policy/v1 PodDisruptionBudgets (pdb) and v1 ResourceQuotas (resourcequota).
+  std::vector<PodDisruptionBudget> disruption_budgets;
+  std::vector<ResourceQuota> resource_quotas;
   // What the document rules (api/object_rules.h) found while decoding.
   std::vector<RuleFinding> findings;
 };

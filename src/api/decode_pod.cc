@@ -399,6 +399,27 @@ namespace {
 using decode_internal::DecodeMeta;
 using decode_internal::DecodePodSpec;
 
+// status.conditions: the time of the PodScheduled=True condition, if any.
+template <typename NodeT>
+Status DecodeScheduledAt(const NodeT& conds, Pod* pod) {
+  BASALT_RETURN_IF_ERROR(ExpectList(conds, "status.conditions"));
+  if (!Present(conds)) return Status::Ok();
+  for (size_t i = 0; i < conds.size(); ++i) {
+    const std::string ip = Index("status.conditions", i);
+    BASALT_RETURN_IF_ERROR(ExpectMap(conds[i], ip));
+    std::string type, status, when;
+    BASALT_RETURN_IF_ERROR(ReadString(conds[i], "type", ip, &type));
+    BASALT_RETURN_IF_ERROR(ReadString(conds[i], "status", ip, &status));
+    if (type != "PodScheduled" || status != "True") continue;
+    BASALT_RETURN_IF_ERROR(ReadString(conds[i], "lastTransitionTime", ip, &when));
+    if (when.empty()) continue;
+    Result<int64_t> t = ParseTimestamp(when);
+    if (!t.ok()) return t.status().WithContext(Join(ip, "lastTransitionTime"));
+    pod->scheduled_at = *t;
+  }
+  return Status::Ok();
+}
+
 template <typename NodeT>
 Status DecodePod(const NodeT& doc, Pod* pod) {
   BASALT_RETURN_IF_ERROR(DecodeMeta(doc, true, &pod->meta));
@@ -423,6 +444,7 @@ Status DecodePod(const NodeT& doc, Pod* pod) {
             term, "exitCode", "status.containerStatuses[0].state.terminated", &pod->exit_code));
       }
     }
+    BASALT_RETURN_IF_ERROR(DecodeScheduledAt(st["conditions"], pod));
   }
   static const std::set<std::string> kPhases = {"Pending", "Running", "Succeeded", "Failed",
                                                 "Unknown"};

@@ -142,6 +142,9 @@ struct Pod {
   // Exit code of the first container of a Failed pod (vcjob `exitCode` policies);
   // 0 when unknown or not failed.
   int32_t exit_code = 0;
+  // When the pod was bound: the lastTransitionTime of its PodScheduled=True
+  // condition, seconds since the epoch (the cdp plugin's cooldown); 0 unknown.
+  int64_t scheduled_at = 0;
 };
 
 struct Node {

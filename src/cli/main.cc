@@ -147,6 +147,18 @@ int main(int argc, char** argv) {
       "Refuse an unknown plugin name or a plugin argument of the wrong type (exit 2) instead of "
       "warning and going on as Volcano does (docs/configuration.md)";
   schedule->add_flag("--strict", strict, strict_help);
+  // One list shared by every command that reads a scheduler configuration.
+  std::vector<std::string> allow_missing_plugins;
+  const char* allow_missing_help =
+      "Plugin names (comma-separated) the configuration may name although basalt does not "
+      "implement them: each is skipped with a warning. Without it such a configuration is "
+      "refused (exit 2), so no plugin, and no protection it gives, is dropped silently "
+      "(docs/configuration.md)";
+  auto add_allow_missing = [&](CLI::App* cmd) {
+    cmd->add_option("--allow-missing-plugins", allow_missing_plugins, allow_missing_help)
+        ->delimiter(',');
+  };
+  add_allow_missing(schedule);
   schedule->add_flag("--check-invariants", sched.check_invariants,
                      "Check the scheduler's invariants after every action; a violation exits 3 "
                      "(docs/reliability.md)");
@@ -170,6 +182,7 @@ int main(int argc, char** argv) {
                        "Manifest file or folder (*.yaml, *.yml, *.json); several allowed");
   validate->add_option("--conf", validate_conf,
                        "Scheduler configuration to check too (plugin names, switches, arguments)");
+  add_allow_missing(validate);
   basalt::InputLimits validate_limits;
   basalt::AddLimitFlags(
       validate, &validate_limits,
@@ -209,6 +222,7 @@ int main(int argc, char** argv) {
                    "as_written (overrides the scenario's topology.jobs)")
       ->check(CLI::IsMember({"hard", "soft", "none", "as_written"}));
   simulate->add_flag("--strict", strict, strict_help);
+  add_allow_missing(simulate);
   basalt::AddLimitFlags(simulate, &sim.limits,
                         {basalt::LimitFlag::kNodes, basalt::LimitFlag::kJobPods,
                          basalt::LimitFlag::kObjects, basalt::LimitFlag::kPods});
@@ -259,6 +273,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
   serve->add_flag("--strict", strict, strict_help);
+  add_allow_missing(serve);
   basalt::AddWebhookFlags(serve, &serve_req.webhook);
   serve->footer(
       "Exit code 2 on a bad kubeconfig, flag or configuration; 0 after SIGTERM (lease "
@@ -286,6 +301,7 @@ int main(int argc, char** argv) {
 
   basalt::ExplainRequest explain_req;
   CLI::App* explain = basalt::AddExplainCommand(app, &explain_req);
+  add_allow_missing(explain);
 
   basalt::AgentRequest agent_req;
   CLI::App* agent_cmd = basalt::AddAgentCommand(app, &agent_req);
@@ -363,6 +379,7 @@ int main(int argc, char** argv) {
   // Volcano reads its configuration leniently; validate and --strict do not.
   basalt::SetLenientSchedulerConfig((schedule->parsed() || simulate->parsed() || serve->parsed()) &&
                                     !strict);
+  basalt::SetAllowedMissingPlugins(allow_missing_plugins);
   if (schedule->parsed()) return RunScheduleCommand(sched);
   if (serve->parsed()) {
     serve_req.leader_elect = !no_leader_elect;

@@ -105,6 +105,7 @@ bool CycleRunner::ApplyDecisions(const Decisions& d) {
     if (Pod* pod = state_.EditPod(b.pod)) {
       pod->spec.node_name = b.node;
       pod->nominated_node_name.clear();
+      pod->scheduled_at = now_;  // the PodScheduled condition the bind would set
       // What the device plugins read (e.g. the cards deviceshare assigned), so
       // the next session's accounting sees where the pod runs.
       for (const auto& [key, value] : b.annotations) pod->meta.annotations[key] = value;

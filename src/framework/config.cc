@@ -69,6 +69,47 @@ std::atomic<bool> lenient_config{false};
 void SetLenientSchedulerConfig(bool lenient) { lenient_config = lenient; }
 bool LenientSchedulerConfig() { return lenient_config; }
 
+namespace {
+std::vector<std::string>& AllowedMissingPluginList() {
+  static std::vector<std::string> names;
+  return names;
+}
+}  // namespace
+
+void SetAllowedMissingPlugins(std::vector<std::string> names) {
+  AllowedMissingPluginList() = std::move(names);
+}
+const std::vector<std::string>& AllowedMissingPlugins() { return AllowedMissingPluginList(); }
+
+const std::vector<std::string>& VolcanoPluginNames() {
+  // pkg/scheduler/plugins/factory.go of v1.15.1, sorted.
+  static const std::vector<std::string> names = {"binpack",
+                                                 "capacity",
+                                                 "cdp",
+                                                 "conformance",
+                                                 "deviceshare",
+                                                 "drf",
+                                                 "extender",
+                                                 "gang",
+                                                 "network-topology-aware",
+                                                 "nodegroup",
+                                                 "nodeorder",
+                                                 "numa-aware",
+                                                 "overcommit",
+                                                 "pdb",
+                                                 "predicates",
+                                                 "priority",
+                                                 "proportion",
+                                                 "rescheduling",
+                                                 "resource-strategy-fit",
+                                                 "resourcequota",
+                                                 "sla",
+                                                 "task-topology",
+                                                 "tdm",
+                                                 "usage"};
+  return names;
+}
+
 const char* SwitchKey(Switch s) { return kSwitchKeys[static_cast<size_t>(s)]; }
 
 bool PluginOption::Enabled(Switch s) const {
@@ -89,6 +130,25 @@ bool SchedulerConfig::HasAction(const std::string& name) const {
 }
 
 namespace {
+
+bool MissingPluginAllowed(const std::string& name) {
+  const std::vector<std::string>& allowed = AllowedMissingPlugins();
+  return std::find(allowed.begin(), allowed.end(), name) != allowed.end();
+}
+
+// Why a plugin basalt does not have stops the run, and how to go on without it.
+std::string MissingPluginProblem(const std::string& where, const std::string& name,
+                                 const std::vector<std::string>& known_plugins) {
+  const std::vector<std::string>& volcano = VolcanoPluginNames();
+  const bool in_volcano = std::binary_search(volcano.begin(), volcano.end(), name);
+  return where + ": unknown plugin \"" + name + "\" (known: " + JoinNames(known_plugins) + "): " +
+         (in_volcano ? "a Volcano v1.15.1 plugin that basalt does not implement; running "
+                       "without it would silently drop what it does"
+                     : "not a Volcano v1.15.1 plugin either (a typo, or a custom plugin basalt "
+                       "cannot load)") +
+         ". Remove it from the configuration, or pass --allow-missing-plugins=" + name +
+         " to run without it";
+}
 
 bool Known(const std::vector<std::string>& known, const std::string& name) {
   return known.empty() || std::find(known.begin(), known.end(), name) != known.end();
@@ -157,6 +217,7 @@ Result<SchedulerConfig> Parse(const YAML::Node& root, const std::string& source,
     if (!tiers.IsSequence())
       return Error(Where(source, tiers), "tiers", "expected a list of tiers");
     bool drf_hierarchy = false, proportion = false;
+    std::vector<std::string> missing;  // plugins named that basalt does not have
     size_t t = 0;
     for (const YAML::Node& tier : tiers) {
       std::string tpath = "tiers[" + std::to_string(t++) + "]";
@@ -182,11 +243,15 @@ Result<SchedulerConfig> Parse(const YAML::Node& root, const std::string& source,
           return Error(Where(source, name), ppath + ".name", "expected a string");
         opt.name = name.Scalar();
         if (!Known(known_plugins, opt.name)) {
-          Status unknown = Error(
-              Where(source, name), ppath + ".name",
-              "unknown plugin \"" + opt.name + "\" (known: " + JoinNames(known_plugins) + ")");
-          if (!LenientSchedulerConfig()) return unknown;
-          CliLog().warn("warning: {}; the plugin is skipped", unknown.message());
+          const std::string where = Where(source, name) + ": " + ppath + ".name";
+          if (MissingPluginAllowed(opt.name)) {
+            CliLog().warn(
+                "warning: {}: plugin \"{}\" is not implemented by basalt; skipped, as "
+                "--allow-missing-plugins says: nothing it would do is done",
+                where, opt.name);
+          } else {
+            missing.push_back(MissingPluginProblem(where, opt.name, known_plugins));
+          }
           continue;
         }
         opt.arguments = Arguments("plugin " + opt.name);
@@ -226,6 +291,11 @@ Result<SchedulerConfig> Parse(const YAML::Node& root, const std::string& source,
         out.plugins.push_back(std::move(opt));
       }
       conf.tiers.push_back(std::move(out));
+    }
+    if (!missing.empty()) {
+      std::string all;
+      for (const std::string& m : missing) all += (all.empty() ? "" : "\n") + m;
+      return Status::InvalidArgument(all);
     }
     if (drf_hierarchy && proportion) {
       return Error(

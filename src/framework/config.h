@@ -14,7 +14,8 @@
 // Every `enable*` switch left out of the file is on, except enableHierarchy and
 // EnabledClusterOrder (as in Volcano's loader). Unknown plugin or action names
 // are errors listing the known ones (Volcano only logs them; a typo that silently
-// drops gang scheduling is worse than a refusal to start). For the same reason,
+// drops gang scheduling is worse than a refusal to start); a plugin name the
+// command was told to do without (`SetAllowedMissingPlugins`) is skipped. For the same reason,
 // stricter than Volcano's YAML reader: an unknown field anywhere (a misspelt
 // switch such as `enablePreemtable`) and a key written twice are errors. Switch
 // values are YAML 1.1 booleans (true/false, yes/no, on/off), as Volcano reads
@@ -93,6 +94,19 @@ struct SchedulerConfig {
 // unless `--strict`; strict (the default) for `validate` and everything else.
 void SetLenientSchedulerConfig(bool lenient);
 bool LenientSchedulerConfig();
+
+// The plugin names a configuration may name although basalt has no such
+// plugin (`--allow-missing-plugins=a,b`): each is skipped with a warning. Any
+// other plugin name basalt does not have is an error in every mode, lenient
+// or not: a Volcano plugin that is dropped silently (pdb, resourcequota)
+// takes a protection away without anyone noticing. Process-wide, set once by
+// the command before it reads its configuration; empty by default.
+void SetAllowedMissingPlugins(std::vector<std::string> names);
+const std::vector<std::string>& AllowedMissingPlugins();
+
+// The plugin names Volcano v1.15.1's scheduler registers (its plugin
+// factory), sorted: what a configuration written for Volcano may name.
+const std::vector<std::string>& VolcanoPluginNames();
 
 // Parses the configuration text. `source` names the file in messages.
 // `known_plugins` / `known_actions` validate names (empty = accept any).

@@ -100,6 +100,8 @@ std::vector<InformerSpec> DefaultInformerSpecs() {
       {"Deployment", {"/apis/apps/v1", "deployments"}},
       {"ReplicaSet", {"/apis/apps/v1", "replicasets"}},
       {"HyperNode", {"/apis/topology.volcano.sh/v1alpha1", "hypernodes"}},
+      {"PodDisruptionBudget", {"/apis/policy/v1", "poddisruptionbudgets"}},
+      {"ResourceQuota", {core, "resourcequotas"}},
   };
 }
 
@@ -124,6 +126,10 @@ void StateSink::DeleteLocked(const std::string& kind, const std::string& key) {
     state_->DeleteCronJob(key);
   } else if (kind == "HyperNode") {
     state_->DeleteHyperNode(key);
+  } else if (kind == "PodDisruptionBudget") {
+    state_->DeleteDisruptionBudget(key);
+  } else if (kind == "ResourceQuota") {
+    state_->DeleteResourceQuota(key);
   }
   // TODO(kube): PriorityClass and owner objects have no delete in
   // ClusterState yet; a deleted PriorityClass keeps its last value (pods carry
@@ -143,6 +149,8 @@ void StateSink::UpsertLocked(ClusterObjects objs) {
   for (auto& o : objs.job_templates) state_->UpsertJobTemplate(std::move(o));
   for (auto& o : objs.job_flows) state_->UpsertJobFlow(std::move(o));
   for (auto& o : objs.cron_jobs) state_->UpsertCronJob(std::move(o));
+  for (auto& o : objs.disruption_budgets) state_->UpsertDisruptionBudget(std::move(o));
+  for (auto& o : objs.resource_quotas) state_->UpsertResourceQuota(std::move(o));
   for (auto& o : objs.hypernodes) {
     std::string name = o.meta.name;
     Status kept = state_->UpsertHyperNode(std::move(o));

@@ -43,7 +43,8 @@ struct InformerSpec {
 };
 
 // Nodes, Pods, PriorityClasses, Queues, PodGroups, vcjobs, Commands,
-// JobTemplates, JobFlows, CronJobs, Deployments, ReplicaSets, HyperNodes.
+// JobTemplates, JobFlows, CronJobs, Deployments, ReplicaSets, HyperNodes,
+// PodDisruptionBudgets (pdb), ResourceQuotas (resourcequota).
 std::vector<InformerSpec> DefaultInformerSpecs();
 
 // Applies decoded objects to a `ClusterState` under a mutex that the

@@ -25,6 +25,11 @@ void RegisterBuiltinPlugins(PluginRegistry& r) {
       {"rescheduling", NewReschedulingPluginFactory()},
       {"fgd", NewFgdPlugin},
       {"network-topology-aware", NewNetworkTopologyAwarePlugin},
+      {"pdb", NewPdbPlugin},
+      {"cdp", NewCdpPlugin},
+      {"tdm", NewTdmPluginFactory()},
+      {"resourcequota", NewResourceQuotaPlugin},
+      {"resource-strategy-fit", NewResourceStrategyFitPlugin},
   };
   for (const auto& [name, factory] : kBuiltins) {
     Status st = r.Register(name, factory);

@@ -26,8 +26,15 @@ Result<std::unique_ptr<Plugin>> NewDeviceSharePlugin(const Arguments& args);
 Result<std::unique_ptr<Plugin>> NewNumaAwarePlugin(const Arguments& args);
 Result<std::unique_ptr<Plugin>> NewSlaPlugin(const Arguments& args);
 Result<std::unique_ptr<Plugin>> NewNetworkTopologyAwarePlugin(const Arguments& args);
+Result<std::unique_ptr<Plugin>> NewPdbPlugin(const Arguments& args);
+Result<std::unique_ptr<Plugin>> NewCdpPlugin(const Arguments& args);
+Result<std::unique_ptr<Plugin>> NewResourceQuotaPlugin(const Arguments& args);
+Result<std::unique_ptr<Plugin>> NewResourceStrategyFitPlugin(const Arguments& args);
 // The factory remembers when the strategies last ran, across the sessions of
 // the registry it is registered in (plugins/rescheduling.cc).
 PluginFactory NewReschedulingPluginFactory();
+// The factory remembers when tdm last took pods back from closed zones
+// (plugins/tdm.cc), across the sessions of its registry.
+PluginFactory NewTdmPluginFactory();
 
 }  // namespace basalt

@@ -4,6 +4,7 @@ basalt_library(plugins SOURCES
   src/plugins/capacity.cc
   src/plugins/capacity_card.cc
   src/plugins/card_discovery.cc
+  src/plugins/cdp.cc
   src/plugins/conformance.cc
   src/plugins/deviceshare.cc
   src/plugins/drf.cc
@@ -16,12 +17,16 @@ basalt_library(plugins SOURCES
   src/plugins/nodeorder.cc
   src/plugins/numa_aware.cc
   src/plugins/overcommit.cc
+  src/plugins/pdb.cc
   src/plugins/predicates.cc
   src/plugins/priority.cc
   src/plugins/proportion.cc
   src/plugins/rescheduling.cc
+  src/plugins/resource_strategy_fit.cc
   src/plugins/resource_weights.cc
+  src/plugins/resourcequota.cc
   src/plugins/sla.cc
   src/plugins/task_topology.cc
+  src/plugins/tdm.cc
   src/plugins/unknown_arguments.cc
   DEPS basalt_framework PkgConfig::GMPXX)

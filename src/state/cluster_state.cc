@@ -57,6 +57,11 @@ Status ClusterState::AddAll(ClusterObjects objects) {
   }
   for (auto& h : objects.hypernodes)
     BASALT_RETURN_IF_ERROR(InsertUnique(hypernodes_, "HyperNode", std::move(h)));
+  for (auto& b : objects.disruption_budgets) {
+    BASALT_RETURN_IF_ERROR(InsertUnique(disruption_budgets_, "PodDisruptionBudget", std::move(b)));
+  }
+  for (auto& q : objects.resource_quotas)
+    BASALT_RETURN_IF_ERROR(InsertUnique(resource_quotas_, "ResourceQuota", std::move(q)));
   BASALT_RETURN_IF_ERROR(ValidateHyperNodeTree(hypernodes_));
   for (auto& ns : objects.namespaces) namespaces_[ns.name] = std::move(ns);
   if (!queues_.count("default")) {
@@ -174,6 +179,24 @@ Status ClusterState::UpsertHyperNode(HyperNode h) {
 bool ClusterState::DeleteHyperNode(const std::string& name) {
   ++generation_;
   return hypernodes_.erase(name) > 0;
+}
+void ClusterState::UpsertDisruptionBudget(PodDisruptionBudget pdb) {
+  std::string k = pdb.meta.Key();
+  disruption_budgets_[k] = std::move(pdb);
+  ++generation_;
+}
+bool ClusterState::DeleteDisruptionBudget(const std::string& key) {
+  ++generation_;
+  return disruption_budgets_.erase(key) > 0;
+}
+void ClusterState::UpsertResourceQuota(ResourceQuota quota) {
+  std::string k = quota.meta.Key();
+  resource_quotas_[k] = std::move(quota);
+  ++generation_;
+}
+bool ClusterState::DeleteResourceQuota(const std::string& key) {
+  ++generation_;
+  return resource_quotas_.erase(key) > 0;
 }
 
 bool ClusterState::DeletePod(const std::string& key) {

@@ -47,6 +47,13 @@ class ClusterState {
   // ValidateHyperNodeTree) is refused with the reason; the store is unchanged.
   Status UpsertHyperNode(HyperNode hypernode);
   bool DeleteHyperNode(const std::string& name);
+  // PodDisruptionBudgets and ResourceQuotas, by "ns/name": read by the pdb and
+  // resourcequota plugins at session open, never part of the snapshot, so
+  // they bump `generation` only.
+  void UpsertDisruptionBudget(PodDisruptionBudget pdb);
+  bool DeleteDisruptionBudget(const std::string& key);
+  void UpsertResourceQuota(ResourceQuota quota);
+  bool DeleteResourceQuota(const std::string& key);
   // flow.volcano.sh objects (`basalt serve`'s informers). No session reads
   // them, so, like Commands, they bump `generation` only.
   void UpsertJobTemplate(VcJob tmpl);
@@ -89,6 +96,10 @@ class ClusterState {
   const std::map<std::string, Numatopology>& numatopologies() const { return numatopologies_; }
   // HyperNodes by name (network topology; framework/hypernode_tree.h).
   const std::map<std::string, HyperNode>& hypernodes() const { return hypernodes_; }
+  const std::map<std::string, PodDisruptionBudget>& disruption_budgets() const {
+    return disruption_budgets_;
+  }
+  const std::map<std::string, ResourceQuota>& resource_quotas() const { return resource_quotas_; }
   // Whole-map mutable access: records "anything may have changed" (the next
   // snapshot is rebuilt in full). Prefer EditPod/EditPodGroup.
   std::map<std::string, Pod>& mutable_pods() {
@@ -163,6 +174,8 @@ class ClusterState {
   std::map<std::string, CronJob> cron_jobs_;
   std::map<std::string, Numatopology> numatopologies_;
   std::map<std::string, HyperNode> hypernodes_;
+  std::map<std::string, PodDisruptionBudget> disruption_budgets_;
+  std::map<std::string, ResourceQuota> resource_quotas_;
   void Journal(Change::Kind kind, const std::string& key);
 
   uint64_t generation_ = 0;
