@@ -57,7 +57,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Json got = basalt::kube::ParseListBody(body);
   Json want = Json::parse(body, nullptr, false);
   BASALT_CHECK(got.is_discarded() == want.is_discarded())
-      << (want.is_discarded() ? "accepted what nlohmann refuses: " : "refused what nlohmann reads: ")
+      << (want.is_discarded() ? "accepted what nlohmann refuses: "
+                              : "refused what nlohmann reads: ")
       << body.substr(0, 200);
   if (want.is_discarded()) return 0;
   DropManagedFields(&want);

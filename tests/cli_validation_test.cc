@@ -333,8 +333,9 @@ TEST(CliValidationTest, HyperNodeRegexHasGoSyntax) {
   Folder f;
   RunResult bad = Basalt("validate " + f.With("topo.yaml", RackOf("^(?=r1)")));
   EXPECT_EQ(bad.exit_code, 2) << bad.out;
-  EXPECT_TRUE(Has(bad.out, "topo.yaml:1: HyperNode rack1: spec.members[0].selector.regexMatch."
-                           "pattern: invalid regular expression \"^(?=r1)\" (Go/RE2 syntax): "))
+  EXPECT_TRUE(Has(bad.out,
+                  "topo.yaml:1: HyperNode rack1: spec.members[0].selector.regexMatch."
+                  "pattern: invalid regular expression \"^(?=r1)\" (Go/RE2 syntax): "))
       << bad.out;
   Folder g;
   RunResult good = Basalt("validate " + g.With("topo.yaml", RackOf("^(?<rack>r1)-")));
@@ -347,10 +348,10 @@ TEST(CliValidationTest, HyperNodeRegexHasGoSyntax) {
 TEST(CliValidationTest, PathologicalHyperNodeRegexDoesNotStallSchedule) {
   Folder f;
   const std::string name = std::string(40, 'a') + "1";
-  const std::string dir =
-      f.With("c.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: " + name +
-                           "}\nstatus: {allocatable: {cpu: \"4\", memory: 8Gi, pods: \"110\"}}\n---\n" +
-                           RackOf("(a+)+$") + "---\n" + PodYaml("p", ""));
+  const std::string dir = f.With(
+      "c.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: " + name +
+                    "}\nstatus: {allocatable: {cpu: \"4\", memory: 8Gi, pods: \"110\"}}\n---\n" +
+                    RackOf("(a+)+$") + "---\n" + PodYaml("p", ""));
   const auto start = std::chrono::steady_clock::now();
   RunResult v = Basalt("validate " + dir);
   EXPECT_EQ(v.exit_code, 0) << v.out;

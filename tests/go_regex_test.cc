@@ -110,8 +110,8 @@ TEST(GoRegexTest, HyperNodeMemberMatchesInLinearTime) {
   member.regex = "^(a|aa)+$";
   Node node;
   node.meta.name = std::string(40, 'a') + "1";
-  std::optional<bool> answer = WithinLimit([member, node] { return MemberMatchesNode(member, node); },
-                                           std::chrono::seconds(5));
+  std::optional<bool> answer = WithinLimit(
+      [member, node] { return MemberMatchesNode(member, node); }, std::chrono::seconds(5));
   ASSERT_TRUE(answer.has_value()) << "no answer within 5 s";
   EXPECT_FALSE(*answer);
   node.meta.name = std::string(40, 'a');

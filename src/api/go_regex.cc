@@ -22,7 +22,7 @@ class GoSyntax {
 
   std::string Rewrite(std::string* out) {
     while (i_ < p_.size()) {
-      std::string why = p_[i_] == '\\' ? Escape(out)
+      std::string why = p_[i_] == '\\'  ? Escape(out)
                         : p_[i_] == '[' ? CharClass(out)
                         : p_[i_] == '(' ? OpenGroup(out)
                                         : Plain(out);
