@@ -37,7 +37,9 @@ void CheckTree(const basalt::ClusterState& state) {
   }
   for (const basalt::NodeInfo& n : snap.nodes) {
     basalt::HyperNodeId leaf = tree.LeafOf(n.id);
-    if (leaf != basalt::kNone) BASALT_CHECK(tree.Holds(leaf, n.id)) << "a leaf lacks its node";
+    if (leaf != basalt::kNone) {
+      BASALT_CHECK(tree.Holds(leaf, n.id)) << "a leaf lacks its node";
+    }
   }
 }
 
