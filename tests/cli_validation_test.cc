@@ -335,7 +335,7 @@ TEST(CliValidationTest, HyperNodeRegexHasGoSyntax) {
   EXPECT_EQ(bad.exit_code, 2) << bad.out;
   EXPECT_TRUE(Has(bad.out,
                   "topo.yaml:1: HyperNode rack1: spec.members[0].selector.regexMatch."
-                  "pattern: invalid regular expression \"^(?=r1)\" (Go/RE2 syntax): "))
+                  "pattern: member regexMatch pattern is invalid: invalid perl operator: (?="))
       << bad.out;
   Folder g;
   RunResult good = Basalt("validate " + g.With("topo.yaml", RackOf("^(?<rack>r1)-")));

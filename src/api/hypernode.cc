@@ -22,8 +22,8 @@ Status CheckRegex(const std::string& pattern, const std::string& path) {
   if (pattern.empty()) return FieldError(path, "missing");
   Result<GoRegex> re = GoRegex::Compile(pattern);
   if (!re.ok()) {
-    return FieldError(path, "invalid regular expression \"" + pattern +
-                                "\" (Go/RE2 syntax): " + re.status().message());
+    // Volcano's webhook words it so; the reason is RE2's (Go's syntax).
+    return FieldError(path, "member regexMatch pattern is invalid: " + re.status().message());
   }
   return Status::Ok();
 }
