@@ -24,6 +24,7 @@ set(BASALT_TEST_SOURCES
   tests/fairness_test.cc
   tests/fgd_test.cc
   tests/fuzz_regress_test.cc
+  tests/go_regex_test.cc
   tests/gpu_devices_test.cc
   tests/hypernode_test.cc
   tests/invariants_test.cc

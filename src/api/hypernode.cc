@@ -2,11 +2,14 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <regex>
+#include <memory>
+#include <mutex>
 #include <set>
+#include <unordered_map>
 
 #include "api/decode_fields.h"
 #include "api/decode_objects.h"
+#include "api/go_regex.h"
 
 namespace basalt {
 
@@ -14,18 +17,32 @@ using namespace decode_fields;  // NOLINT: the shared field readers
 
 namespace {
 
-// A regular expression as Volcano's Go code would accept it; std::regex's
-// ECMAScript grammar covers the patterns HyperNodes use (classes, groups,
-// alternation, repetition).
+// A regular expression as Volcano's webhook accepts it (Go's regexp.Compile).
 Status CheckRegex(const std::string& pattern, const std::string& path) {
   if (pattern.empty()) return FieldError(path, "missing");
-  try {
-    std::regex re(pattern);
-  } catch (const std::regex_error& e) {
-    // Volcano's webhook words it so; the reason is std::regex's, not Go's.
-    return FieldError(path, std::string("member regexMatch pattern is invalid: ") + e.what());
+  Result<GoRegex> re = GoRegex::Compile(pattern);
+  if (!re.ok()) {
+    // Volcano's webhook words it so; the reason is RE2's (Go's syntax).
+    return FieldError(path, "member regexMatch pattern is invalid: " + re.status().message());
   }
   return Status::Ok();
+}
+
+// The compiled form of `pattern` (nullptr when it does not compile), kept so
+// a pattern matched against every node of every cycle compiles once. Bounded:
+// emptied when it holds more patterns than any real cluster has.
+std::shared_ptr<const GoRegex> CompiledRegex(const std::string& pattern) {
+  static std::mutex mu;
+  static std::unordered_map<std::string, std::shared_ptr<const GoRegex>> cache;
+  constexpr size_t kMaxPatterns = 4096;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(pattern);
+  if (it != cache.end()) return it->second;
+  if (cache.size() >= kMaxPatterns) cache.clear();
+  Result<GoRegex> re = GoRegex::Compile(pattern);
+  auto compiled = re.ok() ? std::make_shared<const GoRegex>(std::move(*re)) : nullptr;
+  cache.emplace(pattern, compiled);
+  return compiled;
 }
 
 Status DecodeSelector(const YAML::Node& sel, const std::string& path, HyperNodeMember* m) {
@@ -134,12 +151,10 @@ bool MemberMatchesNode(const HyperNodeMember& member, const Node& node) {
   if (member.type != HyperNodeMember::Type::kNode) return false;
   if (!member.exact_name.empty()) return node.meta.name == member.exact_name;
   if (!member.regex.empty()) {
-    // Validated when decoded; a pattern that still fails matches nothing.
-    try {
-      return std::regex_search(node.meta.name, std::regex(member.regex));
-    } catch (const std::regex_error&) {
-      return false;
-    }
+    // Refused when decoded; one that still does not compile (a member built
+    // in code) matches nothing, as in Volcano.
+    std::shared_ptr<const GoRegex> re = CompiledRegex(member.regex);
+    return re && re->Search(node.meta.name);
   }
   if (!member.has_label_match) return false;
   for (const auto& [k, v] : member.match_labels) {
@@ -175,9 +190,15 @@ namespace {
 // second parents.
 Status ParentsOf(const std::map<std::string, HyperNode>& hypernodes,
                  std::map<std::string, std::string>* parent_of) {
-  for (const auto& [name, h] : hypernodes) {
+  for (const auto& entry : hypernodes) {
+    // Plain references, not structured bindings: the lambda below captures
+    // them, which clang before 16 refuses for bindings.
+    const std::string& name = entry.first;
+    const HyperNode& h = entry.second;
     std::set<std::string> seen;
-    for (const auto& [child, field] : Children(h)) {
+    for (const auto& child_and_field : Children(h)) {
+      const std::string& child = child_and_field.first;
+      const std::string& field = child_and_field.second;
       auto fail = [&](const std::string& why) {
         return Status::InvalidArgument(Where(h) + ": " + field + ": " + why);
       };

@@ -50,8 +50,8 @@ Status DecodeHyperNode(const YAML::Node& doc, HyperNode* out);
 Status DecodeNetworkTopology(const YAML::Node& node, const std::string& path,
                              std::optional<NetworkTopologySpec>* out);
 
-// Whether a node matches a member of type Node. Regular expressions match
-// anywhere in the name (Go's regexp.MatchString, which Volcano calls).
+// Whether a node matches a member of type Node. Regexes (Go's syntax, RE2:
+// api/go_regex.h) match anywhere in the name, as Go's MatchString in Volcano.
 bool MemberMatchesNode(const HyperNodeMember& member, const Node& node);
 
 // Checks the HyperNodes together: every HyperNode member names its child once,

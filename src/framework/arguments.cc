@@ -70,7 +70,8 @@ std::vector<std::string> Arguments::UnreadKeys() const {
   auto starts_with = [](const std::string& s, const std::string& p) {
     return s.compare(0, p.size(), p) == 0;
   };
-  for (const auto& [key, value] : values_) {
+  for (const auto& entry : values_) {
+    const std::string& key = entry.first;  // not a binding: the lambdas capture it (clang < 16)
     if (lookups_->keys.count(key)) continue;
     // A nested value ("key.a", "key[0]") was read when its parent key was.
     bool read = std::any_of(lookups_->keys.begin(), lookups_->keys.end(), [&](const auto& k) {

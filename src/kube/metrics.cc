@@ -137,7 +137,10 @@ std::string EscapeHelp(const std::string& help) {
 std::string Metrics::Render() {
   std::lock_guard<std::mutex> lock(mu_);
   std::ostringstream out;
-  for (const auto& [name, f] : families_) {
+  for (const auto& family : families_) {
+    // Plain references, not bindings: the lambda below captures them (clang < 16).
+    const std::string& name = family.first;
+    const auto& f = family.second;
     const char* type = f.type == Type::kCounter ? "counter"
                        : f.type == Type::kGauge ? "gauge"
                                                 : "histogram";
