@@ -61,6 +61,14 @@ SKIPPED = {
         "run by the e2e test test_apiserver_restart",
     "scripts/controlplane stop /tmp/cp":
         "run by scripts/e2e after the suite",
+    "scripts/volcano-e2e build":
+        "builds Volcano's binaries and its e2e suites from the tarball when they are not cached "
+        "(tens of CPU-minutes); scripts/test runs it through `run`",
+    "scripts/volcano-e2e run --against both --results /tmp/vr":
+        "Volcano's own e2e suites against Volcano and basalt: two control planes and about "
+        "an hour; scripts/test runs the jobp suite against basalt",
+    "scripts/volcano-e2e table /tmp/vr":
+        "reads the JUnit reports a `run` left in /tmp/vr",
     "scripts/webhook-certs --apply":
         "writes the serving certificate Secret and the caBundle into a cluster with deploy/ "
         "applied, with kubectl; the e2e webhook test signs its certificate itself",

@@ -112,13 +112,15 @@ def deployed(controlplane, kubectl, tmp_path_factory):
 
 @pytest.fixture
 def ns(request, kubectl):
-    """A namespace of its own (with the `default` ServiceAccount pods need:
-    no kube-controller-manager creates it here). At the end its pods, PodGroups,
+    """A namespace of its own, once kube-controller-manager has made the
+    `default` ServiceAccount its pods need. At the end its pods, PodGroups,
     vcjobs and fake nodes are deleted so the next test's basalt sees none."""
     short = re.sub(r"[^a-z0-9]+", "-", request.node.name.lower().replace("test_", ""))[:40]
     name = f"{short.strip('-')}-{secrets.token_hex(2)}"
     kubectl.run("create", "namespace", name)
-    kubectl.run("create", "serviceaccount", "default", "-n", name)
+    wait_until(lambda: kubectl.run("get", "serviceaccount", "default", "-n", name,
+                                   check=False).returncode == 0,
+               30, f"kube-controller-manager to create the ServiceAccount {name}/default")
     yield name
     for kind in ("jobflows.flow.volcano.sh", "jobtemplates.flow.volcano.sh",
                  "jobs.batch.volcano.sh", "podgroups.scheduling.volcano.sh"):

@@ -22,8 +22,8 @@ AGENT_NS = "basalt-system"
 
 
 def agent_kubeconfig(kubectl, controlplane, tmp_path):
-    """deploy/agent-daemonset.yaml applied (no controller manager runs, so the
-    DaemonSet makes no pods), and a kubeconfig with its ServiceAccount's token."""
+    """deploy/agent-daemonset.yaml applied (its pods stay Pending: no default
+    scheduler runs), and a kubeconfig with its ServiceAccount's token."""
     kubectl.run("apply", "-f", os.path.join(REPO, "deploy", "agent-daemonset.yaml"))
     token = kubectl.run("create", "token", "basalt-agent", "-n", AGENT_NS,
                         "--duration=1h").stdout.strip()
