@@ -23,7 +23,8 @@ class Plugged {
     EXPECT_OK(state_.AddAll(std::move(objects)));
     Sync();
     for (const auto& [key, pg] : state_.podgroups()) {
-      if (pg.phase == PodGroupPhase::kPending) state_.EditPodGroup(key)->phase = PodGroupPhase::kInqueue;
+      if (pg.phase == PodGroupPhase::kPending)
+        state_.EditPodGroup(key)->phase = PodGroupPhase::kInqueue;
     }
     Sync();
   }
@@ -71,7 +72,8 @@ std::map<std::string, std::string> Env(const ContainerAdditions& c) {
 
 std::vector<std::string> Ports(const ContainerAdditions& c) {
   std::vector<std::string> out;
-  for (const ContainerPort& p : c.ports) out.push_back(p.name + ":" + std::to_string(p.container_port));
+  for (const ContainerPort& p : c.ports)
+    out.push_back(p.name + ":" + std::to_string(p.container_port));
   return out;
 }
 
@@ -186,8 +188,9 @@ TEST(TensorflowPluginTest, TfConfigIsVolcanosJson) {
 
 TEST(TensorflowPluginTest, RenamedRolesAndStandAlone) {
   Plugged x(Job("tf", R"({tensorflow: ["--worker=trainer"]})", {{"trainer", 1}, {"other", 1}}));
-  EXPECT_EQ(Env(x.Pod("ns/tf-trainer-0").containers[0]).at("TF_CONFIG"),
-            R"({"cluster":{"worker":["tf-trainer-0.tf:2222"]},"task":{"type":"worker","index":0}})");
+  EXPECT_EQ(
+      Env(x.Pod("ns/tf-trainer-0").containers[0]).at("TF_CONFIG"),
+      R"({"cluster":{"worker":["tf-trainer-0.tf:2222"]},"task":{"type":"worker","index":0}})");
   EXPECT_EQ(Env(x.Pod("ns/tf-other-0").containers[0]).at("TF_CONFIG"),
             R"({"cluster":{"worker":["tf-trainer-0.tf:2222"]},"task":{"type":"other","index":0}})");
   Plugged y(Job("tf", "{tensorflow: []}", {{"worker", 1}}));
@@ -198,15 +201,16 @@ TEST(RayPluginTest, HeadServiceCommandsAndPorts) {
   Plugged x(Job("rc", "{ray: []}", {{"head", 1}, {"worker", 2}}));
   const ContainerAdditions& head = x.Pod("ns/rc-head-0").containers[0];
   EXPECT_EQ(head.name, "head");
-  EXPECT_EQ(Ports(head), (std::vector<std::string>{"gcs:6379", "dashboard:8265",
-                                                   "client-server:10001"}));
+  EXPECT_EQ(Ports(head),
+            (std::vector<std::string>{"gcs:6379", "dashboard:8265", "client-server:10001"}));
   EXPECT_EQ(head.command,
             (std::vector<std::string>{"sh", "-c",
                                       "ray start --head --block --dashboard-host=0.0.0.0 "
                                       "--port=6379 --dashboard-port=8265 "
                                       "--ray-client-server-port=10001"}));
-  EXPECT_EQ(x.Pod("ns/rc-worker-1").containers[0].command,
-            (std::vector<std::string>{"sh", "-c", "ray start --block --address=rc-head-0.rc:6379"}));
+  EXPECT_EQ(
+      x.Pod("ns/rc-worker-1").containers[0].command,
+      (std::vector<std::string>{"sh", "-c", "ray start --block --address=rc-head-0.rc:6379"}));
   const Service& svc = x.plugins().services().at("ns/rc-head-svc");
   EXPECT_EQ(svc.cluster_ip, "");
   EXPECT_EQ(svc.selector, (std::map<std::string, std::string>{{"volcano.sh/job-name", "rc"},

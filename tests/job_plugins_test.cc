@@ -148,8 +148,7 @@ TEST(JobPluginsTest, MpiExampleExpandsLikeVolcano) {
   const Secret& secret = x.plugins().secrets().at("default/lm-mpi-job-ssh");
   std::vector<std::string> keys;
   for (const auto& [k, v] : secret.data) keys.push_back(k);
-  EXPECT_EQ(keys,
-            (std::vector<std::string>{"authorized_keys", "config", "id_rsa", "id_rsa.pub"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"authorized_keys", "config", "id_rsa", "id_rsa.pub"}));
   EXPECT_EQ(secret.data.at("authorized_keys"), secret.data.at("id_rsa.pub"));
   EXPECT_EQ(secret.data.at("config"),
             "StrictHostKeyChecking no\nUserKnownHostsFile /dev/null\n"
@@ -255,7 +254,8 @@ TEST(JobPluginsTest, SvcArgumentsAndTaskNameFormatting) {
 // ssh --ssh-key-file-path elsewhere than /root/.ssh: the keys are readable
 // (0644); init containers get the mount too; --ssh-port reaches the config.
 TEST(JobPluginsTest, SshKeyPathModeAndPort) {
-  Expansion x(Decoded(JobWith(R"({ssh: ["--ssh-key-file-path", "/home/mpi/.ssh", "--ssh-port=2222"]})")));
+  Expansion x(
+      Decoded(JobWith(R"({ssh: ["--ssh-key-file-path", "/home/mpi/.ssh", "--ssh-port=2222"]})")));
   const PodPluginAdditions& p = x.plugins().pods().at("ns1/j-my-task-0");
   ASSERT_EQ(p.volumes.size(), 1u);
   EXPECT_EQ(p.volumes[0].default_mode, 0644);
@@ -383,15 +383,17 @@ TEST(JobPluginsTest, BadArgumentsWarnAndTheJobRuns) {
 // non-flag and after `--`.
 TEST(JobPluginsTest, ArgumentSpellings) {
   JobPluginArgProblems problems;
-  SvcPluginArgs svc =
-      ParseSvcPluginArgs({"-publish-not-ready-addresses", "--disable-network-policy=false"}, &problems);
+  SvcPluginArgs svc = ParseSvcPluginArgs(
+      {"-publish-not-ready-addresses", "--disable-network-policy=false"}, &problems);
   EXPECT_TRUE(svc.publish_not_ready_addresses);
   EXPECT_FALSE(svc.disable_network_policy);
-  SshPluginArgs ssh = ParseSshPluginArgs({"--ssh-key-file-path", "/opt/keys", "-ssh-port=0x16"}, &problems);
+  SshPluginArgs ssh =
+      ParseSshPluginArgs({"--ssh-key-file-path", "/opt/keys", "-ssh-port=0x16"}, &problems);
   EXPECT_EQ(ssh.key_file_path, "/opt/keys");
   EXPECT_EQ(ssh.port, 22);
   EXPECT_EQ(ParseSshPluginArgs({}).key_file_path, "/root/.ssh");
-  PytorchPluginArgs torch = ParsePytorchPluginArgs({"--port=1234", "extra", "--port=99"}, &problems);
+  PytorchPluginArgs torch =
+      ParsePytorchPluginArgs({"--port=1234", "extra", "--port=99"}, &problems);
   EXPECT_EQ(torch.port, 1234);
   MpiPluginArgs mpi = ParseMpiPluginArgs({"--", "--port=99"}, &problems);
   EXPECT_EQ(mpi.port, 22);

@@ -86,8 +86,8 @@ TEST_F(LiveControllersTest, JobPodGroupNameAndHostFilesOnScaling) {
   EXPECT_FALSE(fake_.Get("PodGroup", "fx", "sj").has_value());
   // Pods come once the group is admitted; they name it.
   ASSERT_TRUE(CycleUntil(*app, [&] { return fake_.Get("Pod", "fx", "sj-worker-1").has_value(); }));
-  EXPECT_EQ((*fake_.Get("Pod", "fx", "sj-worker-0"))["metadata"]["annotations"]
-                ["scheduling.k8s.io/group-name"],
+  EXPECT_EQ((*fake_.Get("Pod", "fx",
+                        "sj-worker-0"))["metadata"]["annotations"]["scheduling.k8s.io/group-name"],
             group);
   ASSERT_TRUE(CycleUntil(*app, [&] { return fake_.Get("ConfigMap", "fx", "sj-svc").has_value(); }));
   EXPECT_EQ((*fake_.Get("ConfigMap", "fx", "sj-svc"))["data"]["VC_WORKER_NUM"], "2");
@@ -126,13 +126,15 @@ TEST_F(LiveControllersTest, ReplicaSetScaledToZeroLosesItsPodGroup) {
                        {"spec", {{"replicas", 1}}}});
   const std::string uid = rs["metadata"]["uid"];
   Json pod = FixturePod("fx", "web-1-abcde", "", "100m");
-  pod["metadata"]["ownerReferences"] = {
-      {{"apiVersion", "apps/v1"}, {"kind", "ReplicaSet"}, {"name", "web-1"}, {"uid", uid},
-       {"controller", true}}};
+  pod["metadata"]["ownerReferences"] = {{{"apiVersion", "apps/v1"},
+                                         {"kind", "ReplicaSet"},
+                                         {"name", "web-1"},
+                                         {"uid", uid},
+                                         {"controller", true}}};
   fake_.Put(pod);
   auto app = Start();
-  ASSERT_TRUE(CycleUntil(
-      *app, [&] { return fake_.Get("PodGroup", "fx", "podgroup-" + uid).has_value(); }));
+  ASSERT_TRUE(
+      CycleUntil(*app, [&] { return fake_.Get("PodGroup", "fx", "podgroup-" + uid).has_value(); }));
   rs = *fake_.Get("ReplicaSet", "fx", "web-1");
   rs["spec"]["replicas"] = 0;
   fake_.Put(rs);

@@ -70,7 +70,8 @@ void ExpectPluginAtWork(const std::string& name, const VcJob& job,
                 (name == "mpi" && e.name == "MPI_HOST") ||
                 (name == "tensorflow" && e.name == "TF_CONFIG");
       }
-      for (const VolumeMount& m : c.mounts) seen |= name == "ssh" && m.name == job.meta.name + "-ssh";
+      for (const VolumeMount& m : c.mounts)
+        seen |= name == "ssh" && m.name == job.meta.name + "-ssh";
       seen |= name == "ray" && !c.command.empty();
     }
     seen |= name == "hcclrank" && add.annotations.count("hccl/rankIndex");

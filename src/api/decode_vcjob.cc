@@ -56,7 +56,8 @@ Status DecodeTemplateContainer(const YAML::Node& c, const std::string& path, boo
     for (size_t i = 0; i < ports.size(); ++i) {
       if (!ports[i].IsMap() || !Present(ports[i]["containerPort"])) continue;
       int32_t port = 0;
-      BASALT_RETURN_IF_ERROR(ReadInt(ports[i], "containerPort", Index(Join(path, "ports"), i), &port));
+      BASALT_RETURN_IF_ERROR(
+          ReadInt(ports[i], "containerPort", Index(Join(path, "ports"), i), &port));
       out->ports.push_back(port);
     }
   }

@@ -57,7 +57,8 @@ std::optional<int64_t> GoInt(const std::string& v) {
     if (value > (static_cast<unsigned __int128>(1) << 63)) return std::nullopt;
   }
   if (!negative && value == (static_cast<unsigned __int128>(1) << 63)) return std::nullopt;
-  return negative ? static_cast<int64_t>(-static_cast<__int128>(value)) : static_cast<int64_t>(value);
+  return negative ? static_cast<int64_t>(-static_cast<__int128>(value))
+                  : static_cast<int64_t>(value);
 }
 
 // Sets one flag from its text; false when the text is not of the flag's type.
@@ -99,8 +100,8 @@ void ParseFlags(const std::string& plugin, const std::vector<std::string>& args,
       if (name == s.name) spec = &s;
     }
     if (!spec) {
-      return fail(i, "unknown flag \"" + a + "\" for job plugin " + plugin + " (" + Known(specs) +
-                         ")");
+      return fail(
+          i, "unknown flag \"" + a + "\" for job plugin " + plugin + " (" + Known(specs) + ")");
     }
     std::string value;
     if (eq != std::string::npos) {
@@ -114,7 +115,9 @@ void ParseFlags(const std::string& plugin, const std::vector<std::string>& args,
     }
     if (!SetFlag(*spec, value)) {
       return fail(i, "--" + name + ": invalid " +
-                         (spec->boolean ? "boolean" : spec->integer ? "integer" : "value") +
+                         (spec->boolean   ? "boolean"
+                          : spec->integer ? "integer"
+                                          : "value") +
                          " \"" + value + "\"");
     }
   }
@@ -233,7 +236,8 @@ JobPluginArgProblems JobPluginArgumentProblems(
       {"env",
        [](const auto& a, auto* p) {
          if (!a.empty())
-           p->push_back({"spec.plugins.env", "job plugin env takes no arguments; Volcano ignores them"});
+           p->push_back(
+               {"spec.plugins.env", "job plugin env takes no arguments; Volcano ignores them"});
        }},
       {"hcclrank", [](const auto& a, auto* p) { ParseHcclrankPluginArgs(a, p); }},
       {"mpi", [](const auto& a, auto* p) { ParseMpiPluginArgs(a, p); }},

@@ -32,8 +32,8 @@
 namespace basalt {
 
 // The job plugins basalt implements, in name order (Volcano v1.15.1's set).
-inline constexpr const char* kJobPluginNames[] = {"env",   "hcclrank", "mpi", "pytorch",
-                                                  "ray",   "ssh",      "svc", "tensorflow"};
+inline constexpr const char* kJobPluginNames[] = {"env", "hcclrank", "mpi", "pytorch",
+                                                  "ray", "ssh",      "svc", "tensorflow"};
 
 // One problem with a plugin's arguments: what Volcano would log.
 struct JobPluginArgProblem {

@@ -261,7 +261,7 @@ struct JobTask {
   struct TemplateContainer {
     std::string name;
     bool init = false;
-    std::vector<int32_t> ports;                               // ports[].containerPort
+    std::vector<int32_t> ports;                            // ports[].containerPort
     std::vector<std::pair<std::string, std::string>> env;  // env[] name, literal value
   };
   std::vector<TemplateContainer> containers;

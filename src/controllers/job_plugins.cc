@@ -147,6 +147,7 @@ void JobPluginController::WarnOnce(const std::string& job_key, const std::string
 
 void JobPluginController::DeleteJobObjects(const std::string& job_key) {
   jobs_with_objects_.erase(job_key);
+  jobs_added_.erase(job_key);
   const auto slash = job_key.find('/');
   const std::string ns = slash == std::string::npos ? "" : job_key.substr(0, slash);
   const std::string name = slash == std::string::npos ? job_key : job_key.substr(slash + 1);
@@ -166,7 +167,7 @@ void JobPluginController::DeleteJobObjects(const std::string& job_key) {
 void JobPluginController::SyncJobObjects(const VcJob& job) {
   const std::string key = job.meta.Key();
   if (job.phase.empty() || job.phase == "Pending") {
-    if (jobs_with_objects_.count(key)) return;
+    if (!jobs_added_.insert(key).second) return;
     jobs_with_objects_.insert(key);
     // What Volcano logs about the arguments (api/job_plugin_args.h).
     for (const JobPluginArgProblem& p : JobPluginArgumentProblems(job.plugins))
@@ -176,8 +177,9 @@ void JobPluginController::SyncJobObjects(const VcJob& job) {
       if (!st.ok()) WarnOnce(key, st.message());
     }
   } else if (job.phase == "Running") {
+    jobs_with_objects_.insert(key);
     for (const auto& plugin : PluginsOf(job)) plugin->OnJobUpdate(job, &objects_);
-  } else if (jobs_with_objects_.count(key) || !job.plugins.empty()) {
+  } else if (jobs_with_objects_.count(key)) {
     DeleteJobObjects(key);  // killJob: every plugin's OnJobDelete
   }
 }
@@ -305,10 +307,9 @@ std::string JobPluginController::ManifestsYaml() const {
     if (!svc.ports.empty()) {
       out << YAML::Key << "ports" << YAML::Value << YAML::BeginSeq;
       for (const Service::Port& p : svc.ports) {
-        out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << p.name << YAML::Key
-            << "port" << YAML::Value << p.port << YAML::Key << "targetPort" << YAML::Value
-            << p.target_port << YAML::Key << "protocol" << YAML::Value << p.protocol
-            << YAML::EndMap;
+        out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << p.name << YAML::Key << "port"
+            << YAML::Value << p.port << YAML::Key << "targetPort" << YAML::Value << p.target_port
+            << YAML::Key << "protocol" << YAML::Value << p.protocol << YAML::EndMap;
       }
       out << YAML::EndSeq;
     }

@@ -33,10 +33,10 @@ class RayPlugin : public JobPlugin {
     svc.cluster_ip.clear();  // a ClusterIP service
     svc.selector = job_plugin_util::JobSelector(job);
     svc.selector["volcano.sh/task-spec"] = args_.head;
-    svc.ports = {{"gcs", static_cast<int32_t>(args_.port), "gcs", "TCP"},
-                 {"dashboard", static_cast<int32_t>(args_.dashboard_port), "dashboard", "TCP"},
-                 {"client-server", static_cast<int32_t>(args_.client_port), "client-server",
-                  "TCP"}};
+    svc.ports = {
+        {"gcs", static_cast<int32_t>(args_.port), "gcs", "TCP"},
+        {"dashboard", static_cast<int32_t>(args_.dashboard_port), "dashboard", "TCP"},
+        {"client-server", static_cast<int32_t>(args_.client_port), "client-server", "TCP"}};
     objects->services.try_emplace(job_plugin_util::ObjectKey(job, svc.meta.name), std::move(svc));
     return Status::Ok();
   }
@@ -70,8 +70,9 @@ class RayPlugin : public JobPlugin {
 
  private:
   void OpenHeadPorts(ContainerAdditions& c) const {
-    const std::pair<const char*, int64_t> ports[] = {
-        {"gcs", args_.port}, {"dashboard", args_.dashboard_port}, {"client-server", args_.client_port}};
+    const std::pair<const char*, int64_t> ports[] = {{"gcs", args_.port},
+                                                     {"dashboard", args_.dashboard_port},
+                                                     {"client-server", args_.client_port}};
     // Which ports the container opens is decided before any is added.
     bool opened[3];
     for (int i = 0; i < 3; ++i) opened[i] = c.OpensPort(ports[i].second);

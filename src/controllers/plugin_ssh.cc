@@ -90,7 +90,8 @@ class SshPlugin : public JobPlugin {
                {"config", rel + "/config"}};
     v.default_mode = args_.key_file_path == kSshRootKeyPath ? 0600 : 0644;
     out->volumes.push_back(std::move(v));
-    for (ContainerAdditions& c : out->containers) c.mounts.push_back({name, args_.key_file_path, rel});
+    for (ContainerAdditions& c : out->containers)
+      c.mounts.push_back({name, args_.key_file_path, rel});
     return Status::Ok();
   }
 

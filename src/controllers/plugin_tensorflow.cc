@@ -40,9 +40,9 @@ class TensorflowPlugin : public JobPlugin {
       return Status::InvalidArgument("tensorflow: pod " + pod.meta.Key() +
                                      ": no index at the end of its name");
     }
-    const std::string config = ClusterSpec(job) + ",\"task\":{\"type\":" +
-                               Quoted(TaskType(job_plugin_util::TaskOf(pod))) +
-                               ",\"index\":" + std::to_string(*index) + "}}";
+    const std::string config =
+        ClusterSpec(job) + ",\"task\":{\"type\":" + Quoted(TaskType(job_plugin_util::TaskOf(pod))) +
+        ",\"index\":" + std::to_string(*index) + "}}";
     for (ContainerAdditions& c : out->containers) {
       if (!c.init) c.env.push_back({"TF_CONFIG", config, "", ""});
     }
@@ -78,9 +78,9 @@ class TensorflowPlugin : public JobPlugin {
     std::string out = "{\"cluster\":{";
     bool first = true;
     const std::pair<const char*, const std::string*> roles[] = {{"ps", &args_.ps},
-                                                                 {"worker", &args_.worker},
-                                                                 {"chief", &args_.chief},
-                                                                 {"evaluator", &args_.evaluator}};
+                                                                {"worker", &args_.worker},
+                                                                {"chief", &args_.chief},
+                                                                {"evaluator", &args_.evaluator}};
     for (const auto& [json_name, task_name] : roles) {
       auto it = hosts.find(*task_name);
       if (it == hosts.end() || it->second.empty()) continue;

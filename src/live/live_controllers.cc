@@ -314,7 +314,8 @@ void LiveControllers::CollectPluginObjectWrites(std::vector<Write>* writes) {
     const std::string id = "ConfigMap/" + o.meta.Key();
     auto written = config_map_data_.find(id);
     const Json desired = o.data;
-    if (!plugin_objects_.count(id) || (written != config_map_data_.end() && written->second == desired))
+    if (!plugin_objects_.count(id) ||
+        (written != config_map_data_.end() && written->second == desired))
       continue;
     Json data = desired;
     if (written != config_map_data_.end()) {
