@@ -116,9 +116,12 @@ TEST(PytorchPluginTest, ArgumentsPortsAndWaitForMaster) {
   EXPECT_EQ(wait.image, "busybox:1.36.1");
   ASSERT_EQ(wait.command.size(), 3u);
   EXPECT_EQ(wait.command[0], "sh");
-  EXPECT_EQ(wait.command[2].substr(0, 84),
-            "echo \"Waiting for master node tj-chief-0.tj:29500 to be ready...\"\nTIMEOUT=60\n"
-            "ELAPSED=0");
+  EXPECT_EQ(wait.command[2].rfind(
+                "echo \"Waiting for master node tj-chief-0.tj:29500 to be ready...\"\nTIMEOUT=60\n"
+                "ELAPSED=0\n",
+                0),
+            0u)
+      << wait.command[2];
   EXPECT_NE(wait.command[2].find("until { nc -z tj-chief-0.tj 29500 || echo > "
                                  "/dev/tcp/tj-chief-0.tj/29500; } 2>/dev/null; do"),
             std::string::npos);
@@ -227,13 +230,24 @@ TEST(RayPluginTest, HeadServiceCommandsAndPorts) {
 
 TEST(RayPluginTest, ArgumentsAndMissingHead) {
   Plugged x(Job("rc", R"({ray: ["--port=1234", "--dashboardPort=3456", "--clientPort=4567",
-                                 "--head=worker", "--headContainer=worker"]})",
-                {{"worker", 1}}, ", ports: [{containerPort: 3456}]"));
-  const ContainerAdditions& head = x.Pod("ns/rc-worker-0").containers[0];
+                                 "--head=boss", "--headContainer=main"]})",
+                {{"boss", 1}, {"worker", 1}}, ", ports: [{containerPort: 3456}]"));
+  const ContainerAdditions& head = x.Pod("ns/rc-boss-0").containers[0];
   EXPECT_EQ(Ports(head), (std::vector<std::string>{"gcs:1234", "client-server:4567"}));
   EXPECT_EQ(head.command[2],
             "ray start --head --block --dashboard-host=0.0.0.0 --port=1234 --dashboard-port=3456 "
             "--ray-client-server-port=4567");
+  EXPECT_EQ(x.Pod("ns/rc-worker-0").containers[0].command[2],
+            "ray start --block --address=rc-boss-0.rc:1234");
+  EXPECT_EQ(x.plugins().services().at("ns/rc-head-svc").selector.at("volcano.sh/task-spec"),
+            "boss");
+  // A task that is both head and worker runs the worker's command (Volcano
+  // sets the head's, then the worker's over it).
+  Plugged both(Job("rc", R"({ray: ["--head=worker", "--headContainer=worker"]})", {{"worker", 1}}));
+  EXPECT_EQ(both.Pod("ns/rc-worker-0").containers[0].command[2],
+            "ray start --block --address=rc-worker-0.rc:6379");
+  EXPECT_EQ(Ports(both.Pod("ns/rc-worker-0").containers[0]).size(), 3u);
+  // No head task: no commands (Volcano fails the pod), the Service all the same.
   Plugged y(Job("rc", "{ray: []}", {{"worker", 1}}));
   EXPECT_TRUE(y.Pod("ns/rc-worker-0").containers[0].command.empty());
   EXPECT_EQ(y.plugins().services().count("ns/rc-head-svc"), 1u) << "OnJobAdd does not look";
