@@ -467,10 +467,11 @@ Status DecodeOneObject(const YAML::Node& doc, const std::string& kind,
     o.kind = kind;
     o.meta.source = source;
     st = DecodeMeta(doc, true, &o.meta);
-    if (st.ok() && (kind == "ReplicaSet" || kind == "StatefulSet") && doc["spec"].IsMap() &&
-        doc["spec"]["replicas"]) {
+    const YAML::Node spec = doc["spec"];
+    if (st.ok() && (kind == "ReplicaSet" || kind == "StatefulSet") && Present(spec) &&
+        spec.IsMap() && Present(spec["replicas"])) {
       int32_t replicas = 0;
-      st = decode_fields::ReadInt(doc["spec"], "replicas", "spec", &replicas, 0, INT32_MAX);
+      st = ReadInt(spec, "replicas", "spec", &replicas, 0, INT32_MAX);
       o.replicas = replicas;
     }
     if (st.ok()) out->owners.push_back(std::move(o));
