@@ -1,5 +1,6 @@
-// The vcjob job plugins (ssh, svc, env): what the controller creates for a job
-// and adds to its pods, their arguments, and their errors.
+// The vcjob job plugins ssh, svc and env: what the controller creates for a
+// job and adds to its pods, their arguments, and their problems. (The
+// distributed-framework plugins: job_plugins_frameworks_test.cc.)
 #include "controllers/job_plugins.h"
 
 #include <gtest/gtest.h>
@@ -14,6 +15,7 @@
 #include "actions/builtin.h"
 #include "api/decode.h"
 #include "api/job_plugin_args.h"
+#include "api/object_rules.h"
 #include "engine/cycle_runner.h"
 #include "plugins/builtin.h"
 #include "testing.h"
@@ -146,12 +148,16 @@ TEST(JobPluginsTest, MpiExampleExpandsLikeVolcano) {
   const Secret& secret = x.plugins().secrets().at("default/lm-mpi-job-ssh");
   std::vector<std::string> keys;
   for (const auto& [k, v] : secret.data) keys.push_back(k);
-  EXPECT_EQ(keys, (std::vector<std::string>{"config", "id_rsa", "id_rsa.pub"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"authorized_keys", "config", "id_rsa", "id_rsa.pub"}));
+  EXPECT_EQ(secret.data.at("authorized_keys"), secret.data.at("id_rsa.pub"));
   EXPECT_EQ(secret.data.at("config"),
             "StrictHostKeyChecking no\nUserKnownHostsFile /dev/null\n"
             "Host lm-mpi-job-mpimaster-0\n  HostName lm-mpi-job-mpimaster-0.lm-mpi-job\n"
+            "  Port 22\n"
             "Host lm-mpi-job-mpiworker-0\n  HostName lm-mpi-job-mpiworker-0.lm-mpi-job\n"
-            "Host lm-mpi-job-mpiworker-1\n  HostName lm-mpi-job-mpiworker-1.lm-mpi-job\n");
+            "  Port 22\n"
+            "Host lm-mpi-job-mpiworker-1\n  HostName lm-mpi-job-mpiworker-1.lm-mpi-job\n"
+            "  Port 22\n");
   EXPECT_EQ(secret.data.at("id_rsa").rfind("-----BEGIN OPENSSH PRIVATE KEY-----\n", 0), 0u);
   EXPECT_EQ(secret.data.at("id_rsa.pub").rfind("ssh-ed25519 AAAA", 0), 0u);
 
@@ -165,7 +171,7 @@ TEST(JobPluginsTest, MpiExampleExpandsLikeVolcano) {
   EXPECT_EQ(w1.volumes[0].secret_name, "lm-mpi-job-ssh");
   EXPECT_EQ(w1.volumes[0].default_mode, 0600);
   ASSERT_EQ(w1.volumes[0].items.size(), 4u);
-  EXPECT_EQ(w1.volumes[0].items[2].key, "id_rsa.pub");
+  EXPECT_EQ(w1.volumes[0].items[2].key, "authorized_keys");
   EXPECT_EQ(w1.volumes[0].items[2].path, ".ssh/authorized_keys");
   EXPECT_EQ(w1.volumes[1].config_map_name, "lm-mpi-job-svc");
   ASSERT_EQ(w1.containers.size(), 1u);
@@ -245,18 +251,19 @@ TEST(JobPluginsTest, SvcArgumentsAndTaskNameFormatting) {
   EXPECT_EQ(p.containers[1].mounts[0].mount_path, "/etc/volcano");
 }
 
-// ssh --no-root: keys under /etc/volcano/.ssh, readable (0755); init
-// containers get no ssh mount (as Volcano).
-TEST(JobPluginsTest, SshNoRootMovesTheKeyPath) {
-  Expansion x(Decoded(JobWith(R"({ssh: ["--no-root"]})")));
+// ssh --ssh-key-file-path elsewhere than /root/.ssh: the keys are readable
+// (0644); init containers get the mount too; --ssh-port reaches the config.
+TEST(JobPluginsTest, SshKeyPathModeAndPort) {
+  Expansion x(
+      Decoded(JobWith(R"({ssh: ["--ssh-key-file-path", "/home/mpi/.ssh", "--ssh-port=2222"]})")));
   const PodPluginAdditions& p = x.plugins().pods().at("ns1/j-my-task-0");
   ASSERT_EQ(p.volumes.size(), 1u);
-  EXPECT_EQ(p.volumes[0].default_mode, 0755);
-  EXPECT_EQ(p.containers[0].mounts.at(0).mount_path, "/etc/volcano/.ssh");
-  EXPECT_TRUE(p.containers[1].mounts.empty());
-  Expansion y(Decoded(JobWith(R"({ssh: ["--ssh-key-file-path", "/home/mpi/.ssh"]})")));
-  EXPECT_EQ(y.plugins().pods().at("ns1/j-my-task-0").containers[0].mounts.at(0).mount_path,
-            "/home/mpi/.ssh");
+  EXPECT_EQ(p.volumes[0].default_mode, 0644);
+  EXPECT_EQ(p.containers[0].mounts.at(0).mount_path, "/home/mpi/.ssh");
+  ASSERT_EQ(p.containers[1].mounts.size(), 1u);
+  EXPECT_EQ(p.containers[1].mounts[0].mount_path, "/home/mpi/.ssh");
+  EXPECT_NE(x.plugins().secrets().at("ns1/j-ssh").data.at("config").find("  Port 2222\n"),
+            std::string::npos);
 }
 
 // A deleted job takes its objects and pod additions with it.
@@ -266,7 +273,7 @@ TEST(JobPluginsTest, DeletedJobDropsItsObjects) {
   std::vector<std::string> pods;
   for (const auto& [key, pod] : x.state().pods()) pods.push_back(key);
   for (const std::string& k : pods) x.state().DeletePod(k);
-  x.state().DeletePodGroup("ns1/j");
+  x.state().DeletePodGroup("ns1/j");  // no uid: the group is named after the job
   x.state().DeleteJob("ns1/j");
   x.runner().SyncControllers();
   EXPECT_TRUE(x.plugins().secrets().empty());
@@ -278,20 +285,21 @@ TEST(JobPluginsTest, DeletedJobDropsItsObjects) {
 
 // Key pairs are a function of the seed; the injected seed source decides.
 TEST(JobPluginsTest, KeyPairsAreDeterministicPerSeed) {
-  const auto a = SeededSshKeys(1)("ns/j");
-  EXPECT_EQ(a, SeededSshKeys(1)("ns/j"));
-  EXPECT_NE(a, SeededSshKeys(2)("ns/j"));
-  EXPECT_NE(a, SeededSshKeys(1)("ns/k"));
-  EXPECT_EQ(MakeSshKeyPair(a).private_key, MakeSshKeyPair(a).private_key);
-  EXPECT_NE(MakeSshKeyPair(a).public_key, MakeSshKeyPair(SeededSshKeys(2)("ns/j")).public_key);
-  EXPECT_NE(RandomSshKeys()("ns/j"), RandomSshKeys()("ns/j"));
+  const auto a = SeededSshKeys(1)("ns/j").value();
+  EXPECT_EQ(a, SeededSshKeys(1)("ns/j").value());
+  EXPECT_NE(a, SeededSshKeys(2)("ns/j").value());
+  EXPECT_NE(a, SeededSshKeys(1)("ns/k").value());
+  EXPECT_EQ(MakeSshKeyPair(a)->private_key, MakeSshKeyPair(a)->private_key);
+  EXPECT_NE(MakeSshKeyPair(a)->public_key,
+            MakeSshKeyPair(SeededSshKeys(2)("ns/j").value())->public_key);
+  EXPECT_NE(RandomSshKeys()("ns/j").value(), RandomSshKeys()("ns/j").value());
 }
 
 // OpenSSH itself reads the private key and derives the same public key.
 TEST(JobPluginsTest, PrivateKeyLoadsInOpenSsh) {
   if (std::system("command -v ssh-keygen >/dev/null 2>&1") != 0)
     GTEST_SKIP() << "ssh-keygen not installed";
-  const SshKeyPair pair = MakeSshKeyPair(SeededSshKeys(7)("default/lm-mpi-job"));
+  const SshKeyPair pair = MakeSshKeyPair(SeededSshKeys(7)("default/lm-mpi-job").value()).value();
   const fs::path dir = fs::temp_directory_path() / ("basalt-ssh-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path key = dir / "id_rsa";
@@ -308,23 +316,17 @@ TEST(JobPluginsTest, PrivateKeyLoadsInOpenSsh) {
   EXPECT_EQ(derived + "\n", pair.public_key);
 }
 
-// Unknown plugins and bad arguments are refused at decode time with the file,
-// the object and the field `spec.plugins.<name>[i]`.
-TEST(JobPluginsTest, BadPluginsAndArgumentsAreErrors) {
+// An unknown plugin name is refused at decode time (Volcano's webhook refuses
+// it), naming the file, the object and `spec.plugins.<name>`; so is a
+// plugins value of the wrong shape.
+TEST(JobPluginsTest, UnknownPluginsAreErrors) {
   struct Case {
     std::string plugins, message;
   };
   const std::vector<Case> cases = {
-      {"{mpi: []}", "spec.plugins.mpi: unknown job plugin \"mpi\" (supported: env, ssh, svc)"},
-      {R"({svc: ["--bogus"]})", "spec.plugins.svc[0]: unknown flag \"--bogus\" for job plugin svc"},
-      {R"({svc: ["--disable-network-policy=maybe"]})",
-       "spec.plugins.svc[0]: --disable-network-policy: invalid boolean"},
-      {R"({ssh: ["--no-root", "--ssh-key-file-path"]})",
-       "spec.plugins.ssh[1]: --ssh-key-file-path needs a value"},
-      {R"({ssh: ["--ssh-key-file-path=relative"]})",
-       "spec.plugins.ssh[0]: --ssh-key-file-path: must be an absolute path"},
-      {R"({ssh: ["--ssh-public-key=ssh-ed25519 AAAA"]})", "must be given together"},
-      {R"({env: ["x"]})", "spec.plugins.env[0]: \"x\" is not a flag"},
+      {"{horovod: []}",
+       "spec.plugins.horovod: unknown job plugin \"horovod\" (supported: env, hcclrank, mpi, "
+       "pytorch, ray, ssh, svc, tensorflow)"},
       {R"({svc: "--x"})", "spec.plugins.svc"},
       {"[ssh]", "spec.plugins"},
   };
@@ -337,17 +339,68 @@ TEST(JobPluginsTest, BadPluginsAndArgumentsAreErrors) {
   }
 }
 
-// Go's flag spellings parse the same.
+// Bad arguments are what Volcano logs and runs anyway: the job decodes, the
+// problem is a warning finding naming `spec.plugins.<name>[i]`, and the flags
+// before it keep their values (Go's flag.Parse stops there).
+TEST(JobPluginsTest, BadArgumentsWarnAndTheJobRuns) {
+  struct Case {
+    std::string plugins, field, message;
+  };
+  const std::vector<Case> cases = {
+      {R"({svc: ["--enable-networking"]})", "spec.plugins.svc[0]",
+       "unknown flag \"--enable-networking\" for job plugin svc"},
+      {R"({svc: ["--disable-network-policy=maybe"]})", "spec.plugins.svc[0]",
+       "--disable-network-policy: invalid boolean \"maybe\""},
+      {R"({ssh: ["--ssh-key-file-path"]})", "spec.plugins.ssh[0]",
+       "--ssh-key-file-path needs a value"},
+      {R"({ssh: ["--ssh-port=0x10000"]})", "spec.plugins.ssh", "Volcano falls back to 22"},
+      {R"({pytorch: ["--port=many"]})", "spec.plugins.pytorch[0]", "--port: invalid integer"},
+      {R"({env: ["x"]})", "spec.plugins.env", "takes no arguments"},
+  };
+  for (const Case& c : cases) {
+    ClusterObjects objects;
+    ASSERT_OK(DecodeText(JobWith(c.plugins), "jobs.yaml", &objects));
+    ASSERT_EQ(objects.jobs.size(), 1u);
+    std::vector<RuleFinding> findings = CheckObjectRules(objects);
+    bool found = false;
+    for (const RuleFinding& f : findings) {
+      if (f.field != c.field) continue;
+      found = f.message.find(c.message) != std::string::npos;
+      EXPECT_EQ(f.in_validate, RuleSeverity::kWarning);
+      EXPECT_EQ(f.in_run, RuleSeverity::kWarning);
+      EXPECT_EQ(f.object, "Job ns1/j");
+    }
+    EXPECT_TRUE(found) << c.plugins;
+  }
+  // The job still gets its plugin, with the flags read before the bad one.
+  Expansion x(Decoded(JobWith(R"({svc: ["--disable-network-policy", "--enable-networking"]})")));
+  EXPECT_EQ(x.plugins().services().size(), 1u);
+  EXPECT_TRUE(x.plugins().network_policies().empty());
+  EXPECT_EQ(x.plugins().config_maps().size(), 1u);
+}
+
+// Go's flag spellings parse the same; parsing stops quietly at the first
+// non-flag and after `--`.
 TEST(JobPluginsTest, ArgumentSpellings) {
-  auto svc = ParseSvcPluginArgs({"-publish-not-ready-addresses", "--disable-network-policy=false"});
-  ASSERT_OK(svc);
-  EXPECT_TRUE(svc->publish_not_ready_addresses);
-  EXPECT_FALSE(svc->disable_network_policy);
-  auto ssh = ParseSshPluginArgs({"--no-root", "--ssh-key-file-path=/opt/keys"});
-  ASSERT_OK(ssh);
-  EXPECT_EQ(ssh->key_file_path, "/opt/keys");  // an explicit path wins over --no-root's default
-  ASSERT_OK(ParseSshPluginArgs({}));
-  EXPECT_EQ(ParseSshPluginArgs({})->key_file_path, "/root/.ssh");
+  JobPluginArgProblems problems;
+  SvcPluginArgs svc = ParseSvcPluginArgs(
+      {"-publish-not-ready-addresses", "--disable-network-policy=false"}, &problems);
+  EXPECT_TRUE(svc.publish_not_ready_addresses);
+  EXPECT_FALSE(svc.disable_network_policy);
+  SshPluginArgs ssh =
+      ParseSshPluginArgs({"--ssh-key-file-path", "/opt/keys", "-ssh-port=0x16"}, &problems);
+  EXPECT_EQ(ssh.key_file_path, "/opt/keys");
+  EXPECT_EQ(ssh.port, 22);
+  EXPECT_EQ(ParseSshPluginArgs({}).key_file_path, "/root/.ssh");
+  PytorchPluginArgs torch =
+      ParsePytorchPluginArgs({"--port=1234", "extra", "--port=99"}, &problems);
+  EXPECT_EQ(torch.port, 1234);
+  MpiPluginArgs mpi = ParseMpiPluginArgs({"--", "--port=99"}, &problems);
+  EXPECT_EQ(mpi.port, 22);
+  EXPECT_TRUE(problems.empty()) << problems[0].ToString();
+  ParseSvcPluginArgs({"--bogus", "--disable-network-policy"}, &problems);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].field, "spec.plugins.svc[0]");
 }
 
 }  // namespace

@@ -103,6 +103,11 @@ FakeApiServer::FakeApiServer() {
       {"apps", "v1", "deployments", "Deployment", true, false, true},
       {"apps", "v1", "replicasets", "ReplicaSet", true, false, true},
       {"coordination.k8s.io", "v1", "leases", "Lease", true, false, false},
+      // What the vcjob plugins make (not watched by basalt).
+      {"", "v1", "configmaps", "ConfigMap", true, false, false},
+      {"", "v1", "secrets", "Secret", true, false, false},
+      {"", "v1", "services", "Service", true, false, false},
+      {"networking.k8s.io", "v1", "networkpolicies", "NetworkPolicy", true, false, false},
   };
 }
 

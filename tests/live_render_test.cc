@@ -47,8 +47,10 @@ class RenderTest : public ::testing::Test {
     runner_ = std::make_unique<CycleRunner>(state_, conf_, plugins_, actions_, SessionOptions());
     ASSERT_OK(runner_->Init());
     runner_->SyncControllers();
-    // The PodGroup is admitted (enqueue), then the controller creates the pods.
-    state_.EditPodGroup("team/mpi")->phase = PodGroupPhase::kInqueue;
+    // The PodGroup (`<job>-<uid>`, as Volcano names it) is admitted (enqueue),
+    // then the controller creates the pods.
+    ASSERT_NE(state_.FindPodGroup("team/mpi-job-uid-1"), nullptr);
+    state_.EditPodGroup("team/mpi-job-uid-1")->phase = PodGroupPhase::kInqueue;
     runner_->SyncControllers();
   }
   PluginRegistry plugins_;
@@ -123,6 +125,55 @@ TEST_F(RenderTest, PluginObjects) {
   Json svc = ServiceJson(services.at("team/mpi"));
   EXPECT_EQ(svc["spec"]["clusterIP"], "None");
   EXPECT_EQ(svc["spec"]["selector"]["volcano.sh/job-name"], "mpi");
+}
+
+// The framework plugins' additions: ports appended, a command replaced, an
+// init container added (with what later plugins add to it), annotations.
+TEST_F(RenderTest, PortsCommandsAddedInitContainersAndAnnotations) {
+  Pod pod = *state_.FindPod("team/mpi-worker-0");
+  PodPluginAdditions add;
+  ContainerAdditions main;
+  main.name = "main";
+  main.ports = {{"pytorchjob-port", 23456}};
+  main.command = {"sh", "-c", "ray start --block"};
+  main.env = {{"RANK", "1", "", ""}};
+  ContainerAdditions wait;
+  wait.name = "wait-for-master";
+  wait.init = true;
+  wait.added = true;
+  wait.image = "busybox:1.36.1";
+  wait.command = {"sh", "-c", "until nc -z m 1; do sleep 2; done"};
+  wait.mounts = {{"mpi-svc", "/etc/volcano", ""}};
+  add.containers = {main, wait};
+  add.annotations = {{"hccl/rankIndex", "1"}};
+  auto rendered = VcJobPodJson(Json::parse(kJob), pod, &add);
+  ASSERT_OK(rendered);
+  const Json& j = *rendered;
+  EXPECT_EQ(j["metadata"]["annotations"]["hccl/rankIndex"], "1");
+  const Json& c = j["spec"]["containers"][0];
+  EXPECT_EQ(c["ports"], Json::parse(R"([{"name":"pytorchjob-port","containerPort":23456}])"));
+  EXPECT_EQ(c["command"], Json::parse(R"(["sh","-c","ray start --block"])"));
+  EXPECT_EQ(c["env"][1], Json::parse(R"({"name":"RANK","value":"1"})"));
+  ASSERT_EQ(j["spec"]["initContainers"].size(), 1u);
+  const Json& init = j["spec"]["initContainers"][0];
+  EXPECT_EQ(init["name"], "wait-for-master");
+  EXPECT_EQ(init["image"], "busybox:1.36.1");
+  EXPECT_EQ(init["command"][2], "until nc -z m 1; do sleep 2; done");
+  EXPECT_EQ(init["volumeMounts"][0]["mountPath"], "/etc/volcano");
+}
+
+// A ray head Service: ClusterIP (no clusterIP field), ports by name.
+TEST(RenderService, PortsAndNoClusterIp) {
+  Service svc;
+  svc.meta.name = "rc-head-svc";
+  svc.meta.namespace_ = "ns";
+  svc.cluster_ip.clear();
+  svc.selector = {{"volcano.sh/task-spec", "head"}};
+  svc.ports = {{"gcs", 6379, "gcs", "TCP"}};
+  Json j = ServiceJson(svc);
+  EXPECT_FALSE(j["spec"].contains("clusterIP"));
+  EXPECT_EQ(j["spec"]["ports"],
+            Json::parse(R"([{"name":"gcs","port":6379,"targetPort":"gcs","protocol":"TCP"}])"));
 }
 
 // The PodGroup a bare pod gets is owned by the pod when nothing owns the pod.

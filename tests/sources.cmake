@@ -28,6 +28,7 @@ set(BASALT_TEST_SOURCES
   tests/gpu_devices_test.cc
   tests/hypernode_test.cc
   tests/invariants_test.cc
+  tests/job_plugins_frameworks_test.cc
   tests/job_plugins_test.cc
   tests/cronjob_test.cc
   tests/jobflow_test.cc
@@ -38,6 +39,7 @@ set(BASALT_TEST_SOURCES
   tests/kube_test.cc
   tests/list_body_test.cc
   tests/live_cronjob_test.cc
+  tests/live_controllers_test.cc
   tests/live_jobflow_test.cc
   tests/live_render_test.cc
   tests/node_selection_test.cc
@@ -61,6 +63,7 @@ set(BASALT_TEST_SOURCES
   tests/sim_report_test.cc
   tests/sim_topology_test.cc
   tests/watch_line_test.cc
+  tests/volcano_examples_test.cc
   tests/webhook_test.cc
   tests/sla_rescheduling_test.cc
 )

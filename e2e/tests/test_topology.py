@@ -8,6 +8,12 @@ from lib import (bound_node, free_port, refused_create, validating_webhook, wait
 from test_controllers import job_pods, vcjob
 
 
+
+def job_group(kubectl, ns, job):
+    """The PodGroup of a vcjob: `<job>-<uid>`, as Volcano names it."""
+    uid = kubectl.get("jobs.batch.volcano.sh", "-n", ns, job)["metadata"]["uid"]
+    return f"{job}-{uid}"
+
 def hypernode(name, tier, members):
     """members: [(type, selector)] with type Node or HyperNode."""
     return {"apiVersion": "topology.volcano.sh/v1alpha1", "kind": "HyperNode",
@@ -65,15 +71,18 @@ def test_hard_job_lands_inside_one_leaf(kubectl, ns, make_nodes, run_basalt):
         assert set(nodes) <= set(b_nodes), f"pods outside leaf b: {nodes} (a: {a_nodes})"
         assert len(set(nodes)) == 4, nodes
 
-        group = kubectl.get("podgroups.scheduling.volcano.sh", "-n", ns, "tight")
+        group = kubectl.get("podgroups.scheduling.volcano.sh", "-n", ns,
+                            job_group(kubectl, ns, "tight"))
         assert group["spec"].get("networkTopology") == topology, group["spec"]
 
         kubectl.create(vcjob(ns, "late", [("worker", 4, None)], cpu="3",
                              network_topology=topology))
 
+        late_group = job_group(kubectl, ns, "late")
+
         def why_pending():
             events = kubectl.items("events", "-n", ns,
-                                   "--field-selector", "involvedObject.name=late")
+                                   "--field-selector", f"involvedObject.name={late_group}")
             return next((e["message"] for e in events if "network topology" in e["message"]),
                         None)
         message = wait_until(why_pending, 30, "an event saying why job late waits")

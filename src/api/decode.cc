@@ -472,6 +472,13 @@ Status DecodeOneObject(const YAML::Node& doc, const std::string& kind,
     o.kind = kind;
     o.meta.source = source;
     st = DecodeMeta(doc, true, &o.meta);
+    const YAML::Node spec = doc["spec"];
+    if (st.ok() && (kind == "ReplicaSet" || kind == "StatefulSet") && Present(spec) &&
+        spec.IsMap() && Present(spec["replicas"])) {
+      int32_t replicas = 0;
+      st = ReadInt(spec, "replicas", "spec", &replicas, 0, INT32_MAX);
+      o.replicas = replicas;
+    }
     if (st.ok()) out->owners.push_back(std::move(o));
   } else if (kind == "Numatopology") {
     BASALT_RETURN_IF_ERROR(expect_group({"nodeinfo.volcano.sh/v1alpha1"}));

@@ -45,20 +45,48 @@ Status DecodePolicies(const YAML::Node& n, const std::string& path,
   return Status::Ok();
 }
 
-// Container names and spec.hostname/subdomain of a task template (job plugins).
+// One container of a task template as the job plugins see it: name, opened
+// ports and literal env values (the shapes were checked by DecodePodSpec).
+Status DecodeTemplateContainer(const YAML::Node& c, const std::string& path, bool init,
+                               JobTask::TemplateContainer* out) {
+  out->init = init;
+  if (!c.IsMap()) return Status::Ok();
+  BASALT_RETURN_IF_ERROR(ReadString(c, "name", path, &out->name));
+  if (YAML::Node ports = c["ports"]; Present(ports) && ports.IsSequence()) {
+    for (size_t i = 0; i < ports.size(); ++i) {
+      if (!ports[i].IsMap() || !Present(ports[i]["containerPort"])) continue;
+      int32_t port = 0;
+      BASALT_RETURN_IF_ERROR(
+          ReadInt(ports[i], "containerPort", Index(Join(path, "ports"), i), &port));
+      out->ports.push_back(port);
+    }
+  }
+  if (YAML::Node env = c["env"]; Present(env) && env.IsSequence()) {
+    for (size_t i = 0; i < env.size(); ++i) {
+      if (!env[i].IsMap()) continue;
+      std::string name, value;
+      const std::string ep = Index(Join(path, "env"), i);
+      BASALT_RETURN_IF_ERROR(ReadString(env[i], "name", ep, &name));
+      if (Present(env[i]["value"])) BASALT_RETURN_IF_ERROR(ReadString(env[i], "value", ep, &value));
+      out->env.emplace_back(std::move(name), std::move(value));
+    }
+  }
+  return Status::Ok();
+}
+
+// The containers and spec.hostname/subdomain of a task template (job plugins).
 Status DecodeTemplateNames(const YAML::Node& spec, const std::string& path, JobTask* t) {
   if (!Present(spec)) return Status::Ok();
   BASALT_RETURN_IF_ERROR(ReadString(spec, "hostname", path, &t->hostname));
   BASALT_RETURN_IF_ERROR(ReadString(spec, "subdomain", path, &t->subdomain));
-  for (auto [key, out] : {std::pair{"containers", &t->container_names},
-                          {"initContainers", &t->init_container_names}}) {
+  for (const char* key : {"containers", "initContainers"}) {
     YAML::Node list = spec[key];
     if (!Present(list) || !list.IsSequence()) continue;  // shape checked by DecodePodSpec
     for (size_t i = 0; i < list.size(); ++i) {
-      std::string name;
-      if (list[i].IsMap())
-        BASALT_RETURN_IF_ERROR(ReadString(list[i], "name", Index(Join(path, key), i), &name));
-      out->push_back(name);
+      JobTask::TemplateContainer c;
+      BASALT_RETURN_IF_ERROR(DecodeTemplateContainer(list[i], Index(Join(path, key), i),
+                                                     std::string(key) == "initContainers", &c));
+      t->containers.push_back(std::move(c));
     }
   }
   return Status::Ok();
@@ -101,7 +129,7 @@ Status DecodeVcJob(const YAML::Node& doc, VcJob* job) {
       }
       job->plugins[name] = std::move(args);
     }
-    BASALT_RETURN_IF_ERROR(CheckJobPlugins(job->plugins));
+    BASALT_RETURN_IF_ERROR(CheckJobPluginNames(job->plugins));
   }
   YAML::Node tasks = spec["tasks"];
   BASALT_RETURN_IF_ERROR(ExpectList(tasks, "spec.tasks"));

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "api/decode.h"
+#include "api/job_plugin_args.h"
 #include "api/log.h"
 
 namespace basalt {
@@ -320,10 +321,28 @@ void CheckPodSpec(const YAML::Node& spec, const std::string& path, DocReport& r)
   CheckContainers(spec, "containers", path, r);
 }
 
+// Job plugin arguments Volcano would only log (api/job_plugin_args.h): a
+// warning everywhere, as the job runs on Volcano all the same.
+void CheckJobPluginArguments(const YAML::Node& plugins, DocReport& r) {
+  if (!plugins || !plugins.IsMap()) return;
+  std::map<std::string, std::vector<std::string>> args;
+  for (const auto& kv : plugins) {
+    if (!kv.first.IsScalar()) continue;
+    std::vector<std::string>& list = args[kv.first.Scalar()];
+    if (!kv.second.IsSequence()) continue;
+    for (const YAML::Node& item : kv.second) {
+      if (item.IsScalar()) list.push_back(item.Scalar());
+    }
+  }
+  for (const JobPluginArgProblem& p : JobPluginArgumentProblems(args))
+    r.Add(p.field, p.message, RuleSeverity::kWarning, RuleSeverity::kWarning);
+}
+
 void CheckVcJob(const YAML::Node& doc, DocReport& r) {
   const YAML::Node spec = doc["spec"];
   if (!spec || !spec.IsMap()) return;
   UnknownKeys(spec, "spec", JobSpecFields(), r);
+  CheckJobPluginArguments(spec["plugins"], r);
   const YAML::Node tasks = spec["tasks"];
   if (!tasks || !tasks.IsSequence()) return;
   for (size_t i = 0; i < tasks.size(); ++i) {

@@ -258,9 +258,16 @@ struct JobTask {
   ObjectMeta template_meta;
   PodSpec template_spec;
   // What the job plugins (controllers/job_plugins.h) need from the template:
-  // container names (env and mounts go to each) and spec.hostname/subdomain.
-  std::vector<std::string> container_names;
-  std::vector<std::string> init_container_names;
+  // its containers, then its init containers (env, mounts and ports go to
+  // each; a plugin skips a port the container already opens and reads a
+  // RANK the template sets), and spec.hostname/subdomain.
+  struct TemplateContainer {
+    std::string name;
+    bool init = false;
+    std::vector<int32_t> ports;                            // ports[].containerPort
+    std::vector<std::pair<std::string, std::string>> env;  // env[] name, literal value
+  };
+  std::vector<TemplateContainer> containers;
   std::string hostname;
   std::string subdomain;
   std::optional<PartitionPolicy> partition_policy;
@@ -279,8 +286,8 @@ struct VcJob {
   // Seconds after the job finished (Completed, Failed, Terminated) before it is
   // deleted with its pods; unset = never.
   std::optional<int32_t> ttl_seconds_after_finished;
-  // spec.plugins: job plugin name (ssh, svc, env) -> its arguments, checked by
-  // the decoder (api/job_plugin_args.h).
+  // spec.plugins: job plugin name (ssh, svc, env, mpi, ...) -> its arguments
+  // (api/job_plugin_args.h: the decoder refuses unknown names only).
   std::map<std::string, std::vector<std::string>> plugins;
   // spec.networkTopology, copied to the job's PodGroup by the controller.
   std::optional<NetworkTopologySpec> network_topology;
@@ -305,6 +312,9 @@ struct OwnerObject {
   std::string api_version;
   std::string kind;
   ObjectMeta meta;
+  // spec.replicas of a ReplicaSet or StatefulSet when given (the PodGroup
+  // controller drops the group of one scaled to zero).
+  std::optional<int32_t> replicas;
 };
 
 }  // namespace basalt

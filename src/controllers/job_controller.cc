@@ -112,13 +112,19 @@ std::optional<int32_t> PodVersion(const Pod& pod) {
 }
 
 // Volcano's mutating webhook: unnamed tasks are called default<i>, an unset
-// task minAvailable is the task's replicas, maxRetry 0 means 3.
+// task minAvailable is the task's replicas, maxRetry 0 means 3, and the
+// plugins a distributed-framework plugin depends on are added.
 void ApplyDefaults(VcJob& job) {
   for (size_t i = 0; i < job.tasks.size(); ++i) {
     if (job.tasks[i].name.empty()) job.tasks[i].name = "default" + std::to_string(i);
     if (!job.tasks[i].min_available) job.tasks[i].min_available = job.tasks[i].replicas;
   }
   if (job.max_retry == 0) job.max_retry = 3;
+  // The distributed-framework plugins need svc's Service (and mpi ssh's keys).
+  for (const char* framework : {"mpi", "pytorch", "ray", "tensorflow"}) {
+    if (job.plugins.count(framework)) job.plugins.try_emplace("svc");
+  }
+  if (job.plugins.count("mpi")) job.plugins.try_emplace("ssh");
 }
 
 }  // namespace
@@ -154,6 +160,15 @@ void ForEachJobPod(const ClusterState& state, const VcJob& job, Fn fn) {
     if (jn != it->second.meta.annotations.end() && jn->second == job.meta.name)
       fn(it->first, it->second);
   }
+}
+
+std::string JobPodGroupKey(const ClusterState& state, const VcJob& job) {
+  const std::string key = job.meta.namespace_ + "/" + JobController::PodGroupName(job);
+  if (job.meta.uid.empty() || state.FindPodGroup(key)) return key;
+  // A group of the name Volcano used before v1.5 (the job's own) is the job's
+  // while it exists (upgrade compatibility, as Volcano's getPodGroupByJob).
+  const std::string legacy = job.meta.namespace_ + "/" + job.meta.name;
+  return state.FindPodGroup(legacy) ? legacy : key;
 }
 
 std::vector<std::string> JobPodKeys(const ClusterState& state, const VcJob& job) {
@@ -195,7 +210,7 @@ void KillJob(ClusterState& state, VcJob& job, bool soft) {
     if (soft && (pod.phase == "Succeeded" || pod.phase == "Failed")) continue;
     changed |= state.DeletePod(key);
   }
-  changed |= state.DeletePodGroup(job.meta.namespace_ + "/" + JobController::PodGroupName(job));
+  changed |= state.DeletePodGroup(JobPodGroupKey(state, job));
   // Volcano bumps the version on every kill so events of the killed pods are
   // recognised as stale; a kill that found nothing left changes nothing.
   if (changed) ++job.version;
@@ -214,9 +229,10 @@ void KillTarget(ClusterState& state, VcJob& job, const std::string& action,
 
 std::vector<std::string> SyncJobObjects(ClusterState& state, VcJob& job) {
   std::vector<std::string> created;
-  const std::string pg_key = job.meta.namespace_ + "/" + JobController::PodGroupName(job);
+  std::string pg_key = JobPodGroupKey(state, job);
   const PodGroup* pg = state.FindPodGroup(pg_key);
   if (!pg) {
+    pg_key = job.meta.namespace_ + "/" + JobController::PodGroupName(job);
     PodGroup fresh;
     fresh.meta.name = JobController::PodGroupName(job);
     fresh.meta.namespace_ = job.meta.namespace_;
@@ -314,12 +330,13 @@ void JobController::ForgetJobsChangedSinceLastSync(const ClusterState& state) {
     quiet_.clear();
   } else if (!quiet_.empty()) {
     journal_.ForEachSince(state, [this](const ClusterState::Change& change) {
-      // A job's PodGroup has the job's key (PodGroupName).
-      if (change.kind != ClusterState::Change::Kind::kPod) {
-        quiet_.erase(change.key);
+      // A job's PodGroup has the job's key (legacy name) or "<job key>-<uid>".
+      quiet_.erase(change.key);
+      if (change.kind != ClusterState::Change::Kind::kPod &&
+          change.kind != ClusterState::Change::Kind::kPodGroup)
         return;
-      }
-      // Pod "ns/<job>-<task>-<index>": every "ns/<name up to a dash>" may be its job.
+      // Pod "ns/<job>-<task>-<index>", PodGroup "ns/<job>-<uid>": every
+      // "ns/<name up to a dash>" may be its job.
       const std::string& k = change.key;
       for (size_t dash = k.find('-', k.find('/') + 1); dash != std::string::npos;
            dash = k.find('-', dash + 1)) {
@@ -355,7 +372,7 @@ void JobController::Sync(ClusterState& state, int64_t now) {
   for (const auto& key : expired) {
     const VcJob* job = state.FindJob(key);
     for (const auto& pod_key : JobPodKeys(state, *job)) state.DeletePod(pod_key);  // owner GC
-    state.DeletePodGroup(job->meta.namespace_ + "/" + PodGroupName(*job));
+    state.DeletePodGroup(JobPodGroupKey(state, *job));
     CancelDelayed(key, "");
     pg_phase_seen_.erase(key);
     quiet_.erase(key);
@@ -370,7 +387,7 @@ void JobController::SyncOne(ClusterState& state, const std::string& key, VcJob& 
   const std::string phase_before = job.phase;
   const int32_t version_before = job.version;
   // `Unknown`: the PodGroup phase just changed to Unknown (gang broken).
-  const std::string pg_key = job.meta.namespace_ + "/" + PodGroupName(job);
+  const std::string pg_key = JobPodGroupKey(state, job);
   const PodGroup* pg = state.FindPodGroup(pg_key);
   const PodGroupPhase pg_phase = pg ? pg->phase : PodGroupPhase::kPending;
   PodGroupPhase& seen = pg_phase_seen_[key];
@@ -393,7 +410,7 @@ void JobController::SyncOne(ClusterState& state, const std::string& key, VcJob& 
     Execute(state, job, "SyncJob", sync, now);
     if (job.phase == before) break;
   }
-  pg = state.FindPodGroup(pg_key);
+  pg = state.FindPodGroup(JobPodGroupKey(state, job));
   pg_phase_seen_[key] = pg ? pg->phase : PodGroupPhase::kPending;
   RaisePodPending(state, job, now);
   if (job.phase == phase_before && job.version == version_before &&

@@ -1,7 +1,7 @@
 // The vcjob (batch.volcano.sh/v1alpha1 Job) controller (docs/controllers.md).
 //
 // What it owns:
-//   * a PodGroup per job (legacy name: the job's own name) carrying minMember,
+//   * a PodGroup per job (`<job>-<uid>`; `<job>` without a uid) carrying minMember,
 //     minTaskMember, queue, priorityClassName, minResources and the job's
 //     annotations;
 //   * pods `<job>-<task>-<index>` with Volcano's labels/annotations, created only
@@ -96,8 +96,12 @@ class JobController {
   // minAvailable. Must be empty at the end of every world step.
   static std::vector<std::string> HalfRunningGangJobs(const ClusterState& state);
 
-  // The PodGroup name of a job (Volcano's legacy name: the job's own name).
-  static std::string PodGroupName(const VcJob& job) { return job.meta.name; }
+  // The name of the PodGroup the controller creates for a job: Volcano's
+  // `<job>-<uid>`; a job without a uid (a manifest for `basalt schedule` or
+  // `simulate`) gets the job's own name.
+  static std::string PodGroupName(const VcJob& job) {
+    return job.meta.uid.empty() ? job.meta.name : job.meta.name + "-" + job.meta.uid;
+  }
 
  private:
   struct Delayed {
@@ -154,6 +158,9 @@ int32_t JobMinAvailable(const VcJob& job);
 int32_t TotalReplicas(const VcJob& job);
 // Keys of the job's pods (by the job-name annotation), in key order.
 std::vector<std::string> JobPodKeys(const ClusterState& state, const VcJob& job);
+// The key of the job's PodGroup: `ns/<PodGroupName>`, or, when only a group
+// named after the job exists (made before Volcano v1.5), that one.
+std::string JobPodGroupKey(const ClusterState& state, const VcJob& job);
 std::string PodTask(const Pod& pod);
 
 struct PodCounts {

@@ -1,22 +1,37 @@
 #include "controllers/job_plugins.h"
 
 #include <openssl/evp.h>
-#include <openssl/rand.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <cctype>
-#include <memory>
-#include <stdexcept>
 
 #include "api/job_plugin_args.h"
+#include "api/log.h"
 #include "controllers/job_controller.h"
 
 namespace basalt {
-namespace {
 
-constexpr const char* kSshRelativePath = ".ssh";
-constexpr const char* kSvcMountPath = "/etc/volcano";
+bool ContainerAdditions::OpensPort(int64_t port) const {
+  for (int32_t p : template_ports) {
+    if (p == port) return true;
+  }
+  for (const ContainerPort& p : ports) {
+    if (p.container_port == port) return true;
+  }
+  return false;
+}
+
+std::string ContainerAdditions::EnvValue(const std::string& name) const {
+  for (const auto& [n, v] : template_env) {
+    if (n == name) return v;
+  }
+  for (const EnvVar& e : env) {
+    if (e.name == name && e.config_map.empty()) return e.value;
+  }
+  return "";
+}
+
+namespace job_plugin_util {
 
 std::string Base64(const std::string& bytes) {
   std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
@@ -27,34 +42,43 @@ std::string Base64(const std::string& bytes) {
   return out;
 }
 
-// SSH wire format: uint32 big-endian and length-prefixed strings.
-void PutU32(std::string& out, uint32_t v) {
-  for (int shift = 24; shift >= 0; shift -= 8)
-    out.push_back(static_cast<char>((v >> shift) & 0xff));
-}
-void PutString(std::string& out, const std::string& s) {
-  PutU32(out, static_cast<uint32_t>(s.size()));
-  out += s;
+std::string PodName(const std::string& job, const std::string& task, int index) {
+  return job + "-" + task + "-" + std::to_string(index);
 }
 
-std::string Bytes(const uint8_t* p, size_t n) {
-  return std::string(reinterpret_cast<const char*>(p), n);
+std::string DomainName(const VcJob& job, const JobTask& task, int index) {
+  const std::string host =
+      task.hostname.empty() ? PodName(job.meta.name, task.name, index) : task.hostname;
+  return host + "." + (task.subdomain.empty() ? job.meta.name : task.subdomain);
 }
 
-// "my-task" -> "my_task" (config map keys) and "MY_TASK" (env names), as Volcano.
-std::string Underscored(const std::string& task) {
-  std::string s = task;
-  std::replace(s.begin(), s.end(), '-', '_');
-  return s;
-}
-std::string Upper(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
+const JobTask* FindTask(const VcJob& job, const std::string& name) {
+  for (const JobTask& t : job.tasks) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
 }
 
-std::string PodIndex(const Pod& pod) {
-  auto it = pod.meta.annotations.find(job_internal::kTaskIndex);
-  return it == pod.meta.annotations.end() ? "" : it->second;
+std::string TaskOf(const Pod& pod) {
+  auto it = pod.meta.annotations.find(job_internal::kTaskSpec);
+  return it == pod.meta.annotations.end() || it->second.empty() ? "default" : it->second;
+}
+
+std::string IndexPartOfName(const Pod& pod) {
+  const std::string& name = pod.meta.name;
+  if (std::count(name.begin(), name.end(), '-') < 2) return "";
+  return name.substr(name.rfind('-') + 1);
+}
+
+std::optional<int> IndexFromName(const Pod& pod) {
+  std::string part = IndexPartOfName(pod);
+  const bool sign = !part.empty() && (part[0] == '+' || part[0] == '-');
+  const std::string digits = sign ? part.substr(1) : part;
+  if (digits.empty() || digits.size() > 9 ||
+      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  const int n = std::stoi(digits);
+  return part[0] == '-' ? -n : n;
 }
 
 ObjectMeta OwnedBy(const VcJob& job, const std::string& name) {
@@ -67,96 +91,29 @@ ObjectMeta OwnedBy(const VcJob& job, const std::string& name) {
   return m;
 }
 
+std::string ObjectKey(const VcJob& job, const std::string& name) {
+  return job.meta.namespace_.empty() ? name : job.meta.namespace_ + "/" + name;
+}
+
 std::map<std::string, std::string> JobSelector(const VcJob& job) {
   return {{job_internal::kJobName, job.meta.name},
           {job_internal::kJobNamespace, job.meta.namespace_}};
 }
 
-std::string SshConfig(const VcJob& job) {
-  std::string config = "StrictHostKeyChecking no\nUserKnownHostsFile /dev/null\n";
-  for (const JobTask& t : job.tasks) {
-    for (int i = 0; i < t.replicas; ++i) {
-      const std::string host =
-          t.hostname.empty() ? job.meta.name + "-" + t.name + "-" + std::to_string(i) : t.hostname;
-      const std::string sub = t.subdomain.empty() ? job.meta.name : t.subdomain;
-      config += "Host " + host + "\n  HostName " + host + "." + sub + "\n";
-      if (!t.hostname.empty()) break;
-    }
-  }
-  return config;
-}
+}  // namespace job_plugin_util
 
-}  // namespace
-
-SshKeySeeds SeededSshKeys(uint64_t seed) {
-  return [seed](const std::string& job_key) {
-    std::string input;
-    PutU32(input, static_cast<uint32_t>(seed >> 32));
-    PutU32(input, static_cast<uint32_t>(seed));
-    input += job_key;
-    std::array<uint8_t, 32> out{};
-    unsigned int len = 0;
-    if (EVP_Digest(input.data(), input.size(), out.data(), &len, EVP_sha256(), nullptr) != 1 ||
-        len != 32) {
-      throw std::runtime_error(
-          "SHA-256 failed");  // libcrypto without SHA-256: a broken installation
-    }
-    return out;
-  };
-}
-
-SshKeySeeds RandomSshKeys() {
-  return [](const std::string&) {
-    std::array<uint8_t, 32> out{};
-    if (RAND_bytes(out.data(), static_cast<int>(out.size())) != 1)
-      throw std::runtime_error("RAND_bytes failed");
-    return out;
-  };
-}
-
-SshKeyPair MakeSshKeyPair(const std::array<uint8_t, 32>& seed) {
-  std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(
-      EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nullptr, seed.data(), seed.size()),
-      &EVP_PKEY_free);
-  std::array<uint8_t, 32> pub{};
-  size_t pub_len = pub.size();
-  if (!key || EVP_PKEY_get_raw_public_key(key.get(), pub.data(), &pub_len) != 1 || pub_len != 32) {
-    throw std::runtime_error("Ed25519 key derivation failed");
-  }
-  const std::string type = "ssh-ed25519";
-  std::string pub_blob;
-  PutString(pub_blob, type);
-  PutString(pub_blob, Bytes(pub.data(), pub.size()));
-
-  // openssh-key-v1, unencrypted: one key, its private section padded to the
-  // cipher block size (8) with 1, 2, 3, ...; the check integers come from the
-  // seed so the output is a function of it.
-  std::string priv;
-  const uint32_t check =
-      (uint32_t{seed[0]} << 24) | (uint32_t{seed[1]} << 16) | (uint32_t{seed[2]} << 8) | seed[3];
-  PutU32(priv, check);
-  PutU32(priv, check);
-  PutString(priv, type);
-  PutString(priv, Bytes(pub.data(), pub.size()));
-  PutString(priv, Bytes(seed.data(), seed.size()) + Bytes(pub.data(), pub.size()));
-  PutString(priv, "");  // comment
-  for (char pad = 1; priv.size() % 8 != 0; ++pad) priv.push_back(pad);
-  std::string blob("openssh-key-v1", 14);
-  blob.push_back('\0');
-  PutString(blob, "none");
-  PutString(blob, "none");
-  PutString(blob, "");
-  PutU32(blob, 1);
-  PutString(blob, pub_blob);
-  PutString(blob, priv);
-
-  SshKeyPair out;
-  const std::string b64 = Base64(blob);
-  out.private_key = "-----BEGIN OPENSSH PRIVATE KEY-----\n";
-  for (size_t i = 0; i < b64.size(); i += 70) out.private_key += b64.substr(i, 70) + "\n";
-  out.private_key += "-----END OPENSSH PRIVATE KEY-----\n";
-  out.public_key = type + " " + Base64(pub_blob) + "\n";
-  return out;
+std::unique_ptr<JobPlugin> MakeJobPlugin(const std::string& name,
+                                         const std::vector<std::string>& args,
+                                         const SshKeySeeds& seeds) {
+  if (name == "env") return MakeEnvPlugin(args);
+  if (name == "hcclrank") return MakeHcclrankPlugin(args);
+  if (name == "mpi") return MakeMpiPlugin(args);
+  if (name == "pytorch") return MakePytorchPlugin(args);
+  if (name == "ray") return MakeRayPlugin(args);
+  if (name == "ssh") return MakeSshPlugin(args, seeds);
+  if (name == "svc") return MakeSvcPlugin(args);
+  if (name == "tensorflow") return MakeTensorflowPlugin(args);
+  return nullptr;
 }
 
 std::map<std::string, std::vector<std::string>> JobPluginController::TaskHosts(const VcJob& job) {
@@ -164,135 +121,90 @@ std::map<std::string, std::vector<std::string>> JobPluginController::TaskHosts(c
   for (const JobTask& t : job.tasks) {
     std::vector<std::string>& hosts = out[t.name];
     for (int i = 0; i < t.replicas; ++i) {
-      const std::string host =
-          t.hostname.empty() ? job.meta.name + "-" + t.name + "-" + std::to_string(i) : t.hostname;
-      hosts.push_back(host + "." + (t.subdomain.empty() ? job.meta.name : t.subdomain));
+      hosts.push_back(job_plugin_util::DomainName(job, t, i));
       if (!t.hostname.empty()) break;  // a fixed hostname names the task once
     }
   }
   return out;
 }
 
-void JobPluginController::AddJobObjects(const VcJob& job) {
-  const std::string key = job.meta.Key();
-  const std::string ns_prefix = job.meta.namespace_.empty() ? "" : job.meta.namespace_ + "/";
-  const bool first = jobs_with_objects_.insert(key).second;
-  if (auto it = job.plugins.find("ssh"); it != job.plugins.end() && first) {
-    auto args = ParseSshPluginArgs(it->second);
-    if (args.ok()) {
-      Secret s;
-      s.meta = OwnedBy(job, job.meta.name + "-ssh");
-      SshKeyPair pair;
-      if (!args->private_key.empty()) {
-        pair.private_key = args->private_key;
-        pair.public_key = args->public_key;
-      } else {
-        pair = MakeSshKeyPair(seeds_(key));
-      }
-      s.data["id_rsa"] = pair.private_key;
-      s.data["id_rsa.pub"] = pair.public_key;
-      s.data["config"] = SshConfig(job);
-      secrets_[ns_prefix + s.meta.name] = std::move(s);
-    }
+std::vector<std::unique_ptr<JobPlugin>> JobPluginController::PluginsOf(const VcJob& job) const {
+  std::vector<std::unique_ptr<JobPlugin>> out;
+  for (const auto& [name, args] : job.plugins) {
+    if (name == "hcclrank") continue;
+    if (auto p = MakeJobPlugin(name, args, seeds_)) out.push_back(std::move(p));
   }
-  if (auto it = job.plugins.find("svc"); it != job.plugins.end()) {
-    auto args = ParseSvcPluginArgs(it->second);
-    if (!args.ok()) return;
-    // The host ConfigMap follows the job's replicas (OnJobUpdate on scaling).
-    ConfigMap cm;
-    cm.meta = OwnedBy(job, job.meta.name + "-svc");
-    const auto hosts = TaskHosts(job);
-    for (const JobTask& t : job.tasks) {
-      const std::vector<std::string>& h = hosts.at(t.name);
-      std::string lines, commas;
-      for (size_t i = 0; i < h.size(); ++i) {
-        lines += (i ? "\n" : "") + h[i];
-        commas += (i ? "," : "") + h[i];
-      }
-      const std::string env_key = Upper(Underscored(t.name));
-      cm.data[Underscored(t.name) + ".host"] = lines;
-      cm.data["VC_" + env_key + "_HOSTS"] = commas;
-      cm.data["VC_" + env_key + "_NUM"] = std::to_string(h.size());
-    }
-    config_maps_[ns_prefix + cm.meta.name] = std::move(cm);
-    if (!first) return;
-    Service svc;
-    svc.meta = OwnedBy(job, job.meta.name);
-    svc.selector = JobSelector(job);
-    svc.publish_not_ready_addresses = args->publish_not_ready_addresses;
-    services_[key] = std::move(svc);
-    if (!args->disable_network_policy) {
-      NetworkPolicy np;
-      np.meta = OwnedBy(job, job.meta.name);
-      np.pod_selector = JobSelector(job);
-      np.ingress_from = JobSelector(job);
-      network_policies_[key] = std::move(np);
-    }
-  }
+  // hcclrank reads a RANK the others may have set.
+  if (auto it = job.plugins.find("hcclrank"); it != job.plugins.end())
+    out.push_back(MakeJobPlugin(it->first, it->second, seeds_));
+  return out;
+}
+
+void JobPluginController::WarnOnce(const std::string& job_key, const std::string& problem) {
+  if (!warned_.insert(job_key + "|" + problem).second) return;
+  Log("controllers").warn("msg=\"job plugin\" job={} problem={}", job_key, LogValue(problem));
 }
 
 void JobPluginController::DeleteJobObjects(const std::string& job_key) {
   jobs_with_objects_.erase(job_key);
-  secrets_.erase(job_key + "-ssh");
-  config_maps_.erase(job_key + "-svc");
-  services_.erase(job_key);
-  network_policies_.erase(job_key);
+  jobs_added_.erase(job_key);
+  const auto slash = job_key.find('/');
+  const std::string ns = slash == std::string::npos ? "" : job_key.substr(0, slash);
+  const std::string name = slash == std::string::npos ? job_key : job_key.substr(slash + 1);
+  auto owned = [&](const ObjectMeta& m) {
+    return m.namespace_ == ns && !m.owner_references.empty() &&
+           m.owner_references[0].kind == "Job" && m.owner_references[0].name == name;
+  };
+  auto drop = [&](auto& objects) {
+    std::erase_if(objects, [&](const auto& entry) { return owned(entry.second.meta); });
+  };
+  drop(objects_.services);
+  drop(objects_.secrets);
+  drop(objects_.config_maps);
+  drop(objects_.network_policies);
+}
+
+void JobPluginController::SyncJobObjects(const VcJob& job) {
+  const std::string key = job.meta.Key();
+  if (job.phase.empty() || job.phase == "Pending") {
+    if (!jobs_added_.insert(key).second) return;
+    jobs_with_objects_.insert(key);
+    // What Volcano logs about the arguments (api/job_plugin_args.h).
+    for (const JobPluginArgProblem& p : JobPluginArgumentProblems(job.plugins))
+      WarnOnce(key, p.ToString());
+    for (const auto& plugin : PluginsOf(job)) {
+      Status st = plugin->OnJobAdd(job, &objects_);
+      if (!st.ok()) WarnOnce(key, st.message());
+    }
+  } else if (job.phase == "Running") {
+    jobs_with_objects_.insert(key);
+    for (const auto& plugin : PluginsOf(job)) plugin->OnJobUpdate(job, &objects_);
+  } else if (jobs_with_objects_.count(key)) {
+    DeleteJobObjects(key);  // killJob: every plugin's OnJobDelete
+  }
 }
 
 PodPluginAdditions JobPluginController::PodAdditions(const VcJob& job, const JobTask& task,
-                                                     const Pod& pod) const {
+                                                     const Pod& pod) {
   PodPluginAdditions out;
-  for (const std::string& c : task.container_names) out.containers.push_back({c, false, {}, {}});
-  for (const std::string& c : task.init_container_names)
-    out.containers.push_back({c, true, {}, {}});
-  // env
-  if (job.plugins.count("env")) {
-    const std::string index = PodIndex(pod);
-    for (ContainerAdditions& c : out.containers) {
-      c.env.push_back({"VK_TASK_INDEX", index, "", ""});
-      c.env.push_back({"VC_TASK_INDEX", index, "", ""});
+  for (bool init : {false, true}) {
+    for (const JobTask::TemplateContainer& c : task.containers) {
+      if (c.init != init) continue;
+      ContainerAdditions add;
+      add.name = c.name;
+      add.init = c.init;
+      add.template_ports = c.ports;
+      add.template_env = c.env;
+      out.containers.push_back(std::move(add));
     }
   }
-  // ssh
-  if (auto it = job.plugins.find("ssh"); it != job.plugins.end()) {
-    auto args = ParseSshPluginArgs(it->second);
-    if (args.ok()) {
-      const std::string name = job.meta.name + "-ssh";
-      const std::string rel = kSshRelativePath;
-      PluginVolume v;
-      v.name = name;
-      v.secret_name = name;
-      v.items = {{"id_rsa", rel + "/id_rsa"},
-                 {"id_rsa.pub", rel + "/id_rsa.pub"},
-                 {"id_rsa.pub", rel + "/authorized_keys"},
-                 {"config", rel + "/config"}};
-      // 0600 for root; readable by the pod's user elsewhere (Volcano's 0755).
-      v.default_mode = args->key_file_path == kSshRootKeyPath ? 0600 : 0755;
-      out.volumes.push_back(std::move(v));
-      for (ContainerAdditions& c : out.containers) {
-        if (!c.init) c.mounts.push_back({name, args->key_file_path, rel});
-      }
-    }
-  }
-  // svc
-  if (auto it = job.plugins.find("svc");
-      it != job.plugins.end() && ParseSvcPluginArgs(it->second).ok()) {
-    out.hostname = task.hostname.empty() ? pod.meta.name : task.hostname;
-    out.subdomain = task.subdomain.empty() ? job.meta.name : task.subdomain;
-    const std::string cm = job.meta.name + "-svc";
-    std::vector<EnvVar> env;
-    for (const JobTask& t : job.tasks) {
-      const std::string k = Upper(Underscored(t.name));
-      env.push_back({"VC_" + k + "_HOSTS", "", cm, "VC_" + k + "_HOSTS"});
-      env.push_back({"VC_" + k + "_NUM", "", cm, "VC_" + k + "_NUM"});
-    }
-    PluginVolume v;
-    v.name = cm;
-    v.config_map_name = cm;
-    out.volumes.push_back(std::move(v));
-    for (ContainerAdditions& c : out.containers) {
-      c.env.insert(c.env.end(), env.begin(), env.end());
-      c.mounts.push_back({cm, kSvcMountPath, ""});
+  for (const auto& plugin : PluginsOf(job)) {
+    PodPluginAdditions attempt = out;
+    Status st = plugin->OnPodCreate(job, task, pod, &attempt);
+    if (st.ok()) {
+      out = std::move(attempt);
+    } else {
+      WarnOnce(job.meta.Key(), st.message());
     }
   }
   return out;
@@ -308,21 +220,27 @@ void JobPluginController::Sync(const ClusterState& state) {
   std::set<std::string> live_pods;
   for (const auto& [key, job] : state.jobs()) {
     if (job.plugins.empty()) continue;
-    AddJobObjects(job);
+    SyncJobObjects(job);
     for (const std::string& pod_key : job_internal::JobPodKeys(state, job)) {
       const Pod& pod = state.pods().at(pod_key);
-      const std::string task_name = job_internal::PodTask(pod);
-      const JobTask* task = nullptr;
-      for (const JobTask& t : job.tasks) {
-        if (t.name == task_name) task = &t;
-      }
+      const JobTask* task = job_plugin_util::FindTask(job, job_internal::PodTask(pod));
       if (!task) continue;
       live_pods.insert(pod_key);
-      if (!pods_.count(pod_key)) pods_[pod_key] = PodAdditions(job, *task, pod);
+      auto version = pod.meta.annotations.find(job_internal::kJobVersion);
+      const std::string v = version == pod.meta.annotations.end() ? "" : version->second;
+      auto seen = pod_versions_.find(pod_key);
+      if (pods_.count(pod_key) && seen != pod_versions_.end() && seen->second == v) continue;
+      pods_[pod_key] = PodAdditions(job, *task, pod);
+      pod_versions_[pod_key] = v;
     }
   }
   for (auto it = pods_.begin(); it != pods_.end();) {
-    it = live_pods.count(it->first) ? std::next(it) : pods_.erase(it);
+    if (live_pods.count(it->first)) {
+      ++it;
+    } else {
+      pod_versions_.erase(it->first);
+      it = pods_.erase(it);
+    }
   }
 }
 
@@ -345,14 +263,14 @@ std::string JobPluginController::ManifestsYaml() const {
     for (const auto& [k, v] : m) out << YAML::Key << k << YAML::Value << v;
     out << YAML::EndMap;
   };
-  for (const auto& [key, cm] : config_maps_) {
+  for (const auto& [key, cm] : objects_.config_maps) {
     out << YAML::BeginDoc << YAML::BeginMap << YAML::Key << "apiVersion" << YAML::Value << "v1"
         << YAML::Key << "kind" << YAML::Value << "ConfigMap";
     meta(cm.meta);
     labels("data", cm.data);
     out << YAML::EndMap;
   }
-  for (const auto& [key, np] : network_policies_) {
+  for (const auto& [key, np] : objects_.network_policies) {
     out << YAML::BeginDoc << YAML::BeginMap << YAML::Key << "apiVersion" << YAML::Value
         << "networking.k8s.io/v1" << YAML::Key << "kind" << YAML::Value << "NetworkPolicy";
     meta(np.meta);
@@ -367,25 +285,34 @@ std::string JobPluginController::ManifestsYaml() const {
     out << YAML::Key << "policyTypes" << YAML::Value << YAML::Flow << np.policy_types;
     out << YAML::EndMap << YAML::EndMap;
   }
-  for (const auto& [key, s] : secrets_) {
+  for (const auto& [key, s] : objects_.secrets) {
     out << YAML::BeginDoc << YAML::BeginMap << YAML::Key << "apiVersion" << YAML::Value << "v1"
         << YAML::Key << "kind" << YAML::Value << "Secret";
     meta(s.meta);
     out << YAML::Key << "type" << YAML::Value << s.type;
     std::map<std::string, std::string> encoded;
-    for (const auto& [k, v] : s.data) encoded[k] = Base64(v);
+    for (const auto& [k, v] : s.data) encoded[k] = job_plugin_util::Base64(v);
     labels("data", encoded);
     out << YAML::EndMap;
   }
-  for (const auto& [key, svc] : services_) {
+  for (const auto& [key, svc] : objects_.services) {
     out << YAML::BeginDoc << YAML::BeginMap << YAML::Key << "apiVersion" << YAML::Value << "v1"
         << YAML::Key << "kind" << YAML::Value << "Service";
     meta(svc.meta);
     out << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
-    out << YAML::Key << "clusterIP" << YAML::Value << svc.cluster_ip;
+    if (!svc.cluster_ip.empty()) out << YAML::Key << "clusterIP" << YAML::Value << svc.cluster_ip;
     labels("selector", svc.selector);
     out << YAML::Key << "publishNotReadyAddresses" << YAML::Value
         << svc.publish_not_ready_addresses;
+    if (!svc.ports.empty()) {
+      out << YAML::Key << "ports" << YAML::Value << YAML::BeginSeq;
+      for (const Service::Port& p : svc.ports) {
+        out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << p.name << YAML::Key << "port"
+            << YAML::Value << p.port << YAML::Key << "targetPort" << YAML::Value << p.target_port
+            << YAML::Key << "protocol" << YAML::Value << p.protocol << YAML::EndMap;
+      }
+      out << YAML::EndSeq;
+    }
     out << YAML::EndMap << YAML::EndMap;
   }
   return std::string(out.c_str()) + "\n";

@@ -1,36 +1,22 @@
-// The vcjob job plugins (`spec.plugins`: ssh, svc, env), as Volcano's job
-// controller runs them (pkg/controllers/job/plugins): on job add each plugin
-// creates its cluster objects, on pod creation it adds to the pod, on job
-// delete its objects go.
+// The vcjob job plugins' controller (`spec.plugins`), as Volcano's job
+// controller drives them (docs/controllers.md#job-plugins): each plugin is a
+// JobPlugin (job_plugin.h, one file plugin_<name>.cc); this controller calls
+// them, keeps their cluster objects and what they add to each pod.
 //
-//   ssh  Secret `<job>-ssh` {id_rsa, id_rsa.pub, config}; every pod gets a
-//        secret volume `<job>-ssh` (items id_rsa, id_rsa.pub, authorized_keys
-//        (= the public key), config under `.ssh/`, mode 0600, or 0755 when the
-//        path is not /root/.ssh) mounted into every container at the key path
-//        (`--ssh-key-file-path`, default /root/.ssh; `--no-root`:
-//        /etc/volcano/.ssh) with subPath `.ssh`.
-//   svc  headless Service `<job>` (clusterIP None, selector
-//        volcano.sh/job-name + volcano.sh/job-namespace,
-//        publishNotReadyAddresses from the argument); ConfigMap `<job>-svc`
-//        with, per task T (T_ = T with '-' -> '_'), `T_.host` (host names, one
-//        a line), `VC_<T_ upper>_HOSTS` (comma-joined) and `VC_<T_ upper>_NUM`;
-//        NetworkPolicy `<job>` (ingress only from the job's pods) unless
-//        `--disable-network-policy`; every pod gets hostname = its name (unless
-//        the template sets one), subdomain = the job name, a configMap volume
-//        mounted at /etc/volcano in every container and init container, and the
-//        env vars VC_<T>_HOSTS / VC_<T>_NUM of every task (from the ConfigMap).
-//   env  VK_TASK_INDEX and VC_TASK_INDEX = the pod's index in its task, in
-//        every container and init container.
+//   job phase "" or Pending   OnJobAdd once (the objects are made);
+//   job phase Running         OnJobUpdate (the svc ConfigMap follows scaling);
+//   any other phase, or gone  the job's objects are deleted (Volcano's killJob
+//                             runs OnJobDelete), made again once it is Pending;
+//   a pod of the job appears  OnPodCreate of every plugin (kept per pod and
+//                             job version).
 //
-// A host name is `<pod>.<job>` (`<template hostname>.<template subdomain or
-// job>` when the template sets a hostname: then one per task, as Volcano).
+// Plugins run in name order, except hcclrank, which runs last so that it
+// sees a RANK another plugin (pytorch) set; Volcano walks a Go map (random
+// order). A plugin's failure is logged once and leaves its additions out.
 //
-// Plugins run in name order (env, ssh, svc), so env vars and mounts come in
-// that order; Volcano walks a Go map (random order).
-//
-// Key pairs: Volcano generates a 1024-bit RSA key. basalt generates an
-// Ed25519 key (OpenSSH format, libcrypto) from a 32-byte seed given by an
-// injected `SshKeySeeds` function, so tests and simulations are reproducible
+// Key pairs: Volcano generates an RSA key. basalt generates an Ed25519 key
+// (OpenSSH format, libcrypto) from a 32-byte seed given by an injected
+// `SshKeySeeds` function, so tests and simulations are reproducible
 // (`SeededSshKeys`) while a live use draws from the system's RNG
 // (`RandomSshKeys`). The secret keeps Volcano's key names (`id_rsa`...): ssh
 // reads the key type from the file, not its name (docs/differences.md).
@@ -38,90 +24,16 @@
 
 #include <array>
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "controllers/job_plugin.h"
 #include "state/cluster_state.h"
 
 namespace basalt {
 
-// An env var: a literal `value`, or `valueFrom.configMapKeyRef` when
-// `config_map` is set.
-struct EnvVar {
-  std::string name;
-  std::string value;
-  std::string config_map;
-  std::string config_map_key;
-};
-
-struct KeyToPath {
-  std::string key;
-  std::string path;
-};
-
-// A pod volume: a Secret or a ConfigMap.
-struct PluginVolume {
-  std::string name;
-  std::string secret_name;      // set for a secret volume
-  std::string config_map_name;  // set for a configMap volume
-  std::vector<KeyToPath> items;
-  int32_t default_mode = 0;  // 0 = unset
-};
-
-struct VolumeMount {
-  std::string name;
-  std::string mount_path;
-  std::string sub_path;
-};
-
-// What the plugins add to one container of a pod.
-struct ContainerAdditions {
-  std::string name;
-  bool init = false;
-  std::vector<EnvVar> env;
-  std::vector<VolumeMount> mounts;
-};
-
-// What the plugins add to one pod (OnPodCreate).
-struct PodPluginAdditions {
-  std::string hostname;   // svc: empty when svc is off
-  std::string subdomain;  // svc
-  std::vector<PluginVolume> volumes;
-  std::vector<ContainerAdditions>
-      containers;  // containers, then init containers, in template order
-};
-
-struct Service {
-  ObjectMeta meta;
-  std::string cluster_ip = "None";
-  std::map<std::string, std::string> selector;
-  bool publish_not_ready_addresses = false;
-};
-
-struct Secret {
-  ObjectMeta meta;
-  std::string type = "Opaque";
-  std::map<std::string, std::string> data;  // decoded (not base64)
-};
-
-struct ConfigMap {
-  ObjectMeta meta;
-  std::map<std::string, std::string> data;
-};
-
-struct NetworkPolicy {
-  ObjectMeta meta;
-  std::map<std::string, std::string> pod_selector;  // spec.podSelector.matchLabels
-  std::map<std::string, std::string>
-      ingress_from;  // spec.ingress[0].from[0].podSelector.matchLabels
-  std::vector<std::string> policy_types = {"Ingress"};
-};
-
-// 32 bytes of key material for the job `ns/name`.
-using SshKeySeeds = std::function<std::array<uint8_t, 32>(const std::string& job_key)>;
 // SHA-256(seed, job key): the same seed gives the same keys.
 SshKeySeeds SeededSshKeys(uint64_t seed);
 // The system's cryptographic RNG (OpenSSL RAND_bytes).
@@ -131,26 +43,26 @@ struct SshKeyPair {
   std::string private_key;  // "-----BEGIN OPENSSH PRIVATE KEY-----\n..."
   std::string public_key;   // "ssh-ed25519 AAAA...\n" (authorized_keys line)
 };
-// An Ed25519 key pair from its 32-byte seed, in OpenSSH's formats.
-SshKeyPair MakeSshKeyPair(const std::array<uint8_t, 32>& seed);
+// An Ed25519 key pair from its 32-byte seed, in OpenSSH's formats; fails only
+// when libcrypto cannot make Ed25519 keys.
+Result<SshKeyPair> MakeSshKeyPair(const std::array<uint8_t, 32>& seed);
 
 class JobPluginController {
  public:
   explicit JobPluginController(SshKeySeeds seeds = SeededSshKeys(0)) : seeds_(std::move(seeds)) {}
 
-  // Brings the plugin objects in line with the store: for every job with
-  // plugins, creates its objects once (the svc ConfigMap is refreshed every
-  // time, as Volcano's OnJobUpdate does on scaling) and computes the additions
-  // of each of its pods; drops the objects of jobs that are gone and the
-  // additions of pods that are gone. Arguments were checked when the job was
-  // decoded; a job whose arguments still fail to parse is skipped.
+  // Brings the plugin objects and pod additions in line with the store (see
+  // above): drops the objects of jobs that are gone or finished and the
+  // additions of pods that are gone.
   void Sync(const ClusterState& state);
 
   // The created objects by "ns/name" and the pod additions by pod key.
-  const std::map<std::string, Service>& services() const { return services_; }
-  const std::map<std::string, Secret>& secrets() const { return secrets_; }
-  const std::map<std::string, ConfigMap>& config_maps() const { return config_maps_; }
-  const std::map<std::string, NetworkPolicy>& network_policies() const { return network_policies_; }
+  const std::map<std::string, Service>& services() const { return objects_.services; }
+  const std::map<std::string, Secret>& secrets() const { return objects_.secrets; }
+  const std::map<std::string, ConfigMap>& config_maps() const { return objects_.config_maps; }
+  const std::map<std::string, NetworkPolicy>& network_policies() const {
+    return objects_.network_policies;
+  }
   const std::map<std::string, PodPluginAdditions>& pods() const { return pods_; }
 
   // Every created object as Kubernetes YAML documents (Secret data base64),
@@ -160,18 +72,23 @@ class JobPluginController {
   // The per-task host names `<host>.<subdomain>` of the svc plugin.
   static std::map<std::string, std::vector<std::string>> TaskHosts(const VcJob& job);
 
+  // The job's plugins in the order they run (unknown names left out).
+  std::vector<std::unique_ptr<JobPlugin>> PluginsOf(const VcJob& job) const;
+
  private:
-  void AddJobObjects(const VcJob& job);
   void DeleteJobObjects(const std::string& job_key);
-  PodPluginAdditions PodAdditions(const VcJob& job, const JobTask& task, const Pod& pod) const;
+  void SyncJobObjects(const VcJob& job);
+  PodPluginAdditions PodAdditions(const VcJob& job, const JobTask& task, const Pod& pod);
+  // Logs `problem` for the job once (what Volcano logs at every sync).
+  void WarnOnce(const std::string& job_key, const std::string& problem);
 
   SshKeySeeds seeds_;
-  std::set<std::string> jobs_with_objects_;  // job keys whose OnJobAdd ran
-  std::map<std::string, Service> services_;
-  std::map<std::string, Secret> secrets_;
-  std::map<std::string, ConfigMap> config_maps_;
-  std::map<std::string, NetworkPolicy> network_policies_;
+  std::set<std::string> jobs_added_;         // job keys whose OnJobAdd ran
+  std::set<std::string> jobs_with_objects_;  // job keys that may own objects
+  JobPluginObjects objects_;
   std::map<std::string, PodPluginAdditions> pods_;
+  std::map<std::string, std::string> pod_versions_;  // pod key -> job version of its additions
+  std::set<std::string> warned_;                     // "job key|problem"
 };
 
 }  // namespace basalt

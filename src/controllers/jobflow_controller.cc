@@ -33,7 +33,7 @@ void DeleteJobWithObjects(ClusterState& state, const std::string& key) {
   if (!job) return;
   for (const std::string& pod_key : job_internal::JobPodKeys(state, *job))
     state.DeletePod(pod_key);  // owner GC
-  state.DeletePodGroup(job->meta.namespace_ + "/" + JobController::PodGroupName(*job));
+  state.DeletePodGroup(job_internal::JobPodGroupKey(state, *job));
   state.DeleteJob(key);
 }
 

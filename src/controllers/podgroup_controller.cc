@@ -43,7 +43,22 @@ void PodGroupController::Sync(ClusterState& state) {
   } else {
     for (const auto& [key, pod] : state.pods()) SyncPod(state, key, pod);
   }
+  DropGroupsOfIdleWorkloads(state);
   journal_.MoveToEnd(state);
+}
+
+// Volcano's podgroup controller deletes the group of a ReplicaSet or
+// StatefulSet whose spec.replicas is 0 (an old ReplicaSet of a rolled-out
+// Deployment): its pods are going, and a group left behind would keep
+// counting against the queue.
+void PodGroupController::DropGroupsOfIdleWorkloads(ClusterState& state) {
+  for (const auto& [key, owner] : state.owners()) {
+    if (owner.replicas.value_or(1) != 0) continue;
+    if (owner.kind != "ReplicaSet" && owner.kind != "StatefulSet") continue;
+    const std::string& id = owner.meta.uid.empty() ? owner.meta.name : owner.meta.uid;
+    const std::string group = owner.meta.namespace_ + "/" + kBarePodGroupPrefix + id;
+    if (state.FindPodGroup(group)) state.DeletePodGroup(group);
+  }
 }
 
 void PodGroupController::SyncPod(ClusterState& state, const std::string& key, const Pod& pod) {

@@ -1,6 +1,7 @@
 // The PodGroup controller for bare pods (docs/controllers.md): every pod of
 // ours without a `scheduling.k8s.io/group-name` annotation gets a PodGroup of
-// one (`podgroup-<controlling owner UID, else pod UID>`), and the annotation.
+// one (`podgroup-<controlling owner UID, else pod UID>`), and the annotation;
+// the group of a ReplicaSet or StatefulSet scaled to zero replicas is deleted.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +26,7 @@ class PodGroupController {
 
  private:
   void SyncPod(ClusterState& state, const std::string& key, const Pod& pod);
+  void DropGroupsOfIdleWorkloads(ClusterState& state);
 
   std::set<std::string> scheduler_names_;
   JournalCursor journal_;  // where the last Sync left the store's journal

@@ -55,8 +55,6 @@ bool StatusMatches(const Json& server, const Json& desired) {
     const Json& have = Member(server, k.c_str());
     if (k == "state" && v.is_object()) {
       if (Member(have, "phase") != Member(v, "phase")) return false;
-    } else if (k == "state" && v == "Open" && have.is_null()) {
-      continue;  // a queue without status is Open
     } else if (have != v && !(v == 0 && have.is_null())) {
       return false;
     }
@@ -310,8 +308,26 @@ void LiveControllers::CollectPluginObjectWrites(std::vector<Write>* writes) {
   const std::string core = "/api/v1/namespaces/";
   for (const auto& [k, o] : job_plugins_.secrets())
     want("Secret", o.meta, core + o.meta.namespace_ + "/secrets", SecretJson(o));
-  for (const auto& [k, o] : job_plugins_.config_maps())
-    want("ConfigMap", o.meta, core + o.meta.namespace_ + "/configmaps", ConfigMapJson(o));
+  for (const auto& [k, o] : job_plugins_.config_maps()) {
+    const std::string collection = core + o.meta.namespace_ + "/configmaps";
+    want("ConfigMap", o.meta, collection, ConfigMapJson(o));
+    // On the server already: rewritten when its data changed (the svc host
+    // files follow the job's replicas), or once after a 409 adopted it.
+    const std::string id = "ConfigMap/" + o.meta.Key();
+    auto written = config_map_data_.find(id);
+    const Json desired = o.data;
+    if (!plugin_objects_.count(id) ||
+        (written != config_map_data_.end() && written->second == desired))
+      continue;
+    Json data = desired;
+    if (written != config_map_data_.end()) {
+      for (const auto& [key, value] : written->second.items()) {
+        if (!desired.contains(key)) data[key] = nullptr;  // a merge patch removes it
+      }
+    }
+    writes->push_back({Write::Verb::kMergePatch, "ConfigMap", o.meta.Key(),
+                       collection + "/" + o.meta.name, Json{{"data", std::move(data)}}, ""});
+  }
   for (const auto& [k, o] : job_plugins_.services())
     want("Service", o.meta, core + o.meta.namespace_ + "/services", ServiceJson(o));
   for (const auto& [k, o] : job_plugins_.network_policies())
@@ -334,6 +350,7 @@ void LiveControllers::CollectPluginObjectWrites(std::vector<Write>* writes) {
                                        : kind == "ConfigMap" ? "configmaps"
                                                              : "services");
     writes->push_back({Write::Verb::kDelete, kind, key, collection + "/" + name, Json(), ""});
+    config_map_data_.erase(*it);
     it = plugin_objects_.erase(it);
   }
 }
@@ -509,6 +526,13 @@ void LiveControllers::Record(const Write& w, const std::string& id,
   if (outcome != "error" && (w.kind == "Secret" || w.kind == "ConfigMap" || w.kind == "Service" ||
                              w.kind == "NetworkPolicy")) {
     if (w.verb == Write::Verb::kCreate) plugin_objects_.insert(w.kind + "/" + w.key);
+    // The ConfigMap data the server holds, as far as we know: what we wrote
+    // (not what a 409 found there).
+    if (w.kind == "ConfigMap" && outcome == "ok" && w.verb != Write::Verb::kDelete) {
+      Json data = w.body.value("data", Json::object());
+      for (auto d = data.begin(); d != data.end();) d = d->is_null() ? data.erase(d) : std::next(d);
+      config_map_data_[w.kind + "/" + w.key] = std::move(data);
+    }
   }
   metrics_->Inc("basalt_controller_writes_total", {w.kind, verb, outcome});
   Log("controllers")

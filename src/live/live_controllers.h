@@ -21,6 +21,7 @@
 //         changed                         -> merge patch on queues/NAME/status
 //       Command run                       -> delete
 //       job plugin object new / gone      -> create / delete
+//       svc host ConfigMap data changed   -> merge patch (scaling)
 //       JobFlow: a flow's job due         -> create (POST jobs), from the
 //                                            JobTemplate's JSON as stored
 //       JobFlow status changed            -> merge patch on jobflows/NAME/status
@@ -164,6 +165,8 @@ class LiveControllers {
   static constexpr size_t kDeferredSlice = 32;
   std::map<std::string, std::chrono::steady_clock::time_point> in_flight_;
   std::set<std::string> plugin_objects_;  // "Kind/ns/name" created by us
+  // "ConfigMap/ns/name" -> the data we last wrote (absent: unknown, e.g. adopted).
+  std::map<std::string, Json> config_map_data_;
   // Jobs of JobFlows sent (POST answered 201 or 409), not yet seen by the
   // informers: "ns/name" -> when.
   std::map<std::string, std::chrono::steady_clock::time_point> flow_job_creates_;

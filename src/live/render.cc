@@ -82,10 +82,15 @@ Json EnvJson(const EnvVar& e) {
       {"valueFrom", {{"configMapKeyRef", {{"name", e.config_map}, {"key", e.config_map_key}}}}}};
 }
 
-// Appends the plugins' env vars and mounts to the named containers.
+// Appends the plugins' env vars, mounts and ports to the named containers,
+// sets the commands they replace, and adds the init containers they add.
 void AddToContainers(Json& spec, const PodPluginAdditions& additions) {
   for (const ContainerAdditions& add : additions.containers) {
     Json& list = spec[add.init ? "initContainers" : "containers"];
+    if (add.added) {
+      if (!list.is_array()) list = Json::array();
+      list.push_back({{"name", add.name}, {"image", add.image}});
+    }
     if (!list.is_array()) continue;
     for (Json& c : list) {
       if (!c.is_object() || c.value("name", "") != add.name) continue;
@@ -95,6 +100,10 @@ void AddToContainers(Json& spec, const PodPluginAdditions& additions) {
         if (!m.sub_path.empty()) mount["subPath"] = m.sub_path;
         c["volumeMounts"].push_back(std::move(mount));
       }
+      for (const ContainerPort& p : add.ports)
+        c["ports"].push_back({{"name", p.name}, {"containerPort", p.container_port}});
+      if (!add.command.empty()) c["command"] = add.command;
+      break;
     }
   }
 }
@@ -186,21 +195,31 @@ Result<Json> VcJobPodJson(const Json& job_object, const Pod& pod,
     AddToContainers(spec, *additions);
   }
   // The controller's metadata already holds the template's labels and
-  // annotations with Volcano's own on top.
+  // annotations with Volcano's own on top; the plugins' annotations come last.
+  ObjectMeta meta = pod.meta;
+  if (additions != nullptr) {
+    for (const auto& [k, v] : additions->annotations) meta.annotations.emplace(k, v);
+  }
   return Json{{"apiVersion", "v1"},
               {"kind", "Pod"},
-              {"metadata", MetaJson(pod.meta)},
+              {"metadata", MetaJson(meta)},
               {"spec", std::move(spec)}};
 }
 
 Json ServiceJson(const Service& svc) {
+  Json spec = {{"selector", svc.selector},
+               {"publishNotReadyAddresses", svc.publish_not_ready_addresses}};
+  if (!svc.cluster_ip.empty()) spec["clusterIP"] = svc.cluster_ip;
+  for (const Service::Port& p : svc.ports) {
+    spec["ports"].push_back({{"name", p.name},
+                             {"port", p.port},
+                             {"targetPort", p.target_port},
+                             {"protocol", p.protocol}});
+  }
   return {{"apiVersion", "v1"},
           {"kind", "Service"},
           {"metadata", MetaJson(svc.meta)},
-          {"spec",
-           {{"clusterIP", svc.cluster_ip},
-            {"selector", svc.selector},
-            {"publishNotReadyAddresses", svc.publish_not_ready_addresses}}}};
+          {"spec", std::move(spec)}};
 }
 
 Json SecretJson(const Secret& secret) {

@@ -88,6 +88,8 @@ class ClusterState {
   const std::map<std::string, Queue>& queues() const { return queues_; }
   const std::map<std::string, PodGroup>& podgroups() const { return podgroups_; }
   const std::map<std::string, VcJob>& jobs() const { return jobs_; }
+  // Workloads pods name as owners (Deployment, ReplicaSet, ...) by "ns/Kind/name".
+  const std::map<std::string, OwnerObject>& owners() const { return owners_; }
   const std::map<std::string, PriorityClass>& priority_classes() const { return priority_classes_; }
   const std::map<std::string, ObjectMeta>& namespaces() const { return namespaces_; }
   // bus.volcano.sh Commands not yet consumed by a controller, by "ns/name".
