@@ -196,6 +196,49 @@ TEST(AdmissionJobTest, NoTasks) {
   EXPECT_EQ(ps[0].ToString(), "t.yaml:1: Job ns/j1: spec.tasks: No task specified in job spec");
 }
 
+// spec.volumes, as Volcano's webhook checks them (the jobp e2e specs
+// "invalid volume mount", "duplicate mount volume", "volume without
+// volumeClaimName and volumeClaim").
+TEST(AdmissionJobTest, VolumeWithoutMountPath) {
+  ExpectOnly(Doc({kQ1, Job(kInQ1 + "  volumes: [{mountPath: \"\", volumeClaimName: c1}]\n",
+                           Task("worker", 2))}),
+             "spec.volumes[0].mountPath", "mountPath is required");
+}
+
+TEST(AdmissionJobTest, DuplicateMountPath) {
+  ExpectOnly(Doc({kQ1, Job(kInQ1 +
+                               "  volumes: [{mountPath: /var, volumeClaimName: a}, "
+                               "{mountPath: /var, volumeClaimName: b}]\n",
+                           Task("worker", 2))}),
+             "spec.volumes[1].mountPath", "duplicated mountPath: /var");
+}
+
+TEST(AdmissionJobTest, VolumeWithoutClaim) {
+  ExpectOnly(Doc({kQ1, Job(kInQ1 + "  volumes: [{mountPath: /data}]\n", Task("worker", 2))}),
+             "spec.volumes[0]", "either VolumeClaim or VolumeClaimName must be specified");
+}
+
+TEST(AdmissionJobTest, VolumeClaimAndClaimNameConflict) {
+  ExpectOnly(Doc({kQ1, Job(kInQ1 +
+                               "  volumes: [{mountPath: /data, volumeClaimName: c1, "
+                               "volumeClaim: {accessModes: [ReadWriteOnce]}}]\n",
+                           Task("worker", 2))}),
+             "spec.volumes[0].volumeClaimName", "conflict: If you want to use an existing PVC");
+}
+
+TEST(AdmissionJobTest, InvalidVolumeClaimName) {
+  ExpectOnly(Doc({kQ1, Job(kInQ1 + "  volumes: [{mountPath: /data, volumeClaimName: Bad_Name}]\n",
+                           Task("worker", 2))}),
+             "spec.volumes[0].volumeClaimName", "invalid VolumeClaimName Bad_Name : ");
+}
+
+TEST(AdmissionValidTest, JobVolumes) {
+  ExpectValid(Doc({kQ1, Job(kInQ1 +
+                                "  volumes: [{mountPath: /data, volumeClaimName: c1}, "
+                                "{mountPath: /scratch, volumeClaim: {accessModes: [ReadWriteOnce]}}]\n",
+                            Task("worker", 2))}));
+}
+
 TEST(AdmissionJobTest, NegativeReplicas) {
   ExpectOnly(Doc({kQ1, Job(kInQ1, Task("a", 2) + Task("b", -1))}), "spec.tasks[1].replicas",
              "'replicas' < 0 in task: b, job: j1");

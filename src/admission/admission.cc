@@ -175,6 +175,41 @@ void CheckJobQueue(const std::string& queue, const QueueIndex& queues, Report& r
   }
 }
 
+// spec.volumes as Volcano's webhook checks them: a mount path, unique in the
+// job; an existing claim by name or a claim to create, not both; a claim name
+// that is a valid PersistentVolumeClaim name.
+void CheckJobVolumes(const std::vector<JobVolume>& volumes, Report& r) {
+  std::set<std::string> mount_paths;
+  for (size_t i = 0; i < volumes.size(); ++i) {
+    const JobVolume& v = volumes[i];
+    const std::string vp = "spec.volumes[" + std::to_string(i) + "]";
+    if (v.mount_path.empty()) {
+      r.Add(vp + ".mountPath", "mountPath is required");
+      continue;
+    }
+    if (!mount_paths.insert(v.mount_path).second) {
+      r.Add(vp + ".mountPath", "duplicated mountPath: " + v.mount_path);
+      continue;
+    }
+    if (!v.has_claim_spec && v.claim_name.empty()) {
+      r.Add(vp, "either VolumeClaim or VolumeClaimName must be specified");
+      continue;
+    }
+    if (v.claim_name.empty()) continue;
+    if (v.has_claim_spec) {
+      r.Add(vp + ".volumeClaimName",
+            "conflict: If you want to use an existing PVC, just specify VolumeClaimName."
+            "If you want to create a new PVC, you do not need to specify VolumeClaimName");
+      continue;
+    }
+    std::vector<std::string> name_errs = SubdomainErrors(v.claim_name);
+    if (!name_errs.empty()) {
+      r.Add(vp + ".volumeClaimName",
+            "invalid VolumeClaimName " + v.claim_name + " : " + Join(name_errs, "; "));
+    }
+  }
+}
+
 void ValidateJob(const VcJob& job, const QueueIndex& queues, std::vector<AdmissionProblem>* out) {
   Report r(out, "Job " + job.meta.Key(), job.meta.source);
   const std::string& jname = job.meta.name;
@@ -193,6 +228,7 @@ void ValidateJob(const VcJob& job, const QueueIndex& queues, std::vector<Admissi
   if (job.min_available < 0) r.Add("spec.minAvailable", "job 'minAvailable' must be >= 0.");
   if (job.max_retry < 0) r.Add("spec.maxRetry", "'maxRetry' cannot be less than zero.");
   if (job.tasks.empty()) r.Add("spec.tasks", "No task specified in job spec");
+  CheckJobVolumes(job.volumes, r);
 
   int64_t total_replicas = 0;
   std::map<std::string, size_t> task_at;  // (defaulted) name -> first task with it

@@ -92,6 +92,21 @@ Status DecodeTemplateNames(const YAML::Node& spec, const std::string& path, JobT
   return Status::Ok();
 }
 
+Status DecodeJobVolumes(const YAML::Node& list, std::vector<JobVolume>* out) {
+  BASALT_RETURN_IF_ERROR(ExpectList(list, "spec.volumes"));
+  if (!Present(list)) return Status::Ok();
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string vp = Index("spec.volumes", i);
+    BASALT_RETURN_IF_ERROR(ExpectMap(list[i], vp));
+    JobVolume v;
+    BASALT_RETURN_IF_ERROR(ReadString(list[i], "mountPath", vp, &v.mount_path));
+    BASALT_RETURN_IF_ERROR(ReadString(list[i], "volumeClaimName", vp, &v.claim_name));
+    v.has_claim_spec = Present(list[i]["volumeClaim"]);
+    out->push_back(std::move(v));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status DecodeVcJob(const YAML::Node& doc, VcJob* job) {
@@ -113,6 +128,7 @@ Status DecodeVcJob(const YAML::Node& doc, VcJob* job) {
   BASALT_RETURN_IF_ERROR(ReadString(spec, "priorityClassName", "spec", &job->priority_class_name));
   BASALT_RETURN_IF_ERROR(ReadInt(spec, "maxRetry", "spec", &job->max_retry, INT32_MIN, INT32_MAX));
   BASALT_RETURN_IF_ERROR(DecodePolicies(spec["policies"], "spec.policies", &job->policies));
+  BASALT_RETURN_IF_ERROR(DecodeJobVolumes(spec["volumes"], &job->volumes));
   if (Present(spec["ttlSecondsAfterFinished"])) {
     int32_t ttl = 0;
     BASALT_RETURN_IF_ERROR(ReadInt(spec, "ttlSecondsAfterFinished", "spec", &ttl, 0, INT32_MAX));

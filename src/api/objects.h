@@ -273,6 +273,14 @@ struct JobTask {
   std::optional<PartitionPolicy> partition_policy;
 };
 
+// One entry of a vcjob's spec.volumes: an existing claim by name, or a claim
+// the controller would create (`volumeClaim`), mounted at mountPath.
+struct JobVolume {
+  std::string mount_path;
+  std::string claim_name;  // volumeClaimName
+  bool has_claim_spec = false;  // volumeClaim given
+};
+
 struct VcJob {
   ObjectMeta meta;
   int32_t min_available = 0;
@@ -291,6 +299,8 @@ struct VcJob {
   std::map<std::string, std::vector<std::string>> plugins;
   // spec.networkTopology, copied to the job's PodGroup by the controller.
   std::optional<NetworkTopologySpec> network_topology;
+  // spec.volumes, checked by admission as Volcano's webhook checks them.
+  std::vector<JobVolume> volumes;
   // Status.
   std::string phase = "Pending";
   int32_t retry_count = 0;
