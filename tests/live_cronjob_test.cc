@@ -25,27 +25,17 @@ Json CronJobObject() {
                     {"resources", {{"requests", {{"cpu", "500m"}}}}}};
   Json task = {
       {"name", "main"}, {"replicas", 1}, {"template", {{"spec", {{"containers", {container}}}}}}};
-  return {
-    {"apiVersion", "batch.volcano.sh/v1alpha1"}, {"kind", "CronJob"},
-        {"metadata",
-         {{"name", "tick"}, {"namespace", "fx"}, {"creationTimestamp", "2020-01-01T00:00:00Z"}}},
-    {
-      "spec", {
-        {"schedule", "* * * * *"}, {"concurrencyPolicy", "Forbid"}, {
-          "jobTemplate", {
-            {"metadata", {{"labels", {{"team", "a"}}}}}, {
-              "spec", {
-                {"schedulerName", "volcano"}, {"queue", "default"}, {
-                  "tasks", { task }
-                }
-              }
-            }
-          }
-        }
-      }
-    }
-  }
-};
+  Json job_template = {
+      {"metadata", {{"labels", {{"team", "a"}}}}},
+      {"spec", {{"schedulerName", "volcano"}, {"queue", "default"}, {"tasks", {task}}}}};
+  Json spec = {
+      {"schedule", "* * * * *"}, {"concurrencyPolicy", "Forbid"}, {"jobTemplate", job_template}};
+  Json meta = {
+      {"name", "tick"}, {"namespace", "fx"}, {"creationTimestamp", "2020-01-01T00:00:00Z"}};
+  return {{"apiVersion", "batch.volcano.sh/v1alpha1"},
+          {"kind", "CronJob"},
+          {"metadata", meta},
+          {"spec", spec}};
 }
 
 class LiveCronJobTest : public ::testing::Test {
