@@ -321,6 +321,22 @@ TEST(CapacityTest, QueueOrderLowerShareFirst) {
   EXPECT_FALSE(QueueBefore(fx, "qb", "qa"));
 }
 
+// A queue without deserved is best-effort: share 1 whatever it holds, after
+// a queue with deserved below its share, and after one at share 1 too.
+TEST(CapacityTest, QueueOrderBestEffortLast) {
+  SessionFixture fx(
+      NodeYaml("n1", "8") + QueueYaml("qa", {"capability: {cpu: 8}"}) +
+          QueueYaml("qb", {"deserved: {cpu: 2}"}) + QueueYaml("qc", {"deserved: {cpu: 1}"}) +
+          PodGroupYaml("pgb", "qb", 1, "", "Running") + Pods("b", "pgb", 1, "1", "n1") +
+          PodGroupYaml("pgc", "qc", 1, "", "Running") + Pods("c", "pgc", 1, "1", "n1"),
+      kFlat);
+  // shares: qa = 1 (best-effort, holds nothing), qb = 1/2, qc = 1/1.
+  EXPECT_TRUE(QueueBefore(fx, "qb", "qa"));
+  EXPECT_FALSE(QueueBefore(fx, "qa", "qb"));
+  EXPECT_TRUE(QueueBefore(fx, "qc", "qa"));  // equal shares: deserved first
+  EXPECT_FALSE(QueueBefore(fx, "qa", "qc"));
+}
+
 // A higher spec.priority orders a queue first whatever the shares.
 TEST(CapacityTest, QueueOrderPriorityBeforeShare) {
   SessionFixture fx(
@@ -446,10 +462,11 @@ TEST(CapacityTest, EnqueueRejectsClosedQueue) {
 // hierarchical mode: the tree and its quotas
 // =====================================================================
 
-// Without a `root` Queue the root is implicit (cluster total); a child's
-// realCapability is its parent's minus its siblings' guarantees.
+// A child's realCapability is its parent's minus its siblings' guarantees
+// (root's realCapability is its capability, here 12 cpu).
 TEST(CapacityHierarchyTest, RealCapabilityFromParentAndSiblingGuarantees) {
-  SessionFixture fx(NodeYaml("n1", "12") + QueueYaml("a", {"guarantee: {resource: {cpu: 4}}"}) +
+  SessionFixture fx(NodeYaml("n1", "12") + QueueYaml("root", {"capability: {cpu: 12}"}) +
+                        QueueYaml("a", {"guarantee: {resource: {cpu: 4}}"}) +
                         QueueYaml("a1", {"parent: a", "guarantee: {resource: {cpu: 1}}"}) +
                         QueueYaml("a2", {"parent: a", "guarantee: {resource: {cpu: 2}}"}) +
                         PodGroupYaml("pg1", "a1", 1, "", "Inqueue") + Pods("p", "pg1", 1, "1"),
@@ -464,6 +481,15 @@ TEST(CapacityHierarchyTest, RealCapabilityFromParentAndSiblingGuarantees) {
   EXPECT_FALSE(Allocatable(fx, "a2", "cpu=11001m"));
 }
 
+// Without a `root` Queue (or with one without capability) the root is
+// unlimited, not the cluster total (v1.15.1's buildHierarchicalQueueAttrs).
+TEST(CapacityHierarchyTest, ImplicitRootIsUnlimited) {
+  SessionFixture fx(NodeYaml("n1", "12") + QueueYaml("a1") +
+                        PodGroupYaml("pg1", "a1", 1, "", "Inqueue") + Pods("p", "pg1", 1, "1"),
+                    kTree);
+  EXPECT_TRUE(Allocatable(fx, "a1", "cpu=100"));
+}
+
 // A child inherits its parent's cpu / memory where it sets none, and the
 // parent's scalars it does not name.
 TEST(CapacityHierarchyTest, ChildInheritsParentCapability) {
@@ -472,7 +498,7 @@ TEST(CapacityHierarchyTest, ChildInheritsParentCapability) {
                         QueueYaml("a1", {"parent: a", "capability: {memory: 4Gi}"}) +
                         PodGroupYaml("pg1", "a1", 1, "", "Inqueue") + Pods("p", "pg1", 1, "1"),
                     kTree);
-  // capability(a)  = cpu 6, gpu 2; memory 12Gi and pods 110 from root (cluster total).
+  // capability(a)  = cpu 6, gpu 2; memory unlimited from root (implicit: no capability).
   // capability(a1) = memory 4Gi; cpu 6, gpu 2, pods 110 from a.
   // realCapability(a1) = min(realCapability(a), capability(a1)) = cpu 6, memory 4Gi, gpu 2.
   EXPECT_TRUE(Allocatable(fx, "a1", "cpu=6"));
@@ -491,7 +517,7 @@ TEST(CapacityHierarchyTest, ExplicitRootCapabilityWithoutMemoryBlocksMemory) {
                         QueueYaml("a1") + PodGroupYaml("pg1", "a1", 1, "", "Inqueue") +
                         Pods("p", "pg1", 1, "1"),
                     kTree);
-  // capability(a1) = cpu 6, memory 0 (inherited); realCapability(a1) = min(12 cpu 12Gi, that).
+  // capability(a1) = cpu 6, memory 0 (inherited); realCapability(a1) = min(root's, that).
   EXPECT_TRUE(Allocatable(fx, "a1", "cpu=6"));
   EXPECT_FALSE(Allocatable(fx, "a1", "cpu=6001m"));
   EXPECT_FALSE(Allocatable(fx, "a1", "cpu=1,memory=1"));
@@ -512,14 +538,15 @@ TEST(CapacityHierarchyTest, ParentCapabilityBindsItsChildrenTogether) {
   EXPECT_FALSE(Allocatable(fx, "a2", "cpu=2"));
 }
 
-// The root's realCapability (the cluster total) is checked too.
+// The root's realCapability (its capability) is checked too.
 TEST(CapacityHierarchyTest, RootIsCheckedToo) {
-  SessionFixture fx(NodeYaml("n1", "12") + QueueYaml("a1") + QueueYaml("b1") +
+  SessionFixture fx(NodeYaml("n1", "12") + QueueYaml("root", {"capability: {cpu: 12}"}) +
+                        QueueYaml("a1") + QueueYaml("b1") +
                         PodGroupYaml("pgb", "b1", 1, "", "Running") +
                         Pods("r", "pgb", 10, "1", "n1") +
                         PodGroupYaml("pga", "a1", 1, "", "Inqueue") + Pods("p", "pga", 1, "1"),
                     kTree);
-  // realCapability(a1) = 12; allocated: a1 0, root 10.
+  // realCapability(a1) = 12 (root's); allocated: a1 0, root 10.
   // cpu 2: a1 2 <= 12, root 12 <= 12 -> true.  cpu 3: root 13 > 12 -> false.
   EXPECT_TRUE(Allocatable(fx, "a1", "cpu=2"));
   EXPECT_FALSE(Allocatable(fx, "a1", "cpu=3"));
@@ -568,18 +595,18 @@ TEST(CapacityHierarchyTest, EnqueueChecksAncestors) {
   EXPECT_EQ(d.events[0].message, "queue resource quota insufficient: insufficient cpu");
 }
 
-// In the tree deserved is the spec as written: no guarantee floor, so
-// Preemptive can refuse below the guarantee (flat mode would accept).
-TEST(CapacityHierarchyTest, DeservedIsNotRaisedToGuarantee) {
+// In the tree deserved is raised to the guarantee, as in flat mode
+// (v1.15.1's checkHierarchicalQueue floors each child's deserved).
+TEST(CapacityHierarchyTest, DeservedIsRaisedToGuarantee) {
   SessionFixture fx(
       NodeYaml("n1", "12") +
           QueueYaml("a", {"deserved: {cpu: 2}", "guarantee: {resource: {cpu: 3}}"}) +
           QueueYaml("a1", {"parent: a", "deserved: {cpu: 2}", "guarantee: {resource: {cpu: 3}}"}) +
           PodGroupYaml("pg1", "a1", 1, "", "Inqueue") + Pods("p", "pg1", 1, "1"),
       kTree);
-  // deserved(a1) = cpu 2 (flat: max(2, 3) = 3).
-  EXPECT_TRUE(Preemptive(fx, "a1", "cpu=2"));
-  EXPECT_FALSE(Preemptive(fx, "a1", "cpu=3"));
+  // deserved(a1) = max(2, 3) = cpu 3; allocated 0.
+  EXPECT_TRUE(Preemptive(fx, "a1", "cpu=3"));
+  EXPECT_FALSE(Preemptive(fx, "a1", "cpu=4"));
 }
 
 // The guarantee is never reclaimed: victims stop where the next one would take
@@ -601,7 +628,8 @@ TEST(CapacityHierarchyTest, ReclaimableStopsAtGuarantee) {
 }
 
 // =====================================================================
-// hierarchical mode: an invalid tree refuses everything
+// hierarchical mode: an invalid tree refuses everything; inconsistent
+// quotas do not make it invalid (v1.15.1 only logs them)
 // =====================================================================
 
 // Cluster with a leaf `a1` under `a` (specs supplied by each test), a running
@@ -627,13 +655,20 @@ void ExpectRefusesEverything(SessionFixture& fx) {
   EXPECT_TRUE(Victims(fx, "p-0", {"r-0", "r-1"}).empty());
 }
 
+// The tree is usable: b1 may allocate, reclaim and be admitted.
+void ExpectUsable(SessionFixture& fx) {
+  EXPECT_TRUE(Allocatable(fx, "b1", "cpu=1"));
+  EXPECT_TRUE(Preemptive(fx, "b1", "cpu=1"));
+  EXPECT_TRUE(fx.ssn().JobEnqueueable(fx.Job("default/pgb")));
+}
+
 // Control for the tests below: the same tree with consistent specs is usable.
 TEST(CapacityHierarchyTest, ConsistentTreeIsUsable) {
   SessionFixture fx(
       TreeCluster({"capability: {cpu: 6}", "deserved: {cpu: 4}", "guarantee: {resource: {cpu: 2}}"},
                   {"capability: {cpu: 6}", "deserved: {cpu: 1}"}),
       kTree);
-  // b1: realCapability (12 - 2) + 0 = 10, deserved 4. a1: deserved 1, allocated 2 -> r-0 victim,
+  // b1: realCapability unlimited (root's), deserved 4. a1: deserved 1, allocated 2 -> r-0 victim,
   // r-1 kept.
   EXPECT_TRUE(Allocatable(fx, "b1", "cpu=1"));
   EXPECT_TRUE(Preemptive(fx, "b1", "cpu=1"));
@@ -641,41 +676,42 @@ TEST(CapacityHierarchyTest, ConsistentTreeIsUsable) {
   EXPECT_EQ(Victims(fx, "p-0", {"r-0", "r-1"}), (std::vector<std::string>{"default/r-0"}));
 }
 
-// A child capability above its parent's on any dimension.
-TEST(CapacityHierarchyTest, InvalidWhenChildCapabilityExceedsParent) {
+// A child capability above its parent's only clips the child's realCapability.
+TEST(CapacityHierarchyTest, ChildCapabilityAboveParentIsClipped) {
   SessionFixture fx(TreeCluster({"capability: {cpu: 4}"}, {"capability: {cpu: 6}"}), kTree);
-  // capability a = cpu 4 < a1 = cpu 6.
-  ExpectRefusesEverything(fx);
+  // realCapability a1 = min(4, 6) = cpu 4; a1 runs 2.
+  ExpectUsable(fx);
+  EXPECT_TRUE(Allocatable(fx, "a1", "cpu=2"));
+  EXPECT_FALSE(Allocatable(fx, "a1", "cpu=3"));
 }
 
-// Children's deserved summing above the parent's.
-TEST(CapacityHierarchyTest, InvalidWhenChildrenDeservedExceedParent) {
+// Children's deserved summing above the parent's: only logged.
+TEST(CapacityHierarchyTest, ChildrenDeservedAboveParentKeepsTheTree) {
   SessionFixture fx(TreeCluster({"deserved: {cpu: 4}"}, {"deserved: {cpu: 3}"},
                                 QueueYaml("a2", {"parent: a", "deserved: {cpu: 2}"})),
                     kTree);
   // deserved a = 4 < a1 + a2 = 3 + 2 = 5.
-  ExpectRefusesEverything(fx);
+  ExpectUsable(fx);
 }
 
-// Children's guarantees summing above the parent's.
-TEST(CapacityHierarchyTest, InvalidWhenChildrenGuaranteesExceedParent) {
+// Children's guarantees summing above the parent's: only logged.
+TEST(CapacityHierarchyTest, ChildrenGuaranteesAboveParentKeepTheTree) {
   SessionFixture fx(
       TreeCluster({"guarantee: {resource: {cpu: 2}}"}, {"guarantee: {resource: {cpu: 2}}"},
                   QueueYaml("a2", {"parent: a", "guarantee: {resource: {cpu: 1}}"})),
       kTree);
   // guarantee a = 2 < a1 + a2 = 2 + 1 = 3.
-  ExpectRefusesEverything(fx);
+  ExpectUsable(fx);
 }
 
-// An inner queue without a guarantee has 0, below any child's guarantee.
-TEST(CapacityHierarchyTest, InvalidWhenInnerQueueLacksTheGuaranteeOfItsChildren) {
+// An inner queue without a guarantee under a child with one: only logged.
+TEST(CapacityHierarchyTest, InnerQueueWithoutTheGuaranteeOfItsChildrenKeepsTheTree) {
   SessionFixture fx(TreeCluster({}, {"guarantee: {resource: {cpu: 1}}"}), kTree);
-  ExpectRefusesEverything(fx);
+  ExpectUsable(fx);
 }
 
-// The root's guarantee defaults to the sum of its children's; written
-// explicitly, it must cover them.
-TEST(CapacityHierarchyTest, RootGuaranteeDefaultsToChildrenSum) {
+// The root's guarantee is the sum of its children's, whatever its spec says.
+TEST(CapacityHierarchyTest, RootGuaranteeIsChildrenSum) {
   const std::string a = QueueYaml("a2", {"guarantee: {resource: {cpu: 5}}"});
   {
     SessionFixture fx(TreeCluster({}, {}, a + QueueYaml("root")), kTree);
@@ -685,8 +721,8 @@ TEST(CapacityHierarchyTest, RootGuaranteeDefaultsToChildrenSum) {
   {
     SessionFixture fx(
         TreeCluster({}, {}, a + QueueYaml("root", {"guarantee: {resource: {cpu: 2}}"})), kTree);
-    // root guarantee 2 < 5 -> invalid.
-    ExpectRefusesEverything(fx);
+    // root's spec guarantee 2 is replaced by Σ children = 5 -> still valid.
+    ExpectUsable(fx);
   }
 }
 
@@ -767,7 +803,7 @@ TEST(CapacityHierarchyTest, QueueOrderComparesAncestorsBelowCommonOne) {
 // Only the leaf's share follows allocate events; its ancestors keep the share
 // of session open (as Volcano's event handler does).
 TEST(CapacityHierarchyTest, AncestorSharesStayAsOpened) {
-  SessionFixture fx(OrderTree(), kTree);
+  SessionFixture fx(OrderTree() + QueueYaml("root", {"capability: {cpu: 12, memory: 1Ti}"}), kTree);
   Session& ssn = fx.ssn();
   Statement stmt(ssn);
   for (int i = 0; i < 3; ++i) {
@@ -778,7 +814,8 @@ TEST(CapacityHierarchyTest, AncestorSharesStayAsOpened) {
   EXPECT_TRUE(QueueBefore(fx, "a1", "a2"));
   // a has allocated 4 (4/6 > b's 2/6) but keeps its opening share 1/6: a1 still before b1.
   EXPECT_TRUE(QueueBefore(fx, "a1", "b1"));
-  // The allocation itself rolled up: a2 = 3, a = 4, root = 1 + 3 + 2 = 6 (every realCapability 12),
+  // The allocation itself rolled up: a2 = 3, a = 4, root = 1 + 3 + 2 = 6 (every realCapability 12,
+  // root's capability),
   // so 6 more cpu fit a2 (root 12 <= 12) and 6.001 do not.
   EXPECT_TRUE(Allocatable(fx, "a2", "cpu=6"));
   EXPECT_FALSE(Allocatable(fx, "a2", "cpu=6001m"));

@@ -315,16 +315,22 @@ TEST(ExplainTest, SubGroupShortfall) {
   std::string cluster = kTopologyCluster;
   const std::string job_constraint = "networkTopology: {mode: hard, highestTierAllowed: 1}}";
   cluster.replace(cluster.find(job_constraint), job_constraint.size(),
-                  "subGroupPolicy: [{name: pair, subGroupSize: 2, "
+                  "subGroupPolicy: [{name: pair, subGroupSize: 2, matchLabelKeys: [pair], "
                   "networkTopology: {mode: hard, highestTierAllowed: 1}}]}");
+  // Both pods carry the policy's matchLabelKeys label (one SubGroup, pair-p).
+  const std::string pod_meta = "namespace: default, annotations: {scheduling.k8s.io/group-name: g}";
+  for (size_t at = cluster.find(pod_meta); at != std::string::npos;
+       at = cluster.find(pod_meta, at + 1)) {
+    cluster.insert(at + std::string("namespace: default, ").size(), "labels: {pair: p}, ");
+  }
   ExplainReport r = Explain("podgroup/g", cluster, kProportionConf);
   EXPECT_EQ(r.verdict, "Pending");
   EXPECT_EQ(r.network_topology, "none; SubGroups of pair");
   EXPECT_EQ(r.network_topology_reason,
-            "subGroup pair (hard, highest tier 1): no HyperNode within the allowed tier can hold "
-            "its pods; leaf0 (tier 1) lacks cpu 4; leaf1 (tier 1) lacks cpu 4");
+            "subGroup pair-p (hard, highest tier 1): no HyperNode within the allowed tier can "
+            "hold its pods; leaf0 (tier 1) lacks cpu 4; leaf1 (tier 1) lacks cpu 4");
   const std::string text = ExplainText(r);
-  EXPECT_TRUE(Contains(text, "Network topology: none; SubGroups of pair; subGroup pair")) << text;
+  EXPECT_TRUE(Contains(text, "Network topology: none; SubGroups of pair; subGroup pair-p")) << text;
 }
 
 // A queue closed after the PodGroup was created: enqueue refuses it and the

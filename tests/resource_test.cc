@@ -175,10 +175,19 @@ TEST(ResourceTest, LessEqualAbsentRightIsZero) {
   EXPECT_TRUE(LessEqual(R("nvidia.com/gpu=0"), R("cpu=8")));
 }
 
-// A scalar absent on the left counts as 0 there.
-TEST(ResourceTest, LessEqualAbsentLeftIsZero) {
+// A scalar absent on the left is not compared, even when negative on the right
+// (an over-committed device does not refuse a pod that does not ask for it).
+TEST(ResourceTest, LessEqualAbsentLeftNotCompared) {
   EXPECT_TRUE(LessEqual(R("cpu=1"), R("cpu=1,nvidia.com/gpu=4")));
-  EXPECT_FALSE(LessEqual(R("cpu=1"), R("cpu=1,nvidia.com/gpu=-1")));
+  EXPECT_TRUE(LessEqual(R("cpu=1"), R("cpu=1,nvidia.com/gpu=-1")));
+  EXPECT_FALSE(LessEqual(R("nvidia.com/gpu=0"), R("cpu=1,nvidia.com/gpu=-1")));
+}
+
+// cpu and memory are always compared: an empty request does not fit a node
+// whose idle cpu is negative.
+TEST(ResourceTest, LessEqualCpuMemoryAlwaysCompared) {
+  EXPECT_FALSE(LessEqual(Resource(), R("cpu=-1,memory=1Gi")));
+  EXPECT_FALSE(LessEqual(Resource(), R("cpu=1,memory=-1")));
 }
 
 // Every scalar must fit, not just one.

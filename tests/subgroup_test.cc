@@ -121,6 +121,7 @@ TEST(SubGroupMatchTest, FirstPolicyAndMatchLabelKeys) {
   by_part.match_label_keys = {"part"};
   SubGroupPolicy rest;
   rest.name = "rest";
+  rest.match_label_keys = {"role"};
   std::vector<SubGroupPolicy> policies = {by_part, rest};
   auto w3 = SubGroupOf(policies, {{"role", "worker"}, {"part", "3"}});
   ASSERT_TRUE(w3);
@@ -130,14 +131,31 @@ TEST(SubGroupMatchTest, FirstPolicyAndMatchLabelKeys) {
   auto no_part = SubGroupOf(policies, {{"role", "worker"}, {"part", ""}});
   ASSERT_TRUE(no_part);
   EXPECT_EQ(no_part->policy, 1);
-  EXPECT_EQ(no_part->name, "rest");
+  EXPECT_EQ(no_part->name, "rest-worker");
   EXPECT_FALSE(SubGroupOf({by_part}, {{"role", "ps"}, {"part", "0"}}));
   SubGroupPolicy expr;
   expr.has_label_selector = true;
   expr.match_expressions.push_back({"zone", "NotIn", {"z1"}});
-  EXPECT_TRUE(SubGroupOf({expr}, {}));
-  EXPECT_FALSE(SubGroupOf({expr}, {{"zone", "z1"}}));
-  EXPECT_EQ(SubGroupOf({expr}, {})->name, "subGroupPolicy[0]");
+  expr.match_label_keys = {"app"};
+  EXPECT_TRUE(SubGroupOf({expr}, {{"app", "a"}}));
+  EXPECT_FALSE(SubGroupOf({expr}, {{"app", "a"}, {"zone", "z1"}}));
+  EXPECT_EQ(SubGroupOf({expr}, {{"app", "a"}})->name, "subGroupPolicy[0]-a");
+}
+
+// A policy without matchLabelKeys takes no pod, even one its selector matches
+// (Volcano v1.15.1's getSubJobMatchValues gives it no value): the pod goes to
+// the next policy, or to no SubGroup.
+TEST(SubGroupMatchTest, PolicyWithoutMatchLabelKeysTakesNoPod) {
+  SubGroupPolicy all;
+  all.name = "all";
+  SubGroupPolicy by_role;
+  by_role.name = "r";
+  by_role.match_label_keys = {"role"};
+  EXPECT_FALSE(SubGroupOf({all}, {{"role", "worker"}}));
+  auto next = SubGroupOf({all, by_role}, {{"role", "worker"}});
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->policy, 1);
+  EXPECT_EQ(next->name, "r-worker");
 }
 
 TEST(SubGroupMatchTest, PartitionsBecomeAPolicy) {

@@ -42,8 +42,8 @@ std::vector<NodeInfo*> FeasibleNodes(Session& ssn, const TaskInfo& task, FitMode
 namespace {}  // namespace
 
 bool FitsFutureIdle(const Resource& request, const NodeInfo& node) {
-  // LessEqual(request, idle + releasing - pipelined), dimension by dimension;
-  // absent dimensions count as 0 on both sides, as in LessEqual.
+  // LessEqual(request, idle + releasing - pipelined), dimension by dimension:
+  // cpu, memory and the request's own scalars, as in LessEqual.
   const Resource& idle = node.idle();
   const Resource& rel = node.releasing();
   const Resource& pip = node.pipelined();
@@ -51,10 +51,8 @@ bool FitsFutureIdle(const Resource& request, const NodeInfo& node) {
   if (request.milli_cpu() > future(idle.milli_cpu(), rel.milli_cpu(), pip.milli_cpu()))
     return false;
   if (request.memory() > future(idle.memory(), rel.memory(), pip.memory())) return false;
-  for (const Resource* r : {&request, &idle, &rel, &pip}) {
-    for (const auto& [id, v] : r->scalars()) {
-      if (request.Get(id) > future(idle.Get(id), rel.Get(id), pip.Get(id))) return false;
-    }
+  for (const auto& [id, v] : request.scalars()) {
+    if (v > future(idle.Get(id), rel.Get(id), pip.Get(id))) return false;
   }
   return true;
 }

@@ -204,8 +204,7 @@ bool LessEqual(const Resource& a, const Resource& b) {
       if (x[i].second > 0) return false;  // absent in b = 0
       ++i;
     } else if (i == x.size() || y[j].first < x[i].first) {
-      if (y[j].second < 0) return false;  // absent in a = 0
-      ++j;
+      ++j;  // a scalar `a` does not name is not compared, even when `b` is negative there
     } else {
       if (x[i].second > y[j].second) return false;
       ++i, ++j;

@@ -95,7 +95,7 @@ class Resource {
   bool IsZero() const;
 
   // ---- comparisons ----
-  // Every dimension of `a` <= `b`, an absent scalar on either side counting as 0.
+  // cpu, memory and each scalar `a` names <= `b` (absent in b = 0); b-only scalars: not compared.
   friend bool LessEqual(const Resource& a, const Resource& b);
   // Every dimension of `a` <= `b`, an absent scalar counting as unlimited on either side:
   // absent in `b` passes; present in `b` but absent in `a` fails (Volcano's Infinity mode).

@@ -146,7 +146,9 @@ std::optional<SubGroupKey> SubGroupOf(const std::vector<SubGroupPolicy>& policie
                                       const std::map<std::string, std::string>& labels) {
   for (size_t i = 0; i < policies.size(); ++i) {
     const SubGroupPolicy& p = policies[i];
-    if (!SelectorMatches(p, labels)) continue;
+    // Without matchLabelKeys a policy has no value to name a SubGroup by, and
+    // takes no pod (v1.15.1 puts those pods in the job's default SubJob).
+    if (p.match_label_keys.empty() || !SelectorMatches(p, labels)) continue;
     SubGroupKey key{static_cast<int32_t>(i), PolicyLabel(policies, static_cast<int32_t>(i))};
     bool complete = true;
     for (const std::string& k : p.match_label_keys) {

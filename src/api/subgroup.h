@@ -2,10 +2,10 @@
 // tasks[].partitionPolicy the vcjob controller turns into it), decoded with
 // field paths, and the rule that puts a pod into a SubGroup.
 //
-// A pod belongs to the first policy, in list order, whose labelSelector it
-// matches and on which it carries every matchLabelKeys label with a non-empty
-// value; the values of those labels name its SubGroup within the policy
-// ("<policy>-<value>-<value>", or "<policy>" without matchLabelKeys). A pod
+// A pod belongs to the first policy, in list order, with matchLabelKeys (one
+// without takes no pod), whose labelSelector it matches and on which it carries
+// every matchLabelKeys label with a non-empty value; the values of those labels
+// name its SubGroup within the policy ("<policy>-<value>-<value>"). A pod
 // no policy takes is in no SubGroup. docs/topology.md describes the rules and
 // how allocate places SubGroups.
 #pragma once

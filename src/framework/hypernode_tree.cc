@@ -150,9 +150,18 @@ TopologyConstraint ConstraintOfSpec(const std::optional<NetworkTopologySpec>& gi
   }
   if (spec.mode == NetworkTopologySpec::Mode::kSoft) {
     c.kind = TopologyConstraint::Kind::kSoft;
-  } else if (c.highest_tier || !c.unresolved_tier_name.empty()) {
-    c.kind = TopologyConstraint::Kind::kHard;
+    return c;
   }
+  // Volcano v1.15.1 adds a HyperNode holding every node one tier above the
+  // highest real one (tier 1 without HyperNodes) and treats a job as hard only
+  // with a highest tier: a highestTierName no HyperNode carries leaves none,
+  // and without HyperNodes any highest tier >= 1 reaches the whole cluster.
+  // Either way the job is placed as an unconstrained one.
+  if (!c.highest_tier || (tree.tiers().empty() && *c.highest_tier >= 1)) {
+    c.unresolved_tier_name.clear();
+    return c;
+  }
+  c.kind = TopologyConstraint::Kind::kHard;
   return c;
 }
 

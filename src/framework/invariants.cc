@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "framework/bind_check.h"
 #include "framework/placed_span.h"
 #include "framework/session.h"
 
@@ -19,7 +20,15 @@ std::string Fail(std::ostringstream& os) { return os.str(); }
 // Equal amounts, an absent scalar counting as zero: bookkeeping adds and
 // subtracts requests, which leaves zero-valued scalars present that a fresh
 // recount does not have.
-bool SameAmount(const Resource& a, const Resource& b) { return LessEqual(a, b) && LessEqual(b, a); }
+// Equal in every dimension, an absent scalar counting as 0 on either side
+// (LessEqual alone skips the scalars its left side does not name).
+bool SameAmount(const Resource& a, const Resource& b) {
+  if (!LessEqual(a, b) || !LessEqual(b, a)) return false;
+  for (const auto& [id, v] : b.scalars()) {
+    if (a.Get(id) != v) return false;
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -195,6 +204,20 @@ Status CheckInvariants(const Session& ssn) {
   return Status::Ok();
 }
 
+namespace {
+
+// A ready job's Allocated task whose node would take the bind (a refused bind
+// leaves the task Allocated: bind_check.h).
+bool HasBindableAllocated(const Session& ssn, const JobInfo& j) {
+  for (TaskId id : j.tasks) {
+    const TaskInfo& t = ssn.task(id);
+    if (t.status == TaskStatus::kAllocated && BindFits(ssn.nodes(), ssn.tasks(), t)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 Status InvariantTracker::AfterAction(const Session& ssn, std::string_view action) const {
   const std::string context =
       "cycle " + std::to_string(ssn.cycle()) + ", after action " + std::string(action);
@@ -204,7 +227,7 @@ Status InvariantTracker::AfterAction(const Session& ssn, std::string_view action
   // 5. Statements.
   for (const JobInfo& j : ssn.jobs()) {
     if (j.Count(TaskStatus::kAllocated) == 0) continue;
-    if (ssn.JobReady(j)) {
+    if (ssn.JobReady(j) && HasBindableAllocated(ssn, j)) {
       os << "job " << j.key << " is ready but " << j.Count(TaskStatus::kAllocated)
          << " task(s) stay Allocated (neither bound nor discarded)";
       return Status::Internal(os.str()).WithContext(context);

@@ -7,6 +7,8 @@
 #include <unordered_map>
 
 #include "api/check.h"
+#include "api/log.h"
+#include "framework/bind_check.h"
 #include "framework/snapshot_cache.h"
 
 namespace basalt {
@@ -644,11 +646,32 @@ void Session::DispatchJob(JobInfo& job) {
   for (TaskId id : job.tasks) {
     TaskInfo& t = snap_->tasks[id];
     if (t.status != TaskStatus::kAllocated) continue;
+    // A task whose bind is refused stays Allocated; the others still go.
+    // (Volcano dispatches a job's Allocated tasks in Go map order and stops at
+    // the first refusal, so which of them go first is random there.)
     IssueBind(t);
   }
 }
 
+bool BindFits(const std::vector<NodeInfo>& nodes, const std::vector<TaskInfo>& tasks,
+              const TaskInfo& task) {
+  const NodeInfo& node = nodes[task.node];
+  Resource seen = node.idle() + task.request;
+  if (LessEqual(task.request, seen)) return true;  // adding more only helps
+  for (TaskId id : node.tasks) {
+    const TaskInfo& other = tasks[id];
+    if (other.id != task.id && other.status == TaskStatus::kAllocated) seen += other.request;
+  }
+  return LessEqual(task.request, seen);
+}
+
+// A refused bind changes nothing: the task stays Allocated (callers check).
 void Session::IssueBind(TaskInfo& task) {
+  if (!BindFits(snap_->nodes, snap_->tasks, task)) {
+    Log("session").debug("bind of {} to node {} refused: the node's idle does not hold it",
+                         task.key, snap_->nodes[task.node].name);
+    return;
+  }
   UpdateTaskStatus(task, TaskStatus::kBinding);
   BindDecision bind{task.key, snap_->nodes[task.node].name, {}};
   for (const BindAnnotationsFn& fn : bind_annotation_fns_) fn(task, &bind.annotations);

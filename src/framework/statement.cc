@@ -43,7 +43,14 @@ void Statement::Commit() {
       case Kind::kPipeline:
         break;  // pipelining never leaves the session
       case Kind::kAllocate:
-        if (t.status == TaskStatus::kAllocated) ssn_.IssueBind(t);
+        if (t.status != TaskStatus::kAllocated) break;
+        ssn_.IssueBind(t);
+        // A bind the node refuses (still Allocated) returns the task to
+        // Pending, as a discard would (Volcano's Statement.Commit unallocates).
+        if (t.status == TaskStatus::kAllocated) {
+          ssn_.FireDeallocate(t);
+          ssn_.UnplaceTask(t);
+        }
         break;
     }
   }

@@ -8,7 +8,9 @@
 //                  + what its Running jobs with minResources and at least
 //                    minMember allocated tasks still reserve (share::RunningReservation)
 //   elastic        = Σ over its jobs of max(allocated - minResources, 0)
-//   share          = max over deserved's positive dimensions of allocated / deserved
+//   share          = max over deserved's positive dimensions of allocated / deserved;
+//                    1 for a queue without deserved (best-effort: it goes after the
+//                    queues with deserved, and after them at equal shares)
 //
 // Flat mode (every queue; Volcano builds only queues with jobs, the others are
 // never consulted, so the answers are the same):
@@ -22,19 +24,20 @@
 // spec.parent, else root). When the store has no Queue named `root` the plugin
 // uses an implicit one with an empty spec — the queue Volcano's scheduler
 // creates at start-up. Top-down from root:
-//   root:   capability, deserved = total when empty; realCapability = total;
-//           guarantee = Σ children's guarantees when empty
+//   root:   capability unlimited when empty (cpu, memory and the cluster's
+//           scalars); realCapability = capability; deserved and guarantee =
+//           Σ children's (whatever its spec says)
 //   child:  capability inherits the parent's cpu / memory where missing or <= 0
 //           and the parent's scalars it does not name;
 //           realCapability = min((parent.real - Σ siblings' guarantees) + guarantee,
 //                                capability)
-//           deserved = spec.deserved as written (no min, no guarantee floor)
+//           deserved = max(spec.deserved, guarantee) (no min)
 //   allocated, inqueue and elastic of a queue include its descendants'.
-// The session is "not ready" — every allocation, enqueue and reclaim refused,
-// and no queue order registered — when a parent is missing, parents loop, a
-// job sits in a non-leaf queue, or for some parent: its capability is below a
-// child's, or its deserved or guarantee is below the sum of its children's, on
-// any dimension (`AnyLess`).
+// A child capability above its parent's only clips the child's realCapability;
+// children's deserved or guarantees summing above the parent's change nothing
+// (v1.15.1 logs both and goes on). The session is "not ready" — every
+// allocation, enqueue and reclaim refused, and no queue order registered —
+// only when a parent is missing, parents loop, or a job sits in a non-leaf queue.
 //
 // Registered functions (both modes unless said):
 //   QueueOrder      higher spec.priority first, then lower share; hierarchical:
@@ -93,19 +96,6 @@ Resource MaxPositive(const Resource& a, const Resource& b) {
     if (v > 0 && v > r.Get(id)) r.Set(id, v);
   }
   return r;
-}
-
-// Volcano's LessPartly with the Zero default: some dimension of `a` (cpu,
-// memory, or a scalar of either side, absent = 0) is strictly below `b`'s.
-bool AnyLess(const Resource& a, const Resource& b) {
-  if (a.milli_cpu() < b.milli_cpu() || a.memory() < b.memory()) return true;
-  for (const auto& [id, v] : b.scalars()) {
-    if (a.Get(id) < v) return true;
-  }
-  for (const auto& [id, v] : a.scalars()) {
-    if (v < b.Get(id)) return true;
-  }
-  return false;
 }
 
 // Volcano's LessEqual with the Zero default as Reclaimable uses it for the
@@ -303,7 +293,24 @@ class CapacityPlugin : public Plugin {
       a.deserved = MaxPositive(MinUnlimited(deserved, a.real_capability), a.guarantee);
     }
     for (const JobInfo& job : ssn.jobs()) Charge(attrs_[job.queue], UsageOf(ssn, job));
-    for (QueueAttr& a : attrs_) a.share = DominantShare(a.allocated, a.deserved);
+    for (QueueAttr& a : attrs_) a.share = QueueShare(a);
+  }
+
+  // Volcano's updateQueueAttrShare: a queue without deserved is best-effort,
+  // its share 1 whatever it holds, so it goes after every queue with deserved
+  // below its share (and after equal ones: CompareShares).
+  static Fraction QueueShare(const QueueAttr& a) {
+    if (a.deserved.IsZero()) return Fraction{1, 1};
+    return DominantShare(a.allocated, a.deserved);
+  }
+
+  // Lower share first; at equal shares a queue with deserved goes before a
+  // best-effort one (Volcano's compareShareWithDeserved).
+  static int CompareShares(const QueueAttr& a, const QueueAttr& b) {
+    if (int c = share::Compare(a.share, b.share); c != 0) return c;
+    const bool a_has = !a.deserved.IsZero(), b_has = !b.deserved.IsZero();
+    if (a_has == b_has) return 0;
+    return a_has ? -1 : 1;
   }
 
   static void Charge(QueueAttr& a, const JobUsage& u) {
@@ -343,12 +350,21 @@ class CapacityPlugin : public Plugin {
       for (int anc : a.ancestors) Charge(attrs_[anc], u);
     }
     QueueAttr& root = attrs_[root_];
-    if (root.capability.IsEmptyIgnoringPods()) root.capability = total_;
-    if (root.deserved.IsEmptyIgnoringPods()) root.deserved = total_;
-    root.real_capability = total_;
-    if (!CheckSubtree(root_)) return false;
-    for (QueueAttr& a : attrs_) a.share = DominantShare(a.allocated, a.deserved);
+    if (root.capability.IsZero()) root.capability = Unlimited(total_);
+    root.real_capability = root.capability;
+    CheckSubtree(root_);
+    for (QueueAttr& a : attrs_) a.share = QueueShare(a);
     return true;
+  }
+
+  // No limit: cpu and memory, and every scalar the cluster has (Volcano's
+  // InfiniteResource plus the cluster's scalar names).
+  static Resource Unlimited(const Resource& total) {
+    Resource r;
+    r.set_milli_cpu(INT64_MAX);
+    r.set_memory(INT64_MAX);
+    for (const auto& [id, v] : total.scalars()) r.Set(id, INT64_MAX);
+    return r;
   }
 
   // Sets parent, children and ancestors. False on a parent that does not exist
@@ -379,14 +395,18 @@ class CapacityPlugin : public Plugin {
     return true;
   }
 
-  // Volcano's checkHierarchicalQueue: `p`'s capability, realCapability and
-  // deserved are final; hands inherited capabilities and realCapabilities to
-  // its children, checks the three consistency rules, then recurses.
-  bool CheckSubtree(int p) {
+  // Volcano's checkHierarchicalQueue: `p`'s capability and realCapability are
+  // final; floors each child's deserved at its guarantee, hands inherited
+  // capabilities and realCapabilities (clipped by the child's capability) to
+  // the children, then recurses. A child capability above the parent's, or
+  // children's deserved or guarantees summing above the parent's, invalidate
+  // nothing in v1.15.1 (it only logs them): the clip is the whole effect.
+  void CheckSubtree(int p) {
     QueueAttr& parent = attrs_[p];
     Resource children_deserved, children_guarantee;
     for (int c : parent.children) {
       QueueAttr& child = attrs_[c];
+      child.deserved = Max(child.deserved, child.guarantee);
       children_deserved += child.deserved;
       children_guarantee += child.guarantee;
       if (child.capability.milli_cpu() <= 0)
@@ -395,23 +415,17 @@ class CapacityPlugin : public Plugin {
       for (const auto& [id, v] : parent.capability.scalars()) {
         if (!child.capability.Has(id)) child.capability.Set(id, v);
       }
-      if (AnyLess(parent.capability, child.capability)) return false;
     }
     if (p == root_) {
-      if (parent.guarantee.IsEmptyIgnoringPods()) parent.guarantee = children_guarantee;
-      if (parent.deserved.IsEmptyIgnoringPods()) parent.deserved = children_deserved;
+      parent.guarantee = children_guarantee;
+      parent.deserved = children_deserved;
     }
     const Resource shareable = ExceededPart(parent.real_capability, children_guarantee);
     for (int c : parent.children) {
       QueueAttr& child = attrs_[c];
       child.real_capability = MinUnlimited(shareable + child.guarantee, child.capability);
     }
-    if (AnyLess(parent.deserved, children_deserved)) return false;
-    if (AnyLess(parent.guarantee, children_guarantee)) return false;
-    for (int c : parent.children) {
-      if (!CheckSubtree(c)) return false;
-    }
-    return true;
+    for (int c : parent.children) CheckSubtree(c);
   }
 
   bool IsLeaf(QueueId q) const { return attrs_[q].children.empty(); }
@@ -466,7 +480,7 @@ class CapacityPlugin : public Plugin {
 
   int FlatQueueOrder(const QueueInfo& a, const QueueInfo& b) const {
     if (a.priority != b.priority) return a.priority > b.priority ? -1 : 1;
-    return share::Compare(attrs_[a.id].share, attrs_[b.id].share);
+    return CompareShares(attrs_[a.id], attrs_[b.id]);
   }
 
   // Leaves before non-leaves; two non-leaves by their own shares; two leaves by
@@ -477,13 +491,13 @@ class CapacityPlugin : public Plugin {
     if (a.priority != b.priority) return a.priority > b.priority ? -1 : 1;
     const bool a_leaf = IsLeaf(a.id), b_leaf = IsLeaf(b.id);
     if (a_leaf != b_leaf) return a_leaf ? -1 : 1;
-    if (!a_leaf) return share::Compare(attrs_[a.id].share, attrs_[b.id].share);
+    if (!a_leaf) return CompareShares(attrs_[a.id], attrs_[b.id]);
     const QueueAttr& la = attrs_[a.id];
     const QueueAttr& lb = attrs_[b.id];
     const size_t below = static_cast<size_t>(CommonLevel(la, lb)) + 1;
     const int pa = below < la.ancestors.size() ? la.ancestors[below] : a.id;
     const int pb = below < lb.ancestors.size() ? lb.ancestors[below] : b.id;
-    return share::Compare(attrs_[pa].share, attrs_[pb].share);
+    return CompareShares(attrs_[pa], attrs_[pb]);
   }
 
   // Per candidate, with a running copy of its queue's allocation: skipped
@@ -602,7 +616,7 @@ class CapacityPlugin : public Plugin {
       }
     };
     apply(a);
-    a.share = DominantShare(a.allocated, a.deserved);
+    a.share = QueueShare(a);
     for (int anc : a.ancestors) apply(attrs_[anc]);
   }
 

@@ -188,7 +188,9 @@ class GangPlugin : public Plugin {
   void OnSessionClose(Session& ssn) override {
     const int total_nodes = static_cast<int>(ssn.nodes().size());
     for (JobInfo& job : ssn.jobs()) {
-      if (Ready(ssn, job)) continue;
+      // Volcano v1.15.1's close asks only JobInfo.IsReady (minMember), not
+      // the roles or SubGroups the job-ready check adds.
+      if (job.ReadyTaskNum() + PendingBestEffort(ssn, job) >= job.min_member) continue;
       job.unschedulable = true;
       if (!ssn.options().record_events) continue;
       // A gang whose pods do not exist yet is reported by the valid check's
