@@ -379,14 +379,20 @@ World GenerateWorld(uint64_t seed, bool small) {
       cap_mem = g.Int(2, 64);
       os << "  capability: {cpu: \"" << cap_cpu << "\", memory: " << cap_mem << "Gi}\n";
     }
+    bool has_deserved = false;
     if (capacity && g.Chance(60)) {
       cap_cpu = std::min(cap_cpu, g.Int(1, 12));
       cap_mem = std::min(cap_mem, g.Int(1, 24));
       os << "  deserved: {cpu: \"" << cap_cpu << "\", memory: " << cap_mem << "Gi}\n";
+      has_deserved = true;
     }
     if (g.Chance(30)) {
-      os << "  guarantee: {resource: {cpu: \"" << std::min(cap_cpu, g.Int(1, 4))
-         << "\", memory: " << std::min(cap_mem, g.Int(1, 4)) << "Gi}}\n";
+      // Drawn in every world so that the worlds after it stay the same; written
+      // only beside a deserved (v1.15.1 refuses a guarantee without one).
+      const int g_cpu = std::min(cap_cpu, g.Int(1, 4));
+      const int g_mem = std::min(cap_mem, g.Int(1, 4));
+      if (has_deserved)
+        os << "  guarantee: {resource: {cpu: \"" << g_cpu << "\", memory: " << g_mem << "Gi}}\n";
     }
     if (hierarchy) os << "  parent: root\n";
     w.docs.push_back(os.str());
