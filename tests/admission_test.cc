@@ -206,9 +206,8 @@ TEST(AdmissionJobTest, VolumeWithoutMountPath) {
 }
 
 TEST(AdmissionJobTest, DuplicateMountPath) {
-  ExpectOnly(Doc({kQ1, Job(kInQ1 +
-                               "  volumes: [{mountPath: /var, volumeClaimName: a}, "
-                               "{mountPath: /var, volumeClaimName: b}]\n",
+  ExpectOnly(Doc({kQ1, Job(kInQ1 + "  volumes: [{mountPath: /var, volumeClaimName: a}, "
+                                   "{mountPath: /var, volumeClaimName: b}]\n",
                            Task("worker", 2))}),
              "spec.volumes[1].mountPath", "duplicated mountPath: /var");
 }
@@ -219,9 +218,8 @@ TEST(AdmissionJobTest, VolumeWithoutClaim) {
 }
 
 TEST(AdmissionJobTest, VolumeClaimAndClaimNameConflict) {
-  ExpectOnly(Doc({kQ1, Job(kInQ1 +
-                               "  volumes: [{mountPath: /data, volumeClaimName: c1, "
-                               "volumeClaim: {accessModes: [ReadWriteOnce]}}]\n",
+  ExpectOnly(Doc({kQ1, Job(kInQ1 + "  volumes: [{mountPath: /data, volumeClaimName: c1, "
+                                   "volumeClaim: {accessModes: [ReadWriteOnce]}}]\n",
                            Task("worker", 2))}),
              "spec.volumes[0].volumeClaimName", "conflict: If you want to use an existing PVC");
 }
@@ -233,10 +231,10 @@ TEST(AdmissionJobTest, InvalidVolumeClaimName) {
 }
 
 TEST(AdmissionValidTest, JobVolumes) {
-  ExpectValid(Doc({kQ1, Job(kInQ1 +
-                                "  volumes: [{mountPath: /data, volumeClaimName: c1}, "
-                                "{mountPath: /scratch, volumeClaim: {accessModes: [ReadWriteOnce]}}]\n",
-                            Task("worker", 2))}));
+  ExpectValid(
+      Doc({kQ1, Job(kInQ1 + "  volumes: [{mountPath: /data, volumeClaimName: c1}, "
+                            "{mountPath: /scratch, volumeClaim: {accessModes: [ReadWriteOnce]}}]\n",
+                    Task("worker", 2))}));
 }
 
 TEST(AdmissionJobTest, NegativeReplicas) {

@@ -45,12 +45,12 @@ Status CheckPodsPerJob(const std::string& where, const std::string& what, int64_
 }
 
 int64_t CountDecodedObjects(const ClusterObjects& o) {
-  return static_cast<int64_t>(
-      o.nodes.size() + o.pods.size() + o.priority_classes.size() + o.queues.size() +
-      o.podgroups.size() + o.jobs.size() + o.owners.size() + o.commands.size() +
-      o.job_templates.size() + o.job_flows.size() + o.namespaces.size() + o.numatopologies.size() +
-      o.hypernodes.size() + o.cron_jobs.size() + o.disruption_budgets.size() +
-      o.resource_quotas.size());
+  return static_cast<int64_t>(o.nodes.size() + o.pods.size() + o.priority_classes.size() +
+                              o.queues.size() + o.podgroups.size() + o.jobs.size() +
+                              o.owners.size() + o.commands.size() + o.job_templates.size() +
+                              o.job_flows.size() + o.namespaces.size() + o.numatopologies.size() +
+                              o.hypernodes.size() + o.cron_jobs.size() +
+                              o.disruption_budgets.size() + o.resource_quotas.size());
 }
 
 Status CheckObjectCount(const ClusterObjects& objects, const InputLimits& limits,

@@ -277,7 +277,7 @@ struct JobTask {
 // the controller would create (`volumeClaim`), mounted at mountPath.
 struct JobVolume {
   std::string mount_path;
-  std::string claim_name;  // volumeClaimName
+  std::string claim_name;       // volumeClaimName
   bool has_claim_spec = false;  // volumeClaim given
 };
 
