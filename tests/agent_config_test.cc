@@ -72,6 +72,13 @@ TEST(AgentConfig, ErrorsNameTheFileAndField) {
   ExpectError("cgroup: {driver: runc}\n", "cgroup.driver: want cgroupfs or systemd");
 }
 
+// Found by the agent_config fuzz target: a value with bytes that are not
+// UTF-8 made the message's JSON quoting throw (the agent aborted).
+TEST(AgentConfig, InvalidUtf8ValueIsAnErrorNotACrash) {
+  ExpectError("cgroup: {driver: sy\xaetemd}\n",
+              "agent.yaml: cgroup.driver: want cgroupfs or systemd");
+}
+
 TEST(AgentConfig, ExtendPatchUsesVolcanoResourceNames) {
   auto patch = ExtendStatusPatch(4200, 1LL << 30);
   EXPECT_EQ(patch["status"]["allocatable"]["kubernetes.io/batch-cpu"], "4200");

@@ -13,6 +13,10 @@ namespace {
 
 using Json = nlohmann::json;
 
+// A value as the message shows it. A configuration file is not always valid
+// UTF-8: invalid bytes are shown replaced instead of making dump() throw.
+std::string Shown(const Json& v) { return v.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
 // Walks one mapping of the file: each known key has a reader; anything else
 // is an error naming the field.
 class Section {
@@ -46,7 +50,7 @@ class Section {
   Status Bool(const std::string& key, bool* out) const {
     const Json* v = Get(key);
     if (!v) return Status::Ok();
-    if (!v->is_boolean()) return Error(Field(key), "want true or false, got " + v->dump());
+    if (!v->is_boolean()) return Error(Field(key), "want true or false, got " + Shown(*v));
     *out = v->get<bool>();
     return Status::Ok();
   }
@@ -54,7 +58,7 @@ class Section {
     const Json* v = Get(key);
     if (!v) return Status::Ok();
     if (!v->is_number_integer() || v->get<int64_t>() < 0 || v->get<int64_t>() > 100) {
-      return Error(Field(key), "want a whole number from 0 to 100, got " + v->dump());
+      return Error(Field(key), "want a whole number from 0 to 100, got " + Shown(*v));
     }
     *out = v->get<int>();
     return Status::Ok();
@@ -62,17 +66,17 @@ class Section {
   Status Duration(const std::string& key, int64_t* out) const {
     const Json* v = Get(key);
     if (!v) return Status::Ok();
-    if (!v->is_string()) return Error(Field(key), "want a duration such as 10s, got " + v->dump());
+    if (!v->is_string()) return Error(Field(key), "want a duration such as 10s, got " + Shown(*v));
     auto d = ParseGoDuration(v->get<std::string>(), where_ + ": " + Field(key));
     if (!d.ok()) return d.status();
-    if (*d <= 0) return Error(Field(key), "want a positive duration, got " + v->dump());
+    if (*d <= 0) return Error(Field(key), "want a positive duration, got " + Shown(*v));
     *out = *d;
     return Status::Ok();
   }
   Status Quantity(const std::string& key, bool milli, int64_t* out) const {
     const Json* v = Get(key);
     if (!v) return Status::Ok();
-    std::string text = v->is_string() ? v->get<std::string>() : v->dump();
+    std::string text = v->is_string() ? v->get<std::string>() : Shown(*v);
     auto q = milli ? ParseQuantityMilli(text) : ParseQuantityUnits(text);
     if (!q.ok()) return Error(Field(key), q.status().message());
     if (*q < 0) return Error(Field(key), "want a quantity of 0 or more, got " + text);
@@ -84,7 +88,7 @@ class Section {
     if (!v) return Status::Ok();
     if (!v->is_number_integer() || v->get<int64_t>() < lo || v->get<int64_t>() > hi) {
       return Error(Field(key), "want a whole number from " + std::to_string(lo) + " to " +
-                                   std::to_string(hi) + ", got " + v->dump());
+                                   std::to_string(hi) + ", got " + Shown(*v));
     }
     *out = v->get<int64_t>();
     return Status::Ok();
@@ -101,7 +105,7 @@ class Section {
     }
     std::string list;
     for (const auto& c : choices) list += (list.empty() ? "" : " or ") + c;
-    return Error(Field(key), "want " + list + ", got " + v->dump());
+    return Error(Field(key), "want " + list + ", got " + Shown(*v));
   }
   Section Child(const std::string& key) const {
     const Json* v = Get(key);
@@ -135,7 +139,7 @@ Status ParseTop(const Section& top, AgentConfig* c) {
   c->cgroup_driver = driver == "cgroupfs" ? CgroupDriver::kCgroupfs : CgroupDriver::kSystemd;
   if (const Json* p = cg.Get("parent")) {
     if (!p->is_string() || p->get<std::string>().empty()) {
-      return cg.Error(cg.Field("parent"), "want a non-empty cgroup name, got " + p->dump());
+      return cg.Error(cg.Field("parent"), "want a non-empty cgroup name, got " + Shown(*p));
     }
     c->cgroup_parent = p->get<std::string>();
   }
