@@ -58,24 +58,36 @@ def job_pods(kubectl, ns, name):
 
 
 def test_vcjob_with_ssh_and_svc_completes(kubectl, ns, make_nodes, run_basalt):
-    """A vcjob with the ssh and svc plugins: its pods are created, bound, run
-    and succeed (KWOK ends them with exit code 0), the job is Completed; the svc
-    plugin's headless Service and the ssh plugin's Secret exist."""
+    """A vcjob with the ssh and svc plugins: while it runs, the svc plugin's
+    headless Service and the ssh plugin's Secret exist and the pods carry the
+    job's subdomain; its pods are bound, run and succeed (KWOK ends them with
+    exit code 0), the job is Completed, and then, as Volcano's killJob does,
+    the plugins' objects are deleted."""
     make_nodes(2, cpu="4")
     run_basalt("g").wait_ready()
-    done = {"e2e.basalt.dev/exit-code": "0", "e2e.basalt.dev/run-for": "2s"}
+    done = {"e2e.basalt.dev/exit-code": "0", "e2e.basalt.dev/run-for": "8s"}
     kubectl.create(vcjob(ns, "mpi", [("master", 1, done), ("worker", 2, done)],
                          plugins={"ssh": [], "svc": []}))
     wait_until(lambda: len(job_pods(kubectl, ns, "mpi")) == 3, 30, "the job's 3 pods created")
+
+    def plugin_objects():
+        svc = kubectl.run("get", "-o", "json", "service", "-n", ns, "mpi", check=False)
+        secret = kubectl.run("get", "-o", "json", "secret", "-n", ns, "mpi-ssh", check=False)
+        return svc.returncode == 0 and secret.returncode == 0 and \
+            json.loads(svc.stdout)["spec"].get("clusterIP") == "None"
+    wait_until(plugin_objects, 30, "headless Service mpi and Secret mpi-ssh while the job runs")
     wait_until(lambda: job_phase(kubectl, ns, "mpi") == "Completed", 60,
                "vcjob mpi phase Completed")
     pods = job_pods(kubectl, ns, "mpi")
     assert all(phase(p) == "Succeeded" for p in pods), [(p["metadata"]["name"], phase(p))
                                                         for p in pods]
-    svc = kubectl.get("service", "-n", ns, "mpi")
-    assert svc["spec"].get("clusterIP") == "None", svc["spec"]
-    kubectl.get("secret", "-n", ns, "mpi-ssh")
     assert all(p["spec"].get("subdomain") == "mpi" for p in pods), "svc plugin: pod subdomain"
+
+    def plugin_objects_gone():
+        svc = kubectl.run("get", "service", "-n", ns, "mpi", check=False)
+        secret = kubectl.run("get", "secret", "-n", ns, "mpi-ssh", check=False)
+        return svc.returncode != 0 and secret.returncode != 0
+    wait_until(plugin_objects_gone, 30, "Service and Secret deleted once the job finished")
 
 
 def test_restart_job_on_eviction(kubectl, ns, make_nodes, run_basalt):
