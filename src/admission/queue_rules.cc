@@ -41,25 +41,14 @@ class QueueReport {
 
 // ---- quantities as Volcano prints them ----
 
-std::string DecimalUnits(int64_t v) {
-  if (v == 0) return "0";
-  static const char* kSuffix[] = {"", "k", "M", "G", "T", "P", "E"};
-  int k = 0;
-  while (k < 6 && v % 1000 == 0) {
-    v /= 1000;
-    ++k;
-  }
-  return std::to_string(v) + kSuffix[k];
-}
-
 // A quantity of the resource list as Kubernetes' Quantity.String() prints it.
 // The stored integer has lost the suffix's family, so memory is printed with a
 // binary suffix when it is a multiple of 1024 and a decimal one otherwise
 // ("1Gi", "1G", "1500M"), the form the manifest almost always used.
 std::string QuantityText(ResourceId id, int64_t v) {
   if (id == ResourceNames::kMemory)
-    return v % 1024 == 0 && v != 0 ? FormatBinaryBytes(v) : DecimalUnits(v);
-  if (id == ResourceNames::kPods) return DecimalUnits(v);
+    return v % 1024 == 0 && v != 0 ? FormatBinaryBytes(v) : FormatDecimalUnits(v);
+  if (id == ResourceNames::kPods) return FormatDecimalUnits(v);
   return FormatMilliDecimal(v);
 }
 

@@ -184,6 +184,8 @@ Result<int64_t> ToInt64(std::string_view text, Decimal d, int scale10) {
   return d.negative ? -result : result;
 }
 
+}  // namespace
+
 std::string FormatDecimalUnits(int64_t v) {
   if (v == 0) return "0";
   static const char* kSuffix[] = {"", "k", "M", "G", "T", "P", "E"};
@@ -194,8 +196,6 @@ std::string FormatDecimalUnits(int64_t v) {
   }
   return std::to_string(v) + kSuffix[k];
 }
-
-}  // namespace
 
 Result<int64_t> ParseQuantityUnits(std::string_view text) {
   BASALT_ASSIGN_OR_RETURN(Decimal d, Scan(text));

@@ -46,5 +46,8 @@ Result<int64_t> ParseQuantityMilli(std::string_view text);
 //                       Kubernetes switches to decimal suffixes), 1610612736 -> "1536Mi".
 std::string FormatMilliDecimal(int64_t milli);
 std::string FormatBinaryBytes(int64_t bytes);
+// A whole number with the largest decimal suffix that keeps it whole:
+// 0 -> "0", 1500 -> "1500", 2000 -> "2k", 3000000 -> "3M".
+std::string FormatDecimalUnits(int64_t v);
 
 }  // namespace basalt
