@@ -215,10 +215,7 @@ VcJob JobFromCronJob(const CronJob& cj, int64_t scheduled, int64_t now) {
       {"batch.volcano.sh/v1alpha1", "CronJob", cj.meta.name, cj.meta.uid, true}};
   job.meta.creation_timestamp = now;
   job.meta.source = cj.meta.source;
-  job.phase = "Pending";
-  job.retry_count = 0;
-  job.version = 0;
-  job.last_transition_time = 0;
+  job_internal::ResetJobStatus(&job);
   return job;
 }
 

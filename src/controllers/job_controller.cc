@@ -129,6 +129,13 @@ void ApplyDefaults(VcJob& job) {
 
 }  // namespace
 
+void ResetJobStatus(VcJob* job) {
+  job->phase = "Pending";
+  job->retry_count = 0;
+  job->version = 0;
+  job->last_transition_time = 0;
+}
+
 bool IsFinal(const std::string& phase) {
   return phase == "Aborted" || phase == "Completed" || phase == "Terminated" || phase == "Failed";
 }

@@ -156,6 +156,10 @@ bool IsFinal(const std::string& phase);
 int32_t TaskMinAvailable(const JobTask& t);
 int32_t JobMinAvailable(const VcJob& job);
 int32_t TotalReplicas(const VcJob& job);
+// A new job made from a template (a JobFlow's JobTemplate, a CronJob's
+// jobTemplate) starts from a fresh status: whatever status the template held
+// is not the new job's.
+void ResetJobStatus(VcJob* job);
 // Keys of the job's pods (by the job-name annotation), in key order.
 std::vector<std::string> JobPodKeys(const ClusterState& state, const VcJob& job);
 // The key of the job's PodGroup: `ns/<PodGroupName>`, or, when only a group

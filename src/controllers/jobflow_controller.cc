@@ -20,11 +20,7 @@ VcJob JobFromTemplate(const JobFlow& flow, const VcJob& tmpl, int64_t now) {
       {"flow.volcano.sh/v1alpha1", "JobFlow", flow.meta.name, flow.meta.uid, true}};
   job.meta.creation_timestamp = now;
   job.meta.source = flow.meta.source;
-  // The template's status (if any) is not the new job's.
-  job.phase = "Pending";
-  job.retry_count = 0;
-  job.version = 0;
-  job.last_transition_time = 0;
+  job_internal::ResetJobStatus(&job);
   return job;
 }
 
