@@ -361,5 +361,20 @@ TEST(CliValidationTest, PathologicalHyperNodeRegexDoesNotStallSchedule) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
 }
 
+// A configuration key holding a control byte and invalid UTF-8 is quoted in
+// the warning with those bytes escaped: a terminal or a log pipeline never
+// receives them raw.
+TEST(CliValidationTest, WarningsEscapeRawBytes) {
+  Folder f;
+  const std::string conf = f.File("s.conf");
+  f.With("s.conf",
+         "actions: \"allocate\"\ntiers:\n- plugins:\n  - name: gang\n    arguments:\n"
+         "      \"odd\x01key\xff\": 1\n");
+  RunResult r = Basalt("validate --conf " + conf);
+  EXPECT_TRUE(Has(r.out, "odd\\x01key\\xff")) << r.out;
+  EXPECT_FALSE(Has(r.out, "\x01")) << r.out;
+  EXPECT_FALSE(Has(r.out, "\xff")) << r.out;
+}
+
 }  // namespace
 }  // namespace basalt

@@ -1,16 +1,64 @@
 #include "api/log.h"
 
-#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/sinks/base_sink.h>
 
+#include <cstdio>
 #include <mutex>
 
 namespace basalt {
 namespace {
 
+// Length of the valid UTF-8 sequence at s[i], or 0 when the bytes there are
+// not one (a stray continuation byte, a truncated or overlong sequence).
+size_t Utf8SequenceAt(std::string_view s, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = byte(i);
+  size_t n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k)
+    if ((byte(i + k) & 0xc0) != 0x80) return 0;
+  if (n == 3 && c == 0xe0 && byte(i + 1) < 0xa0) return 0;  // overlong
+  if (n == 4 && c == 0xf0 && byte(i + 1) < 0x90) return 0;  // overlong
+  return n;
+}
+
+// Writes each line to stderr with its bytes made safe for a terminal and a
+// log pipeline: a message may quote what a user gave (a name, a key of a
+// configuration) and that can hold control or invalid UTF-8 bytes. Those are
+// written as \xNN; tabs, newlines and valid UTF-8 pass unchanged.
+class EscapingStderrSink final : public spdlog::sinks::base_sink<std::mutex> {
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    spdlog::memory_buf_t formatted;
+    formatter_->format(msg, formatted);
+    std::string_view line(formatted.data(), formatted.size());
+    std::string out;
+    out.reserve(line.size());
+    for (size_t i = 0; i < line.size();) {
+      const unsigned char c = static_cast<unsigned char>(line[i]);
+      if ((c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t') {
+        out += static_cast<char>(c);
+        ++i;
+      } else if (size_t n = c >= 0x80 ? Utf8SequenceAt(line, i) : 0; n > 0) {
+        out.append(line.substr(i, n));
+        i += n;
+      } else {
+        static const char kHex[] = "0123456789abcdef";
+        out += "\\x";
+        out += kHex[c >> 4];
+        out += kHex[c & 15];
+        ++i;
+      }
+    }
+    std::fwrite(out.data(), 1, out.size(), stderr);
+  }
+  void flush_() override { std::fflush(stderr); }
+};
+
 struct Loggers {
   std::mutex mu;
   spdlog::level::level_enum level = spdlog::level::info;
-  spdlog::sink_ptr sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
+  spdlog::sink_ptr sink = std::make_shared<EscapingStderrSink>();
 };
 
 Loggers& State() {
