@@ -177,10 +177,14 @@ struct ExampleKind {
   const char* api_version;
 };
 constexpr ExampleKind kOtherKinds[] = {
-    {"Queue", "scheduling.volcano.sh/v1beta1"},  {"PodGroup", "scheduling.volcano.sh/v1beta1"},
-    {"CronJob", "batch.volcano.sh/v1alpha1"},    {"JobFlow", "flow.volcano.sh/v1alpha1"},
-    {"JobTemplate", "flow.volcano.sh/v1alpha1"}, {"Deployment", "apps/v1"},
-    {"ReplicaSet", "apps/v1"},                   {"PriorityClass", "scheduling.k8s.io/v1"},
+    {"Queue", "scheduling.volcano.sh/v1beta1"},
+    {"PodGroup", "scheduling.volcano.sh/v1beta1"},
+    {"CronJob", "batch.volcano.sh/v1alpha1"},
+    {"JobFlow", "flow.volcano.sh/v1alpha1"},
+    {"JobTemplate", "flow.volcano.sh/v1alpha1"},
+    {"Deployment", "apps/v1"},
+    {"ReplicaSet", "apps/v1"},
+    {"PriorityClass", "scheduling.k8s.io/v1"},
 };
 
 TEST(VolcanoExamplesTest, EveryOtherExampleObjectValidates) {
@@ -262,7 +266,8 @@ TEST(VolcanoExamplesTest, EveryShippedSchedulerConfigurationLoadsAndSchedules) {
   ASSERT_TRUE(fs::is_directory(source + "/installer")) << "Volcano's source not found: " << source;
   testing::ScratchDir dir("basalt-volcano-conf");
   std::vector<std::pair<std::string, std::string>> confs;  // where, path
-  for (const auto& entry : fs::directory_iterator(source + "/installer/helm/chart/volcano/config")) {
+  for (const auto& entry :
+       fs::directory_iterator(source + "/installer/helm/chart/volcano/config")) {
     const std::string name = entry.path().filename().string();
     if (name.find("scheduler") != std::string::npos && entry.path().extension() == ".conf")
       confs.emplace_back(name, entry.path().string());
@@ -277,8 +282,8 @@ TEST(VolcanoExamplesTest, EveryShippedSchedulerConfigurationLoadsAndSchedules) {
         const std::string key = kv.first.as<std::string>();
         if (key.size() < 5 || key.substr(key.size() - 5) != ".conf") continue;
         const std::string where = entry.path().filename().string() + ":" + cm + "/" + key;
-        confs.emplace_back(where, dir.Write(std::to_string(confs.size()) + ".conf",
-                                            kv.second.as<std::string>()));
+        confs.emplace_back(
+            where, dir.Write(std::to_string(confs.size()) + ".conf", kv.second.as<std::string>()));
       }
     }
   }
@@ -296,8 +301,8 @@ TEST(VolcanoExamplesTest, EveryShippedSchedulerConfigurationLoadsAndSchedules) {
     SCOPED_TRACE(where);
     testing::RunResult v = testing::Basalt("validate --conf " + path);
     EXPECT_EQ(v.exit_code, 0) << v.out;
-    testing::RunResult s =
-        testing::Basalt("schedule --cycles 2 --conf " + path + " --cluster " + dir.path() + "/cluster");
+    testing::RunResult s = testing::Basalt("schedule --cycles 2 --conf " + path + " --cluster " +
+                                           dir.path() + "/cluster");
     EXPECT_EQ(s.exit_code, 0) << s.out;
     EXPECT_NE(s.out.find("\"node\": \"n1\""), std::string::npos) << s.out;
   }
