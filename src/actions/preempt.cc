@@ -96,6 +96,7 @@ NodeAnswer TryNode(Session& ssn, Statement& stmt, TaskInfo& preemptor,
   }
   std::vector<const TaskInfo*> victims;
   if (!candidates.empty()) victims = ssn.Preemptable(preemptor, candidates);
+  ssn.stats().last_preemption_victims = static_cast<int64_t>(victims.size());
   if (!LessEqual(preemptor.request, node.FutureIdle() + SumRequests(victims)))
     return NodeAnswer::kNoRoom;
   SortVictims(ssn, queue, victims);
@@ -174,6 +175,7 @@ bool PreemptTask(Session& ssn, Statement& stmt, TaskInfo& preemptor, const Candi
                  FastPathState& fast, bool remember) {
   if (!EligibleToPreempt(ssn, preemptor)) return false;
   if (!ssn.PrePredicate(preemptor).ok()) return false;
+  ++ssn.stats().preemption_attempts;
   const JobInfo& job = ssn.job(preemptor.job);
   const QueueInfo& queue = ssn.queue(job.queue);
   if (!ssn.options().reference_node_selection) {
@@ -216,6 +218,7 @@ bool PreemptTask(Session& ssn, Statement& stmt, TaskInfo& preemptor, const Candi
 // Gang-aware preemption for `job`: the cheapest victims inside one allowed
 // domain, evicted together with every needed pipeline, or nothing.
 bool PreemptGang(Session& ssn, JobInfo& job, const GangEvictionOptions& options) {
+  ++ssn.stats().preemption_attempts;  // one attempt per gang, as one per preemptor task
   GangEvictionRequest req;
   req.job = &job;
   req.options = options;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cstdlib>
 #include <string_view>
 #include <unordered_map>
@@ -12,6 +13,13 @@
 #include "framework/snapshot_cache.h"
 
 namespace basalt {
+namespace {
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
 
 const char* TaskStatusName(TaskStatus s) {
   switch (s) {
@@ -190,8 +198,10 @@ Result<std::unique_ptr<Session>> Session::Open(const ClusterState& state,
                                                const SchedulerConfig& conf,
                                                const PluginRegistry& plugins,
                                                const SessionOptions& options) {
+  const auto open_start = std::chrono::steady_clock::now();
   std::unique_ptr<Session> ssn(new Session(state, conf, options));
   ssn->BuildSnapshot();
+  ssn->stats_.snapshot_seconds = SecondsSince(open_start);
   ssn->hypernode_tree_ = HyperNodeTree::Build(state, *ssn->snap_);
   ssn->subgroups_ = SubGroupIndex::Build(*ssn->snap_);
   for (size_t t = 0; t < conf.tiers.size(); ++t) {
@@ -207,9 +217,13 @@ Result<std::unique_ptr<Session>> Session::Open(const ClusterState& state,
   }
   for (size_t i = 0; i < ssn->slots_.size(); ++i) {
     ssn->current_slot_ = static_cast<int>(i);
+    const auto start = std::chrono::steady_clock::now();
     ssn->slots_[i]->plugin->OnSessionOpen(*ssn);
+    ssn->stats_.plugin_open.push_back(
+        {std::string(ssn->slots_[i]->plugin->Name()), SecondsSince(start)});
   }
   ssn->current_slot_ = -1;
+  ssn->stats_.open_seconds = SecondsSince(open_start);
   return ssn;
 }
 
@@ -759,7 +773,11 @@ void Session::ReportGroupsWithoutQueue() {
 
 Decisions Session::Close() {
   ReportGroupsWithoutQueue();
-  for (auto& s : slots_) s->plugin->OnSessionClose(*this);
+  for (auto& s : slots_) {
+    const auto start = std::chrono::steady_clock::now();
+    s->plugin->OnSessionClose(*this);
+    stats_.plugin_close.push_back({std::string(s->plugin->Name()), SecondsSince(start)});
+  }
   Decisions d = std::move(decisions_);
   ComputeClose(d);
   return d;

@@ -262,6 +262,12 @@ class DrfPlugin : public Plugin {
  public:
   std::string_view Name() const override { return "drf"; }
 
+  // Each job's dominant share as the session leaves it (Volcano's job_share gauge).
+  void OnSessionClose(Session& ssn) override {
+    for (const JobInfo& job : ssn.jobs())
+      ssn.stats().job_shares[job.key] = static_cast<double>(attrs_[job.id].share.ToLongDouble());
+  }
+
   void OnSessionOpen(Session& ssn) override {
     total_ = ssn.total_resource();
     attrs_.assign(ssn.jobs().size(), JobAttr());
