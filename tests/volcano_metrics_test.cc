@@ -207,11 +207,12 @@ std::string ScrapeAfterCycles(const std::string& conf, std::map<std::string, Pro
     return fake.BindCount("fx/pod-a") == 1 && fake.BindCount("fx/gpu-0") == 1 && job_pod &&
            (*job_pod)["spec"].contains("nodeName");
   };
-  for (int i = 0; i < 12 && !done(); ++i) {
+  for (int i = 0; i < 30 && !done(); ++i) {
     clock.Advance(std::chrono::seconds(1));
     app.Tick();
     app.AwaitBinds(std::chrono::milliseconds(5000));
-    Eventually([&] { return false; }, std::chrono::milliseconds(100));  // let the watches catch up
+    // Until the informers show what the cycle wrote (or a moment passed).
+    Eventually(done, std::chrono::milliseconds(200));
   }
   EXPECT_TRUE(done()) << "the seeded pods were not all bound";
   // One more cycle, now that the informers show the binds.
@@ -269,6 +270,13 @@ const PromSample* Find(const PromFamily& f, const std::string& name,
     if (match) return &s;
   }
   return nullptr;
+}
+
+// The sample's value, or NaN when there is none (every comparison then fails).
+double ValueOf(std::map<std::string, PromFamily>& fams, const std::string& family,
+               const std::string& name, const std::map<std::string, std::string>& labels) {
+  const PromSample* s = Find(fams[family], name, labels);
+  return s ? s->value : std::nan("");
 }
 
 TEST(VolcanoMetricsTest, BucketBoundsAreGoClientsAndRenderAsGoDoes) {
@@ -329,55 +337,42 @@ TEST(VolcanoMetricsTest, ServeExportsVolcanosFamiliesWithProportion) {
     }
   }
   // Values are basalt's measurements.
-  const PromFamily& stage = fams["volcano_task_scheduling_latency_milliseconds"];
-  for (const char* s : {"Watched", "Assumed", "Bound"}) {
-    const PromSample* count =
-        Find(stage, "volcano_task_scheduling_latency_milliseconds_count", {{"stage", s}});
-    ASSERT_NE(count, nullptr) << s;
-    EXPECT_GE(count->value, 4) << s;  // pod-a, pod-b, gpu-0, the Job's pod
-  }
-  const PromSample* binds =
-      Find(fams["volcano_scheduling_stage_duration_milliseconds"],
-           "volcano_scheduling_stage_duration_milliseconds_count", {{"stage", "Bind"}});
-  ASSERT_NE(binds, nullptr);
-  EXPECT_EQ(binds->value, 4);
-  EXPECT_EQ(Find(fams["volcano_schedule_attempts_total"], "volcano_schedule_attempts_total",
-                 {{"result", "scheduled"}})
-                ->value,
+  auto value = [&](const std::string& family, const std::string& sample,
+                   const std::map<std::string, std::string>& labels) {
+    return ValueOf(fams, family, sample, labels);
+  };
+  const std::string stage = "volcano_task_scheduling_latency_milliseconds";
+  for (const char* s : {"Watched", "Assumed", "Bound"})  // pod-a, pod-b, gpu-0, the Job's pod
+    EXPECT_GE(value(stage, stage + "_count", {{"stage", s}}), 4) << s;
+  const std::string bind = "volcano_scheduling_stage_duration_milliseconds";
+  EXPECT_EQ(value(bind, bind + "_count", {{"stage", "Bind"}}), 4);
+  EXPECT_EQ(value("volcano_schedule_attempts_total", "volcano_schedule_attempts_total",
+                  {{"result", "scheduled"}}),
             4);
-  const PromSample* gpus = Find(fams["volcano_queue_allocated_scalar_resources"],
-                                "volcano_queue_allocated_scalar_resources",
-                                {{"queue_name", "q1"}, {"resource", "nvidia.com/gpu"}});
-  ASSERT_NE(gpus, nullptr);
-  EXPECT_EQ(gpus->value, 1000);  // thousandths of a GPU, as Volcano counts
-  const PromSample* cpu = Find(fams["volcano_queue_allocated_milli_cpu"],
-                               "volcano_queue_allocated_milli_cpu", {{"queue_name", "q1"}});
-  ASSERT_NE(cpu, nullptr);
-  EXPECT_EQ(cpu->value, 2100);  // 500m + 500m + 1 + the Job's 100m
+  // Thousandths of a GPU, as Volcano counts scalars.
   EXPECT_EQ(
-      Find(fams["volcano_queue_weight"], "volcano_queue_weight", {{"queue_name", "q1"}})->value, 2);
-  const PromSample* unready = Find(fams["volcano_unschedule_task_count"],
-                                   "volcano_unschedule_task_count", {{"job_id", "pg-wait"}});
-  ASSERT_NE(unready, nullptr);
-  EXPECT_EQ(unready->value, 3);  // minMember 3, its one pod pending
-  EXPECT_EQ(fams["volcano_unschedule_job_count"].samples.at(0).value, 1);
-  EXPECT_GE(
-      Find(fams["volcano_job_retry_counts"], "volcano_job_retry_counts", {{"job_id", "pg-wait"}})
-          ->value,
-      2);
-  const PromSample* created =
-      Find(fams["volcano_controller_job_to_pod_creation_latency_milliseconds"],
-           "volcano_controller_job_to_pod_creation_latency_milliseconds_count", {});
-  ASSERT_NE(created, nullptr);
-  EXPECT_EQ(created->value, 1);
-  const PromSample* running = Find(fams["volcano_queue_pod_group_inqueue_count"],
-                                   "volcano_queue_pod_group_inqueue_count", {{"queue_name", "q1"}});
-  EXPECT_NE(running, nullptr);
-  const PromSample* plugin = Find(fams["volcano_plugin_scheduling_latency_milliseconds"],
-                                  "volcano_plugin_scheduling_latency_milliseconds_count",
-                                  {{"plugin", "gang"}, {"OnSession", "OnSessionClose"}});
-  ASSERT_NE(plugin, nullptr);
-  EXPECT_GE(plugin->value, 2);
+      value("volcano_queue_allocated_scalar_resources", "volcano_queue_allocated_scalar_resources",
+            {{"queue_name", "q1"}, {"resource", "nvidia.com/gpu"}}),
+      1000);
+  // 500m + 500m + 1 + the Job's 100m.
+  EXPECT_EQ(value("volcano_queue_allocated_milli_cpu", "volcano_queue_allocated_milli_cpu",
+                  {{"queue_name", "q1"}}),
+            2100);
+  EXPECT_EQ(value("volcano_queue_weight", "volcano_queue_weight", {{"queue_name", "q1"}}), 2);
+  // minMember 3, its one pod pending.
+  EXPECT_EQ(value("volcano_unschedule_task_count", "volcano_unschedule_task_count",
+                  {{"job_id", "pg-wait"}}),
+            3);
+  EXPECT_EQ(value("volcano_unschedule_job_count", "volcano_unschedule_job_count", {}), 1);
+  EXPECT_GE(value("volcano_job_retry_counts", "volcano_job_retry_counts", {{"job_id", "pg-wait"}}),
+            2);
+  const std::string created = "volcano_controller_job_to_pod_creation_latency_milliseconds";
+  EXPECT_EQ(value(created, created + "_count", {}), 1);
+  EXPECT_FALSE(std::isnan(value("volcano_queue_pod_group_inqueue_count",
+                                "volcano_queue_pod_group_inqueue_count", {{"queue_name", "q1"}})));
+  const std::string plugin = "volcano_plugin_scheduling_latency_milliseconds";
+  EXPECT_GE(value(plugin, plugin + "_count", {{"plugin", "gang"}, {"OnSession", "OnSessionClose"}}),
+            2);
   // basalt's own families are still there.
   EXPECT_EQ(fams["basalt_cycle_duration_seconds"].type, "histogram");
 }
@@ -395,22 +390,19 @@ TEST(VolcanoMetricsTest, ServeExportsCapacityGaugesWithCapacity) {
       EXPECT_FALSE(fams[want.name].samples.empty()) << want.name << " has no sample\n" << text;
     }
   }
-  const PromSample* cap = Find(fams["volcano_queue_capacity_scalar_resources"],
-                               "volcano_queue_capacity_scalar_resources",
-                               {{"queue_name", "q1"}, {"resource", "nvidia.com/gpu"}});
-  ASSERT_NE(cap, nullptr);
-  EXPECT_EQ(cap->value, 4000);
-  const PromSample* cpu = Find(fams["volcano_queue_capacity_milli_cpu"],
-                               "volcano_queue_capacity_milli_cpu", {{"queue_name", "q1"}});
-  ASSERT_NE(cpu, nullptr);
-  EXPECT_EQ(cpu->value, 16000);
+  EXPECT_EQ(ValueOf(fams, "volcano_queue_capacity_scalar_resources",
+                    "volcano_queue_capacity_scalar_resources",
+                    {{"queue_name", "q1"}, {"resource", "nvidia.com/gpu"}}),
+            4000);
+  EXPECT_EQ(ValueOf(fams, "volcano_queue_capacity_milli_cpu", "volcano_queue_capacity_milli_cpu",
+                    {{"queue_name", "q1"}}),
+            16000);
   // The default queue has no capability: no capacity series, a real capacity.
-  EXPECT_EQ(Find(fams["volcano_queue_capacity_milli_cpu"], "volcano_queue_capacity_milli_cpu",
-                 {{"queue_name", "default"}}),
-            nullptr);
-  EXPECT_NE(Find(fams["volcano_queue_real_capacity_milli_cpu"],
-                 "volcano_queue_real_capacity_milli_cpu", {{"queue_name", "default"}}),
-            nullptr);
+  EXPECT_TRUE(std::isnan(ValueOf(fams, "volcano_queue_capacity_milli_cpu",
+                                 "volcano_queue_capacity_milli_cpu", {{"queue_name", "default"}})));
+  EXPECT_FALSE(
+      std::isnan(ValueOf(fams, "volcano_queue_real_capacity_milli_cpu",
+                         "volcano_queue_real_capacity_milli_cpu", {{"queue_name", "default"}})));
 }
 
 // ---- Volcano's dashboards ----

@@ -169,6 +169,11 @@ struct SessionOptions {
   // messages). The simulator, which reports none, turns it off: composing a
   // message for every pending pod of every cycle is much of its cycle cost.
   bool record_events = true;
+  // Has the fairness, gang and drf plugins copy what they computed into
+  // `Session::stats()` at close (queue quantities, gang readiness, job shares)
+  // for `basalt serve`'s metrics. Off elsewhere: a copy per job per cycle is
+  // work nobody reads. The session's own timings are always recorded.
+  bool report_metrics = false;
 };
 
 class Statement;

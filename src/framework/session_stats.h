@@ -1,8 +1,9 @@
 // SessionStats: what one session measured about itself and what its plugins
 // and actions reported for operators, kept beside the decisions. `basalt
 // serve` exports it under Volcano's metric names (live/volcano_metrics.h); the
-// other front ends ignore it. Filling it never changes a decision: it holds
-// wall-clock timings and copies of values the plugins computed anyway.
+// plugins' reports are filled only when SessionOptions::report_metrics asks.
+// Filling it never changes a decision: it holds wall-clock timings and copies
+// of values the plugins computed anyway.
 #pragma once
 
 #include <cstdint>

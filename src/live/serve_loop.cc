@@ -496,6 +496,7 @@ CycleSummary ServeLoop::RunCycle() {
                    .count();
     session_now = opts.now;
     opts.snapshot_cache = &snapshot_cache_;
+    opts.report_metrics = true;  // Volcano's queue, gang and job gauges (volcano_metrics.h)
     SessionHooks timed;
     Clock::time_point t0;
     timed.before_action = [&t0](Session&, const Action&) { t0 = Clock::now(); };

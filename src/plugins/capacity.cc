@@ -273,6 +273,7 @@ class CapacityPlugin : public Plugin {
   // jobs its spec.deserved, nothing allocated or requested, and its real
   // capability.
   void OnSessionClose(Session& ssn) override {
+    if (!ssn.options().report_metrics) return;
     std::vector<bool> has_jobs(ssn.queues().size(), false);
     std::vector<Resource> request(ssn.queues().size());
     for (const JobInfo& job : ssn.jobs()) {

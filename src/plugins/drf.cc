@@ -264,6 +264,7 @@ class DrfPlugin : public Plugin {
 
   // Each job's dominant share as the session leaves it (Volcano's job_share gauge).
   void OnSessionClose(Session& ssn) override {
+    if (!ssn.options().report_metrics) return;
     for (const JobInfo& job : ssn.jobs())
       ssn.stats().job_shares[job.key] = static_cast<double>(attrs_[job.id].share.ToLongDouble());
   }

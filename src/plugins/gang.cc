@@ -187,12 +187,13 @@ class GangPlugin : public Plugin {
 
   void OnSessionClose(Session& ssn) override {
     const int total_nodes = static_cast<int>(ssn.nodes().size());
-    ssn.stats().gang_reported = true;
+    const bool report = ssn.options().report_metrics;
+    ssn.stats().gang_reported = report;
     for (JobInfo& job : ssn.jobs()) {
       // Volcano v1.15.1's close asks only JobInfo.IsReady (minMember), not
       // the roles or SubGroups the job-ready check adds.
       const bool ready = job.ReadyTaskNum() + PendingBestEffort(ssn, job) >= job.min_member;
-      if (!job.tasks.empty()) {
+      if (report && !job.tasks.empty()) {
         ssn.stats().gangs.push_back(GangReport{job.podgroup ? job.podgroup->meta.name : job.key,
                                                ready ? 0 : job.min_member - job.ReadyTaskNum(),
                                                ready});

@@ -92,6 +92,7 @@ class ProportionPlugin : public Plugin {
   // jobs its allocation, request, weight, deserved share, share and whether it
   // is overused; for a queue without jobs an allocation and request of 0.
   void OnSessionClose(Session& ssn) override {
+    if (!ssn.options().report_metrics) return;
     for (const QueueInfo& q : ssn.queues()) {
       QueueReport& r = ssn.stats().queues[q.name];
       const QueueAttr* a = Attr(q.id);
