@@ -52,7 +52,7 @@ struct Family {
   std::string name;
   std::string type;
   std::vector<std::string> labels;  // in any order; "le" not listed
-  std::optional<Layout> buckets;
+  std::optional<Layout> buckets = std::nullopt;
 };
 
 // What Volcano v1.15.1 declares (pkg/scheduler/metrics, pkg/controllers/metrics,

@@ -69,7 +69,7 @@ class VolcanoSchedulerMetrics {
 
  private:
   void SetQueueGauges(const std::map<std::string, QueueReport>& queues);
-  void SetResourceGauges(const std::string& prefix, const std::string& queue,
+  void SetResourceGauges(const std::string& quantity, const std::string& queue,
                          const ResourceFigures& figures);
   void SetGangGauges(const SessionStats& stats);
 
