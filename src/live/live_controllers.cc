@@ -490,7 +490,8 @@ void LiveControllers::ObservePodCreated(const Write& w, const std::string& reply
   auto meta = w.body.find("metadata");
   if (meta == w.body.end() || !meta->is_object()) return;
   const Json annotations = meta->value("annotations", Json::object());
-  const std::string job = annotations.is_object() ? annotations.value(job_internal::kJobName, "") : "";
+  const std::string job =
+      annotations.is_object() ? annotations.value(job_internal::kJobName, "") : "";
   if (job.empty()) return;
   const Json created = Json::parse(reply, nullptr, false);
   if (!created.is_object() || !created.contains("metadata")) return;
