@@ -397,34 +397,42 @@ void VolcanoSchedulerMetrics::CountAttempts(const char* result, int64_t n) {
   if (n > 0) m_->Inc(Name("schedule_attempts_total"), {result}, static_cast<double>(n));
 }
 
+// As Volcano's cache does when a job leaves it: the job's series go, its
+// gang series (labelled by name alone) with them. Only new or re-queued
+// PodGroups are written: an idle cycle over many jobs costs lookups only.
 void VolcanoSchedulerMetrics::SyncJobs(const ClusterState& state,
                                        const std::string& default_queue) {
-  std::map<std::string, std::vector<std::string>> now;
-  std::set<std::string> names;
-  for (const auto& [key, group] : state.podgroups()) {
-    const std::string& queue = group.queue.empty() ? default_queue : group.queue;
-    now[key] = {group.meta.name, queue, group.meta.namespace_};
-    names.insert(group.meta.name);
-    m_->Set(Name("e2e_job_scheduling_start_time"), now[key],
-            static_cast<double>(group.meta.creation_timestamp));
-  }
-  for (const auto& [key, labels] : job_series_) {
-    auto it = now.find(key);
-    if (it != now.end() && it->second == labels) continue;  // same job, same queue
-    for (const char* family : {"e2e_job_scheduling_duration", "e2e_job_scheduling_start_time",
-                               "e2e_job_scheduling_last_time"}) {
-      m_->Erase(Name(family), labels);
-    }
-  }
-  job_series_ = std::move(now);
-  for (auto it = gang_series_.begin(); it != gang_series_.end();) {
-    if (names.count(*it)) {
+  static const char* const kJobFamilies[] = {"e2e_job_scheduling_duration",
+                                             "e2e_job_scheduling_start_time",
+                                             "e2e_job_scheduling_last_time"};
+  for (auto it = job_series_.begin(); it != job_series_.end();) {
+    if (state.FindPodGroup(it->first) != nullptr) {
       ++it;
       continue;
     }
-    m_->Erase(Name("unschedule_task_count"), {*it});
-    m_->Erase(Name("job_retry_counts"), {*it});
-    it = gang_series_.erase(it);
+    for (const char* family : kJobFamilies) m_->Erase(Name(family), it->second.labels);
+    const std::string& name = it->second.labels[0];
+    if (gang_series_.erase(name)) {
+      m_->Erase(Name("unschedule_task_count"), {name});
+      m_->Erase(Name("job_retry_counts"), {name});
+    }
+    it = job_series_.erase(it);
+  }
+  for (const auto& [key, group] : state.podgroups()) {
+    const std::string& queue = group.queue.empty() ? default_queue : group.queue;
+    auto known = job_series_.find(key);
+    if (known != job_series_.end() && known->second.labels[1] == queue &&
+        known->second.created == group.meta.creation_timestamp) {
+      continue;
+    }
+    if (known != job_series_.end()) {
+      for (const char* family : kJobFamilies) m_->Erase(Name(family), known->second.labels);
+    }
+    JobSeries series{{group.meta.name, queue, group.meta.namespace_},
+                     group.meta.creation_timestamp};
+    m_->Set(Name("e2e_job_scheduling_start_time"), series.labels,
+            static_cast<double>(series.created));
+    job_series_[key] = std::move(series);
   }
 }
 

@@ -63,8 +63,8 @@ class VolcanoSchedulerMetrics {
   // Pods of ours the session placed, left pending, or whose bind came back
   // without a verdict.
   void CountAttempts(const char* result, int64_t n);
-  // Per cycle, from the store: every PodGroup's start time, series of jobs
-  // that are gone removed.
+  // Per cycle, from the store: a new PodGroup's start time; the series of
+  // jobs that are gone removed.
   void SyncJobs(const ClusterState& state, const std::string& default_queue);
 
  private:
@@ -77,8 +77,13 @@ class VolcanoSchedulerMetrics {
   // Scalar resources each queue has shown under each `*_scalar_resources`
   // family: one that is no longer there reads 0, as in Volcano.
   std::map<std::string, std::map<std::string, std::set<std::string>>> known_scalars_;
-  // Labels of the per-job series: "ns/name" -> {name, queue, namespace}.
-  std::map<std::string, std::vector<std::string>> job_series_;
+  // The per-job series by PodGroup key "ns/name": labels {name, queue,
+  // namespace} and the creation time they were written for.
+  struct JobSeries {
+    std::vector<std::string> labels;
+    int64_t created = 0;
+  };
+  std::map<std::string, JobSeries> job_series_;
   std::set<std::string> gang_series_;   // job names with unschedule_task_count / retries
   std::set<std::string> share_series_;  // "ns/name" with a job_share series
 };
