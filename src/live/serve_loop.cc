@@ -540,9 +540,6 @@ CycleSummary ServeLoop::RunCycle() {
     RecordPlacementsLocked(d);
     volcano_metrics_.SyncJobs(*state_, opts.default_queue);
     SetQueuePodGroupCounts(*metrics_, *state_, opts.default_queue);
-    volcano_metrics_.CountAttempts("scheduled", static_cast<int64_t>(d.binds.size()));
-    volcano_metrics_.CountAttempts(
-        "unschedulable", std::max<int64_t>(0, pending - static_cast<int64_t>(d.binds.size())));
     for (auto it = podgroups_described_.begin(); it != podgroups_described_.end();) {
       if (pg_uids.count(*it)) {
         ++it;
@@ -576,6 +573,9 @@ CycleSummary ServeLoop::RunCycle() {
   ApplyEvictions(d.evictions, pods, &sum);
   SendBinds(d.binds, pods, &sum);
   sum.pending = std::max(0, pending - sum.binds_sent);
+  volcano_metrics_.CountAttempts("scheduled", sum.binds_sent);
+  volcano_metrics_.CountAttempts(
+      "unschedulable", std::max<int64_t>(0, pending - static_cast<int64_t>(d.binds.size())));
 
   for (const PipelineDecision& p : d.pipelined) {
     if (Stopping()) break;  // SIGTERM: no new writes
