@@ -10,6 +10,7 @@
 #include "api/check.h"
 #include "api/log.h"
 #include "framework/bind_check.h"
+#include "framework/session_stats.h"
 #include "framework/snapshot_cache.h"
 
 namespace basalt {
@@ -199,9 +200,10 @@ Result<std::unique_ptr<Session>> Session::Open(const ClusterState& state,
                                                const PluginRegistry& plugins,
                                                const SessionOptions& options) {
   const auto open_start = std::chrono::steady_clock::now();
+  SessionStats* stats = ActiveSessionStats();  // null: nobody observes
   std::unique_ptr<Session> ssn(new Session(state, conf, options));
   ssn->BuildSnapshot();
-  ssn->stats_.snapshot_seconds = SecondsSince(open_start);
+  if (stats) stats->snapshot_seconds = SecondsSince(open_start);
   ssn->hypernode_tree_ = HyperNodeTree::Build(state, *ssn->snap_);
   ssn->subgroups_ = SubGroupIndex::Build(*ssn->snap_);
   for (size_t t = 0; t < conf.tiers.size(); ++t) {
@@ -219,11 +221,12 @@ Result<std::unique_ptr<Session>> Session::Open(const ClusterState& state,
     ssn->current_slot_ = static_cast<int>(i);
     const auto start = std::chrono::steady_clock::now();
     ssn->slots_[i]->plugin->OnSessionOpen(*ssn);
-    ssn->stats_.plugin_open.push_back(
-        {std::string(ssn->slots_[i]->plugin->Name()), SecondsSince(start)});
+    if (stats)
+      stats->plugin_open.push_back(
+          {std::string(ssn->slots_[i]->plugin->Name()), SecondsSince(start)});
   }
   ssn->current_slot_ = -1;
-  ssn->stats_.open_seconds = SecondsSince(open_start);
+  if (stats) stats->open_seconds = SecondsSince(open_start);
   return ssn;
 }
 
@@ -773,10 +776,11 @@ void Session::ReportGroupsWithoutQueue() {
 
 Decisions Session::Close() {
   ReportGroupsWithoutQueue();
+  SessionStats* stats = ActiveSessionStats();
   for (auto& s : slots_) {
     const auto start = std::chrono::steady_clock::now();
     s->plugin->OnSessionClose(*this);
-    stats_.plugin_close.push_back({std::string(s->plugin->Name()), SecondsSince(start)});
+    if (stats) stats->plugin_close.push_back({std::string(s->plugin->Name()), SecondsSince(start)});
   }
   Decisions d = std::move(decisions_);
   ComputeClose(d);

@@ -32,7 +32,6 @@
 #include "framework/hypernode_tree.h"
 #include "framework/invariants.h"
 #include "framework/plugin.h"
-#include "framework/session_stats.h"
 #include "framework/snapshot.h"
 #include "framework/subgroups.h"
 #include "framework/types.h"
@@ -169,11 +168,6 @@ struct SessionOptions {
   // messages). The simulator, which reports none, turns it off: composing a
   // message for every pending pod of every cycle is much of its cycle cost.
   bool record_events = true;
-  // Has the fairness, gang and drf plugins copy what they computed into
-  // `Session::stats()` at close (queue quantities, gang readiness, job shares)
-  // for `basalt serve`'s metrics. Off elsewhere: a copy per job per cycle is
-  // work nobody reads. The session's own timings are always recorded.
-  bool report_metrics = false;
 };
 
 class Statement;
@@ -333,12 +327,6 @@ class Session {
 
   int64_t cycle() const { return options_.cycle; }
 
-  // Timings and reports for operators' metrics (framework/session_stats.h):
-  // the session records its own timings; plugins and actions add what they
-  // report. Never read back by a decision.
-  SessionStats& stats() { return stats_; }
-  const SessionStats& stats() const { return stats_; }
-
   // Every change of a node's bookkeeping appends the node's id here, so caches
   // keyed on node state can re-check only the nodes changed since they looked.
   const std::vector<NodeId>& node_change_log() const { return node_change_log_; }
@@ -399,7 +387,6 @@ class Session {
   std::vector<TaskId> touched_tasks_;
   SnapshotCache* cache_ = nullptr;  // set while this session holds the cache's snapshot
   InvariantTracker invariants_;
-  SessionStats stats_;
 };
 
 }  // namespace basalt

@@ -1,9 +1,14 @@
 // SessionStats: what one session measured about itself and what its plugins
-// and actions reported for operators, kept beside the decisions. `basalt
-// serve` exports it under Volcano's metric names (live/volcano_metrics.h); the
-// plugins' reports are filled only when SessionOptions::report_metrics asks.
-// Filling it never changes a decision: it holds wall-clock timings and copies
-// of values the plugins computed anyway.
+// and actions reported for operators. `basalt serve` exports it under
+// Volcano's metric names (live/volcano_metrics.h).
+//
+// Observation is opt-in per thread: while a SessionStatsScope is open, the
+// sessions this thread runs record into its SessionStats (the session its
+// timings, proportion/capacity/gang/drf their values at close, preempt its
+// attempts); with none open, ActiveSessionStats() is null and nothing is
+// recorded or copied. The session's interface stays what every front end
+// compiles against, and filling the stats never changes a decision: they hold
+// wall-clock timings and copies of values the plugins computed anyway.
 #pragma once
 
 #include <cstdint>
@@ -76,6 +81,28 @@ struct SessionStats {
   // last victim vote (Volcano keeps the last one as a gauge).
   int64_t preemption_attempts = 0;
   std::optional<int64_t> last_preemption_victims;
+};
+
+namespace session_stats_internal {
+inline thread_local SessionStats* active = nullptr;
+}  // namespace session_stats_internal
+
+// The stats the sessions of this thread record into; null when none is open.
+inline SessionStats* ActiveSessionStats() { return session_stats_internal::active; }
+
+// Opens observation for the sessions this thread runs during its lifetime
+// (scopes nest: the inner one wins until it closes).
+class SessionStatsScope {
+ public:
+  explicit SessionStatsScope(SessionStats* stats) : previous_(session_stats_internal::active) {
+    session_stats_internal::active = stats;
+  }
+  ~SessionStatsScope() { session_stats_internal::active = previous_; }
+  SessionStatsScope(const SessionStatsScope&) = delete;
+  SessionStatsScope& operator=(const SessionStatsScope&) = delete;
+
+ private:
+  SessionStats* previous_;
 };
 
 }  // namespace basalt

@@ -496,7 +496,6 @@ CycleSummary ServeLoop::RunCycle() {
                    .count();
     session_now = opts.now;
     opts.snapshot_cache = &snapshot_cache_;
-    opts.report_metrics = true;  // Volcano's queue, gang and job gauges (volcano_metrics.h)
     SessionHooks timed;
     Clock::time_point t0;
     timed.before_action = [&t0](Session&, const Action&) { t0 = Clock::now(); };
@@ -505,11 +504,14 @@ CycleSummary ServeLoop::RunCycle() {
       metrics_->Observe("basalt_action_duration_seconds", {std::string(action.Name())}, seconds);
       volcano_metrics_.ObserveAction(std::string(action.Name()), seconds);
     };
+    // The session's timings and its plugins' reports, for Volcano's families.
+    SessionStats stats;
     const auto session_start = Clock::now();
-    timed.closed = [&](Session& ssn, const Decisions&) {
-      volcano_metrics_.ObserveSession(ssn.stats(), Seconds(Clock::now() - session_start));
-    };
-    auto decided = RunSession(*state_, *conf_, plugins_, actions_, opts, timed);
+    auto decided = [&] {
+      SessionStatsScope observed(&stats);
+      return RunSession(*state_, *conf_, plugins_, actions_, opts, timed);
+    }();
+    if (decided.ok()) volcano_metrics_.ObserveSession(stats, Seconds(Clock::now() - session_start));
     if (!decided.ok()) {
       sum.errors.push_back(decided.status().message());
       Log("serve").error("msg=\"session not opened\" error={}",

@@ -67,6 +67,7 @@
 
 #include "framework/invariants.h"
 #include "framework/session.h"
+#include "framework/session_stats.h"
 #include "plugins/builtin.h"
 #include "plugins/queue_share.h"
 
@@ -273,7 +274,8 @@ class CapacityPlugin : public Plugin {
   // jobs its spec.deserved, nothing allocated or requested, and its real
   // capability.
   void OnSessionClose(Session& ssn) override {
-    if (!ssn.options().report_metrics) return;
+    SessionStats* stats = ActiveSessionStats();
+    if (stats == nullptr) return;
     std::vector<bool> has_jobs(ssn.queues().size(), false);
     std::vector<Resource> request(ssn.queues().size());
     for (const JobInfo& job : ssn.jobs()) {
@@ -287,7 +289,7 @@ class CapacityPlugin : public Plugin {
     for (const QueueAttr& a : attrs_) {
       if (a.queue == kNone) continue;  // the implicit root has no Queue object
       const QueueInfo& q = ssn.queue(a.queue);
-      QueueReport& r = ssn.stats().queues[q.name];
+      QueueReport& r = stats->queues[q.name];
       if (q.queue && q.queue->capability) r.capability = FiguresOf(*q.queue->capability);
       r.real_capability = FiguresOf(a.real_capability);
       if (!has_jobs[a.queue] && !hierarchy_) {

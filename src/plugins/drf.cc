@@ -30,6 +30,7 @@
 
 #include "api/text.h"
 #include "framework/session.h"
+#include "framework/session_stats.h"
 #include "plugins/builtin.h"
 #include "plugins/queue_share.h"
 
@@ -264,9 +265,10 @@ class DrfPlugin : public Plugin {
 
   // Each job's dominant share as the session leaves it (Volcano's job_share gauge).
   void OnSessionClose(Session& ssn) override {
-    if (!ssn.options().report_metrics) return;
+    SessionStats* stats = ActiveSessionStats();
+    if (stats == nullptr) return;
     for (const JobInfo& job : ssn.jobs())
-      ssn.stats().job_shares[job.key] = static_cast<double>(attrs_[job.id].share.ToLongDouble());
+      stats->job_shares[job.key] = static_cast<double>(attrs_[job.id].share.ToLongDouble());
   }
 
   void OnSessionOpen(Session& ssn) override {

@@ -43,6 +43,7 @@
 
 #include "framework/invariants.h"
 #include "framework/session.h"
+#include "framework/session_stats.h"
 #include "plugins/builtin.h"
 #include "plugins/exact_resource.h"
 #include "plugins/queue_share.h"
@@ -92,9 +93,10 @@ class ProportionPlugin : public Plugin {
   // jobs its allocation, request, weight, deserved share, share and whether it
   // is overused; for a queue without jobs an allocation and request of 0.
   void OnSessionClose(Session& ssn) override {
-    if (!ssn.options().report_metrics) return;
+    SessionStats* stats = ActiveSessionStats();
+    if (stats == nullptr) return;
     for (const QueueInfo& q : ssn.queues()) {
-      QueueReport& r = ssn.stats().queues[q.name];
+      QueueReport& r = stats->queues[q.name];
       const QueueAttr* a = Attr(q.id);
       if (a == nullptr) {
         r.allocated = ResourceFigures();
