@@ -64,6 +64,7 @@ set(BASALT_TEST_SOURCES
   tests/sim_topology_test.cc
   tests/watch_line_test.cc
   tests/volcano_examples_test.cc
+  tests/volcano_metrics_test.cc
   tests/webhook_test.cc
   tests/sla_rescheduling_test.cc
 )

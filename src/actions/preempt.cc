@@ -33,6 +33,7 @@
 #include "actions/starving_jobs.h"
 #include "actions/victim_sets.h"
 #include "framework/session.h"
+#include "framework/session_stats.h"
 #include "framework/statement.h"
 
 namespace basalt {
@@ -96,6 +97,8 @@ NodeAnswer TryNode(Session& ssn, Statement& stmt, TaskInfo& preemptor,
   }
   std::vector<const TaskInfo*> victims;
   if (!candidates.empty()) victims = ssn.Preemptable(preemptor, candidates);
+  if (SessionStats* stats = ActiveSessionStats())
+    stats->last_preemption_victims = static_cast<int64_t>(victims.size());
   if (!LessEqual(preemptor.request, node.FutureIdle() + SumRequests(victims)))
     return NodeAnswer::kNoRoom;
   SortVictims(ssn, queue, victims);
@@ -174,6 +177,7 @@ bool PreemptTask(Session& ssn, Statement& stmt, TaskInfo& preemptor, const Candi
                  FastPathState& fast, bool remember) {
   if (!EligibleToPreempt(ssn, preemptor)) return false;
   if (!ssn.PrePredicate(preemptor).ok()) return false;
+  if (SessionStats* stats = ActiveSessionStats()) ++stats->preemption_attempts;
   const JobInfo& job = ssn.job(preemptor.job);
   const QueueInfo& queue = ssn.queue(job.queue);
   if (!ssn.options().reference_node_selection) {
@@ -216,6 +220,8 @@ bool PreemptTask(Session& ssn, Statement& stmt, TaskInfo& preemptor, const Candi
 // Gang-aware preemption for `job`: the cheapest victims inside one allowed
 // domain, evicted together with every needed pipeline, or nothing.
 bool PreemptGang(Session& ssn, JobInfo& job, const GangEvictionOptions& options) {
+  // One attempt per gang, as one per preemptor task.
+  if (SessionStats* stats = ActiveSessionStats()) ++stats->preemption_attempts;
   GangEvictionRequest req;
   req.job = &job;
   req.options = options;

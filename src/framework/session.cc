@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cstdlib>
 #include <string_view>
 #include <unordered_map>
@@ -9,9 +10,17 @@
 #include "api/check.h"
 #include "api/log.h"
 #include "framework/bind_check.h"
+#include "framework/session_stats.h"
 #include "framework/snapshot_cache.h"
 
 namespace basalt {
+namespace {
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
 
 const char* TaskStatusName(TaskStatus s) {
   switch (s) {
@@ -190,8 +199,11 @@ Result<std::unique_ptr<Session>> Session::Open(const ClusterState& state,
                                                const SchedulerConfig& conf,
                                                const PluginRegistry& plugins,
                                                const SessionOptions& options) {
+  const auto open_start = std::chrono::steady_clock::now();
+  SessionStats* stats = ActiveSessionStats();  // null: nobody observes
   std::unique_ptr<Session> ssn(new Session(state, conf, options));
   ssn->BuildSnapshot();
+  if (stats) stats->snapshot_seconds = SecondsSince(open_start);
   ssn->hypernode_tree_ = HyperNodeTree::Build(state, *ssn->snap_);
   ssn->subgroups_ = SubGroupIndex::Build(*ssn->snap_);
   for (size_t t = 0; t < conf.tiers.size(); ++t) {
@@ -207,9 +219,14 @@ Result<std::unique_ptr<Session>> Session::Open(const ClusterState& state,
   }
   for (size_t i = 0; i < ssn->slots_.size(); ++i) {
     ssn->current_slot_ = static_cast<int>(i);
+    const auto start = std::chrono::steady_clock::now();
     ssn->slots_[i]->plugin->OnSessionOpen(*ssn);
+    if (stats)
+      stats->plugin_open.push_back(
+          {std::string(ssn->slots_[i]->plugin->Name()), SecondsSince(start)});
   }
   ssn->current_slot_ = -1;
+  if (stats) stats->open_seconds = SecondsSince(open_start);
   return ssn;
 }
 
@@ -759,7 +776,12 @@ void Session::ReportGroupsWithoutQueue() {
 
 Decisions Session::Close() {
   ReportGroupsWithoutQueue();
-  for (auto& s : slots_) s->plugin->OnSessionClose(*this);
+  SessionStats* stats = ActiveSessionStats();
+  for (auto& s : slots_) {
+    const auto start = std::chrono::steady_clock::now();
+    s->plugin->OnSessionClose(*this);
+    if (stats) stats->plugin_close.push_back({std::string(s->plugin->Name()), SecondsSince(start)});
+  }
   Decisions d = std::move(decisions_);
   ComputeClose(d);
   return d;

@@ -1,5 +1,6 @@
 #include "kube/metrics.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -34,6 +35,35 @@ std::string FormatMetricValue(double v) {
   char buf[40];
   std::snprintf(buf, sizeof(buf), "%.9g", v);
   return buf;
+}
+
+std::string FormatBucketBound(double v) {
+  if (std::isnan(v) || std::isinf(v) || v == 0) return FormatMetricValue(v);
+  char buf[64];
+  auto done = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
+  const std::string sci(buf, done.ptr);  // "-d.ddde+XX", shortest round trip
+  const size_t e = sci.find('e');
+  const std::string mantissa = sci.substr(0, e);
+  const int exponent = std::stoi(sci.substr(e + 1));
+  if (exponent < -4 || exponent >= 6) {
+    char exp_text[8];
+    std::snprintf(exp_text, sizeof(exp_text), "e%+03d", exponent);
+    return mantissa + exp_text;
+  }
+  const bool negative = mantissa[0] == '-';
+  std::string digits;
+  for (char c : mantissa) {
+    if (c >= '0' && c <= '9') digits += c;
+  }
+  std::string out;
+  if (exponent < 0) {
+    out = "0." + std::string(-exponent - 1, '0') + digits;
+  } else if (static_cast<int>(digits.size()) <= exponent + 1) {
+    out = digits + std::string(exponent + 1 - digits.size(), '0');
+  } else {
+    out = digits.substr(0, exponent + 1) + "." + digits.substr(exponent + 1);
+  }
+  return negative ? "-" + out : out;
 }
 
 void Metrics::Declare(const std::string& name, Type type, const std::string& help,
@@ -83,6 +113,13 @@ void Metrics::ClearGauge(const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = families_.find(name);
   if (it != families_.end()) it->second.values.clear();
+}
+
+void Metrics::Erase(const std::string& name, const std::vector<std::string>& values) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Family& f = Get(name, values);
+  f.values.erase(values);
+  f.histograms.erase(values);
 }
 
 void Metrics::Observe(const std::string& name, const std::vector<std::string>& values,
@@ -157,7 +194,7 @@ std::string Metrics::Render() {
       uint64_t cumulative = 0;
       for (size_t i = 0; i <= f.buckets.size(); ++i) {
         if (h) cumulative += h->counts[i];
-        std::string le = i < f.buckets.size() ? FormatMetricValue(f.buckets[i]) : "+Inf";
+        std::string le = i < f.buckets.size() ? FormatBucketBound(f.buckets[i]) : "+Inf";
         out << name << "_bucket" << LabelText(f.labels, values, "le", le) << " " << cumulative
             << "\n";
       }

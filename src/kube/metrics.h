@@ -35,6 +35,9 @@ class Metrics {
   // Removes every sample of a gauge (before re-setting the current set, so
   // series of deleted queues disappear).
   void ClearGauge(const std::string& name);
+  // Removes one series (a counter's, a gauge's or a histogram's) of a
+  // declared family: the object it described is gone.
+  void Erase(const std::string& name, const std::vector<std::string>& values);
   void Observe(const std::string& name, const std::vector<std::string>& values, double value);
   void Observe(const std::string& name, double value) { Observe(name, {}, value); }
 
@@ -72,5 +75,10 @@ std::string EscapeLabelValue(const std::string& v);
 // Formats a sample value: integers without a fraction, +Inf/-Inf/NaN spelled
 // as Prometheus expects.
 std::string FormatMetricValue(double v);
+// Formats a histogram bound (`le`) as Prometheus' Go client does: the
+// shortest text that reads back as the same double, in exponent form below
+// 1e-4 and from 1e6 on ("0.1", "4999.999999999997", "1e+06"), so a bound
+// computed as Go computes it is the same label.
+std::string FormatBucketBound(double v);
 
 }  // namespace basalt::kube

@@ -1,6 +1,7 @@
 #include "live/bind_pipeline.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "live/render.h"
 
@@ -93,6 +94,14 @@ void BindPipeline::Work() {
   }
 }
 
+namespace {
+
+double WallNow() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
 BindCompletion BindPipeline::Send(const BindRequest& request) {
   BindCompletion done;
   done.request = request;
@@ -101,6 +110,7 @@ BindCompletion BindPipeline::Send(const BindRequest& request) {
   // The cards a device plugin reads (deviceshare) go onto the pod before the
   // bind, as Volcano patches them; a failed patch skips the bind.
   if (!request.annotations.empty()) {
+    const auto start = std::chrono::steady_clock::now();
     auto patched =
         client_->Patch(pod_path, kube::Json{{"metadata", {{"annotations", request.annotations}}}},
                        "application/strategic-merge-patch+json");
@@ -108,12 +118,19 @@ BindCompletion BindPipeline::Send(const BindRequest& request) {
       done.error = patched.error();
       return done;
     }
+    done.prebind_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    done.prebound_at = WallNow();
   }
+  const auto start = std::chrono::steady_clock::now();
   auto bound = client_->Bind(ns, name, request.node, request.uid);
   if (!bound.ok()) {
     done.error = bound.error();
     return done;
   }
+  done.bind_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  done.bound_at = WallNow();
   done.outcome = bound->outcome;
   done.message = bound->message;
   if (done.outcome == kube::BindOutcome::kBound) return done;

@@ -37,6 +37,7 @@ struct BindRequest {
   std::string uid;  // precondition: a pod recreated under the same name is not bound
   std::string node;
   std::map<std::string, std::string> annotations;  // patched onto the pod before the bind
+  int64_t created = 0;  // the pod's creationTimestamp (seconds), for latency metrics
 };
 
 struct BindCompletion {
@@ -50,6 +51,14 @@ struct BindCompletion {
   bool refreshed = false;
   std::string server_node;
   bool server_deleting = false;
+  // Timings for Volcano's bind-stage metrics: the annotation patch (when the
+  // decision carried annotations; -1 when none was sent) and the bind call,
+  // in seconds; `prebound_at` and `bound_at` are wall-clock seconds since the
+  // epoch when each ended.
+  double prebind_seconds = -1;
+  double prebound_at = 0;
+  double bind_seconds = 0;
+  double bound_at = 0;
 };
 
 // For writers that go after the binds (events, status writes): returns once

@@ -6,9 +6,12 @@
 #include <optional>
 #include <thread>
 
+#include "api/decode.h"
 #include "api/log.h"
 #include "api/well_known.h"
+#include "controllers/job_controller.h"
 #include "live/render.h"
+#include "live/volcano_metrics.h"
 
 namespace basalt {
 namespace {
@@ -97,6 +100,7 @@ LiveControllers::LiveControllers(kube::Client* client, ClusterState* state, kube
                     {"kind", "verb", "outcome"});
   metrics_->Gauge("basalt_controller_writes_deferred",
                   "Bare pods' PodGroup creates and annotations waiting behind the binds.");
+  DeclareVolcanoControllerMetrics(*metrics_);
   sink_->add_apply_observer(
       [this](const std::string& kind, bool deleted, const std::string& key, const Json& object,
              const ClusterState& before) { OnApplied(kind, deleted, key, object, before); });
@@ -480,6 +484,29 @@ void LiveControllers::Apply(std::vector<Write> writes, ControllerPassSummary* su
   }
 }
 
+// Volcano's job-to-pod latency: the pod's creationTimestamp, as the server
+// answered the create, minus its Volcano Job's. Pods of no Job are skipped.
+void LiveControllers::ObservePodCreated(const Write& w, const std::string& reply) {
+  auto meta = w.body.find("metadata");
+  if (meta == w.body.end() || !meta->is_object()) return;
+  const Json annotations = meta->value("annotations", Json::object());
+  const std::string job =
+      annotations.is_object() ? annotations.value(job_internal::kJobName, "") : "";
+  if (job.empty()) return;
+  const Json created = Json::parse(reply, nullptr, false);
+  if (!created.is_object() || !created.contains("metadata")) return;
+  auto pod_created = ParseTimestamp(created["metadata"].value("creationTimestamp", ""));
+  if (!pod_created.ok()) return;
+  int64_t job_created = 0;
+  {
+    std::lock_guard<std::mutex> lock(sink_->mutex());
+    const VcJob* vcjob = state_->FindJob(SplitKey(w.key).first + "/" + job);
+    if (vcjob == nullptr) return;
+    job_created = vcjob->meta.creation_timestamp;
+  }
+  ObserveJobToPodCreation(*metrics_, job_created, *pod_created);
+}
+
 kube::ApiOr<kube::HttpResponse> LiveControllers::Send(const Write& w) {
   switch (w.verb) {
     case Write::Verb::kCreate:
@@ -505,6 +532,7 @@ void LiveControllers::Record(const Write& w, const std::string& id,
   if (r.ok()) {
     in_flight_[id] = now;
     if (w.verb == Write::Verb::kCreate) ++sum->creates;
+    if (w.verb == Write::Verb::kCreate && w.kind == "Pod") ObservePodCreated(w, r->body);
     if (w.verb == Write::Verb::kDelete) ++sum->deletes;
     if (w.verb == Write::Verb::kMergePatch) ++sum->updates;
   } else if (w.verb == Write::Verb::kCreate && r.error().code == 409) {

@@ -119,6 +119,7 @@ class LiveControllers {
   void OnApplied(const std::string& kind, bool deleted, const std::string& key, const Json& object,
                  const ClusterState& before);
   void ReactToInformers(int64_t now);
+  void ObservePodCreated(const Write& w, const std::string& reply);
   void RunCommands(int64_t now, std::vector<Write>* writes);
   void CollectPodWrites(const std::map<std::string, Pod>& before, std::vector<Write>* writes);
   void CollectPodGroupWrites(const std::map<std::string, PodGroup>& before,

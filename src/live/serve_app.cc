@@ -133,8 +133,8 @@ Status ServeApp::Start() {
   loop_ =
       std::make_unique<ServeLoop>(client_.get(), &state_, &sink_.mutex(), &metrics_, clock_, lo);
   sink_.add_apply_observer([this](const std::string& kind, bool deleted, const std::string& key,
-                                  const kube::Json& object, const ClusterState&) {
-    loop_->ObserveObject(kind, deleted, key, object);
+                                  const kube::Json& object, const ClusterState& before) {
+    loop_->ObserveObject(kind, deleted, key, object, before);
   });
   const std::string source = req.conf_path.empty() ? "(default configuration)" : req.conf_path;
   BASALT_RETURN_IF_ERROR(loop_->Configure(options_.conf_text, source));

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "actions/builtin.h"
+#include "api/decode.h"
 #include "api/log.h"
 #include "api/quantity.h"
 #include "api/well_known.h"
@@ -62,6 +63,7 @@ ServeLoop::ServeLoop(kube::Client* client, ClusterState* state, std::mutex* stat
       state_(state),
       state_mu_(state_mu),
       metrics_(metrics),
+      volcano_metrics_(metrics),
       clock_(clock),
       options_(std::move(options)) {
   RegisterBuiltinPlugins(plugins_);
@@ -225,7 +227,8 @@ void ServeLoop::SendBinds(const std::vector<BindDecision>& binds,
       continue;
     }
     assumed_[b.pod] = Assumed{info->second.uid, b.node, false, now, true};
-    if (!binder_->Submit(BindRequest{b.pod, info->second.uid, b.node, b.annotations})) {
+    if (!binder_->Submit(
+            BindRequest{b.pod, info->second.uid, b.node, b.annotations, info->second.created})) {
       assumed_.erase(b.pod);  // shutting down: never sent
       continue;
     }
@@ -249,6 +252,7 @@ void ServeLoop::CollectBindAnswers(CycleSummary* sum) {
       Fail(*done.error, sum);
       ++sum->bind_failures;
       metrics_->Inc("basalt_bind_failures_total");
+      volcano_metrics_.CountAttempts("error", 1);
       if (ours && assumed->second.on_the_wire) assumed_.erase(assumed);
       BindBackoff& b = bind_backoff_[key];
       auto wait = options_.bind_backoff_initial * (int64_t{1} << std::min(b.failures, 16));
@@ -257,7 +261,14 @@ void ServeLoop::CollectBindAnswers(CycleSummary* sum) {
       continue;
     }
     bind_backoff_.erase(key);
+    if (done.prebind_seconds >= 0) {
+      volcano_metrics_.ObserveStageDuration(volcano_stage::kPreBind, done.prebind_seconds);
+      volcano_metrics_.ObserveTaskStage(volcano_stage::kPreBound, done.request.created,
+                                        done.prebound_at);
+    }
     if (done.outcome == kube::BindOutcome::kBound) {
+      volcano_metrics_.ObserveStageDuration(volcano_stage::kBind, done.bind_seconds);
+      volcano_metrics_.ObserveTaskStage(volcano_stage::kBound, done.request.created, done.bound_at);
       if (ours) {
         assumed->second.on_the_wire = false;
         assumed->second.since = now;  // the TTL runs from the server's answer
@@ -384,8 +395,40 @@ void ServeLoop::ReportUnschedulable(const std::vector<PendingPod>& pending, cons
   pods_described_unschedulable_.insert(still_pending.begin(), still_pending.end());
 }
 
+void ServeLoop::ObserveNewPod(const Json& pod) {
+  auto spec = pod.find("spec");
+  auto meta = pod.find("metadata");
+  if (spec == pod.end() || !spec->is_object() || meta == pod.end() || !meta->is_object()) return;
+  if (spec->value("schedulerName", "") != options_.scheduler_name) return;
+  if (!spec->value("nodeName", "").empty()) return;
+  auto created = ParseTimestamp(meta->value("creationTimestamp", ""));
+  if (!created.ok()) return;
+  volcano_metrics_.ObserveTaskStage(volcano_stage::kWatched, *created, WallSeconds());
+}
+
+// Assumed: the session placed the pod (Volcano observes it when the bind is
+// dispatched); a job's end-to-end time: one of its tasks was placed or
+// pipelined.
+void ServeLoop::RecordPlacementsLocked(const Decisions& d) {
+  const double now = WallSeconds();
+  auto placed = [&](const std::string& pod_key, bool bound) {
+    const Pod* pod = state_->FindPod(pod_key);
+    if (pod == nullptr) return;
+    if (bound)
+      volcano_metrics_.ObserveTaskStage(volcano_stage::kAssumed, pod->meta.creation_timestamp, now);
+    auto group = pod->meta.annotations.find(kGroupNameAnnotation);
+    if (group == pod->meta.annotations.end()) return;
+    const PodGroup* pg = state_->FindPodGroup(pod->meta.namespace_ + "/" + group->second);
+    if (pg == nullptr) return;
+    volcano_metrics_.JobTaskPlaced(*pg, pg->queue.empty() ? "default" : pg->queue, now);
+  };
+  for (const BindDecision& b : d.binds) placed(b.pod, true);
+  for (const PipelineDecision& p : d.pipelined) placed(p.pod, false);
+}
+
 void ServeLoop::ObserveObject(const std::string& kind, bool deleted, const std::string& key,
-                              const Json& object) {
+                              const Json& object, const ClusterState& before) {
+  if (kind == "Pod" && !deleted && before.FindPod(key) == nullptr) ObserveNewPod(object);
   if (kind != "PodGroup") return;
   if (deleted) {
     podgroup_on_server_.erase(key);
@@ -457,10 +500,18 @@ CycleSummary ServeLoop::RunCycle() {
     Clock::time_point t0;
     timed.before_action = [&t0](Session&, const Action&) { t0 = Clock::now(); };
     timed.after_action = [&](Session&, const Action& action) {
-      metrics_->Observe("basalt_action_duration_seconds", {std::string(action.Name())},
-                        Seconds(Clock::now() - t0));
+      const double seconds = Seconds(Clock::now() - t0);
+      metrics_->Observe("basalt_action_duration_seconds", {std::string(action.Name())}, seconds);
+      volcano_metrics_.ObserveAction(std::string(action.Name()), seconds);
     };
-    auto decided = RunSession(*state_, *conf_, plugins_, actions_, opts, timed);
+    // The session's timings and its plugins' reports, for Volcano's families.
+    SessionStats stats;
+    const auto session_start = Clock::now();
+    auto decided = [&] {
+      SessionStatsScope observed(&stats);
+      return RunSession(*state_, *conf_, plugins_, actions_, opts, timed);
+    }();
+    if (decided.ok()) volcano_metrics_.ObserveSession(stats, Seconds(Clock::now() - session_start));
     if (!decided.ok()) {
       sum.errors.push_back(decided.status().message());
       Log("serve").error("msg=\"session not opened\" error={}",
@@ -469,7 +520,8 @@ CycleSummary ServeLoop::RunCycle() {
     }
     d = std::move(decided).value();
     for (const auto& [key, pod] : state_->pods()) {
-      pods[key] = PodInfo{pod.meta.uid, pod.nominated_node_name, !pod.spec.node_name.empty()};
+      pods[key] = PodInfo{pod.meta.uid, pod.nominated_node_name, !pod.spec.node_name.empty(),
+                          pod.meta.creation_timestamp};
       if (pod.spec.scheduler_name == options_.scheduler_name && pod.spec.node_name.empty() &&
           !pod.meta.deleting && pod.phase == "Pending") {
         ++pending;
@@ -487,6 +539,9 @@ CycleSummary ServeLoop::RunCycle() {
       if (pod.phase == "Failed") ++std::get<2>(c);
     }
     for (const auto& [key, pg] : state_->podgroups()) pg_uids[key] = pg.meta.uid;
+    RecordPlacementsLocked(d);
+    volcano_metrics_.SyncJobs(*state_, opts.default_queue);
+    SetQueuePodGroupCounts(*metrics_, *state_, opts.default_queue);
     for (auto it = podgroups_described_.begin(); it != podgroups_described_.end();) {
       if (pg_uids.count(*it)) {
         ++it;
@@ -520,6 +575,9 @@ CycleSummary ServeLoop::RunCycle() {
   ApplyEvictions(d.evictions, pods, &sum);
   SendBinds(d.binds, pods, &sum);
   sum.pending = std::max(0, pending - sum.binds_sent);
+  volcano_metrics_.CountAttempts("scheduled", sum.binds_sent);
+  volcano_metrics_.CountAttempts(
+      "unschedulable", std::max<int64_t>(0, pending - static_cast<int64_t>(d.binds.size())));
 
   for (const PipelineDecision& p : d.pipelined) {
     if (Stopping()) break;  // SIGTERM: no new writes

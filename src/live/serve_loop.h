@@ -48,6 +48,7 @@
 #include "live/bind_pipeline.h"
 #include "live/event_writer.h"
 #include "live/status_writer.h"
+#include "live/volcano_metrics.h"
 #include "state/cluster_state.h"
 
 namespace basalt {
@@ -127,10 +128,12 @@ class ServeLoop {
   bool binds_waiting() { return binder_->Waiting() > 0; }
 
   // Learns what the server holds of the objects the loop writes (a PodGroup's
-  // status), so a restarted basalt does not rewrite what is already there.
-  // Called by the informers' sink observer, under the store's lock.
+  // status), so a restarted basalt does not rewrite what is already there,
+  // and when a pending pod of ours was first seen (Volcano's "Watched"
+  // stage). Called by the informers' sink observer, under the store's lock,
+  // with the store as it was before the object is applied.
   void ObserveObject(const std::string& kind, bool deleted, const std::string& key,
-                     const nlohmann::json& object);
+                     const nlohmann::json& object, const ClusterState& before);
 
   int64_t cycles() const { return cycle_; }
   // Assumed binds not yet shown by the informers (for tests).
@@ -148,6 +151,7 @@ class ServeLoop {
     std::string uid;
     std::string nominated;
     bool has_node = false;
+    int64_t created = 0;  // metadata.creationTimestamp, seconds since the epoch
   };
   void ApplyAssumedLocked(std::chrono::steady_clock::time_point now);
   void SendBinds(const std::vector<BindDecision>& binds, const std::map<std::string, PodInfo>& pods,
@@ -173,11 +177,18 @@ class ServeLoop {
   };
   void ReportUnschedulable(const std::vector<PendingPod>& pending, const Decisions& d,
                            const SessionReasons& reasons, int64_t now, CycleSummary* sum);
+  // Volcano's per-placement families for the session's binds and pipelined
+  // tasks; the store's lock is held.
+  void RecordPlacementsLocked(const Decisions& d);
+  // A pod just seen by the informers: Volcano's "Watched" stage when it is
+  // ours and has no node.
+  void ObserveNewPod(const nlohmann::json& pod);
 
   kube::Client* client_;
   ClusterState* state_;
   std::mutex* state_mu_;
   kube::Metrics* metrics_;
+  VolcanoSchedulerMetrics volcano_metrics_;  // Volcano's names, beside basalt's own
   kube::Clock* clock_;
   ServeLoopOptions options_;
   PluginRegistry plugins_;

@@ -67,6 +67,7 @@
 
 #include "framework/invariants.h"
 #include "framework/session.h"
+#include "framework/session_stats.h"
 #include "plugins/builtin.h"
 #include "plugins/queue_share.h"
 
@@ -266,6 +267,43 @@ class CapacityPlugin : public Plugin {
       BuildFlat(ssn);
     }
     Register(ssn);
+  }
+
+  // Volcano's capacity queue gauges at close: a queue with jobs shows its
+  // attributes (and is overused when its share is above 1); a queue without
+  // jobs its spec.deserved, nothing allocated or requested, and its real
+  // capability.
+  void OnSessionClose(Session& ssn) override {
+    SessionStats* stats = ActiveSessionStats();
+    if (stats == nullptr) return;
+    std::vector<bool> has_jobs(ssn.queues().size(), false);
+    std::vector<Resource> request(ssn.queues().size());
+    for (const JobInfo& job : ssn.jobs()) {
+      has_jobs[job.queue] = true;
+      for (TaskId id : job.tasks) {
+        const TaskInfo& t = ssn.task(id);
+        if (IsAllocatedStatus(t.status) || t.status == TaskStatus::kPending)
+          request[job.queue] += t.request;
+      }
+    }
+    for (const QueueAttr& a : attrs_) {
+      if (a.queue == kNone) continue;  // the implicit root has no Queue object
+      const QueueInfo& q = ssn.queue(a.queue);
+      QueueReport& r = stats->queues[q.name];
+      if (q.queue && q.queue->capability) r.capability = FiguresOf(*q.queue->capability);
+      r.real_capability = FiguresOf(a.real_capability);
+      if (!has_jobs[a.queue] && !hierarchy_) {
+        r.deserved = FiguresOf(q.queue && q.queue->deserved ? *q.queue->deserved : Resource());
+        r.allocated = ResourceFigures();
+        r.request = ResourceFigures();
+        continue;
+      }
+      r.deserved = FiguresOf(a.deserved);
+      r.allocated = FiguresOf(a.allocated);
+      r.request = FiguresOf(request[a.queue]);
+      r.share = static_cast<double>(a.share.ToLongDouble());
+      r.overused = Fraction{1, 1} < a.share;
+    }
   }
 
  private:

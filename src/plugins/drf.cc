@@ -30,6 +30,7 @@
 
 #include "api/text.h"
 #include "framework/session.h"
+#include "framework/session_stats.h"
 #include "plugins/builtin.h"
 #include "plugins/queue_share.h"
 
@@ -261,6 +262,14 @@ class HdrfTree {
 class DrfPlugin : public Plugin {
  public:
   std::string_view Name() const override { return "drf"; }
+
+  // Each job's dominant share as the session leaves it (Volcano's job_share gauge).
+  void OnSessionClose(Session& ssn) override {
+    SessionStats* stats = ActiveSessionStats();
+    if (stats == nullptr) return;
+    for (const JobInfo& job : ssn.jobs())
+      stats->job_shares[job.key] = static_cast<double>(attrs_[job.id].share.ToLongDouble());
+  }
 
   void OnSessionOpen(Session& ssn) override {
     total_ = ssn.total_resource();

@@ -14,6 +14,7 @@
 #include "api/subgroup.h"
 #include "framework/invariants.h"
 #include "framework/session.h"
+#include "framework/session_stats.h"
 #include "plugins/builtin.h"
 
 namespace basalt {
@@ -187,10 +188,17 @@ class GangPlugin : public Plugin {
 
   void OnSessionClose(Session& ssn) override {
     const int total_nodes = static_cast<int>(ssn.nodes().size());
+    SessionStats* stats = ActiveSessionStats();  // null: nobody observes
+    if (stats) stats->gang_reported = true;
     for (JobInfo& job : ssn.jobs()) {
       // Volcano v1.15.1's close asks only JobInfo.IsReady (minMember), not
       // the roles or SubGroups the job-ready check adds.
-      if (job.ReadyTaskNum() + PendingBestEffort(ssn, job) >= job.min_member) continue;
+      const bool ready = job.ReadyTaskNum() + PendingBestEffort(ssn, job) >= job.min_member;
+      if (stats && !job.tasks.empty()) {
+        stats->gangs.push_back(GangReport{job.podgroup ? job.podgroup->meta.name : job.key,
+                                          ready ? 0 : job.min_member - job.ReadyTaskNum(), ready});
+      }
+      if (ready) continue;
       job.unschedulable = true;
       if (!ssn.options().record_events) continue;
       // A gang whose pods do not exist yet is reported by the valid check's

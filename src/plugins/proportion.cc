@@ -43,6 +43,7 @@
 
 #include "framework/invariants.h"
 #include "framework/session.h"
+#include "framework/session_stats.h"
 #include "plugins/builtin.h"
 #include "plugins/exact_resource.h"
 #include "plugins/queue_share.h"
@@ -88,7 +89,44 @@ class ProportionPlugin : public Plugin {
     Register(ssn);
   }
 
+  // What Volcano's proportion shows as its queue gauges: for a queue with
+  // jobs its allocation, request, weight, deserved share, share and whether it
+  // is overused; for a queue without jobs an allocation and request of 0.
+  void OnSessionClose(Session& ssn) override {
+    SessionStats* stats = ActiveSessionStats();
+    if (stats == nullptr) return;
+    for (const QueueInfo& q : ssn.queues()) {
+      QueueReport& r = stats->queues[q.name];
+      const QueueAttr* a = Attr(q.id);
+      if (a == nullptr) {
+        r.allocated = ResourceFigures();
+        r.request = ResourceFigures();
+        continue;
+      }
+      r.allocated = FiguresOf(a->allocated);
+      r.request = FiguresOf(a->request);
+      r.weight = a->weight;
+      r.deserved = DeservedFigures(a->deserved);
+      r.share = a->share.get_d();
+      r.overused = LessEqual(a->deserved_ceil, a->allocated);
+    }
+  }
+
  private:
+  // The exact deserved share in gauge units (a fraction of a unit survives).
+  static ResourceFigures DeservedFigures(const ExactResource& deserved) {
+    ResourceFigures f;
+    for (const auto& [id, v] : deserved.values()) {
+      if (id == ResourceNames::kCpu)
+        f.milli_cpu = v.get_d();
+      else if (id == ResourceNames::kMemory)
+        f.memory = v.get_d();
+      else if (id != ResourceNames::kPods)
+        f.scalars[ResourceNames::Name(id)] = v.get_d();
+    }
+    return f;
+  }
+
   // The attributes of a queue; nullptr when it has no job in the snapshot.
   const QueueAttr* Attr(QueueId id) const {
     return id >= 0 && id < static_cast<QueueId>(attrs_.size()) && attrs_[id].present ? &attrs_[id]
