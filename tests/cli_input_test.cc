@@ -190,7 +190,7 @@ TEST(CliInputTest, UnknownResourceNameWarnsWithDidYouMean) {
   for (const std::string& cmd :
        {"validate " + file, "schedule --cluster " + file, "explain pod/p --cluster " + file}) {
     RunResult r = Basalt(cmd);
-    EXPECT_TRUE(Has(r.out, "basalt: warning: " + file + ":5: Pod default/p: " + warning))
+    EXPECT_TRUE(Has(r.out, "basalt: warning: " + file + ":6: Pod default/p: " + warning))
         << cmd << "\n"
         << r.out;
   }
