@@ -34,7 +34,7 @@ TIME_LIMIT = 30
 MEMORY_LIMIT = 3 << 30
 
 # {F} is the bad input; {OUT} a scratch folder; {CLUSTER} a scratch folder of
-# manifests (`job run` writes into it). Each command reads {F} as one kind of
+# manifests (`job run` writes into it); {PODS} a valid pod list for the agent. Each command reads {F} as one kind of
 # input: manifests, a scheduler configuration, a scenario, a job file, the
 # agent's configuration, a pod list, a kubeconfig.
 COMMANDS = [
@@ -46,7 +46,7 @@ COMMANDS = [
     "explain job/vision-train --conf {F} --cluster examples/gang-training/cluster",
     "simulate {F} --out {OUT}",
     "job run --name j --cluster {CLUSTER} --filename {F}",
-    "agent --config {F} --pods-file examples/gang-training/cluster/jobs.yaml --listen '' --ticks 1",
+    "agent --config {F} --pods-file {PODS} --listen '' --ticks 1",
     "agent --pods-file {F} --listen '' --ticks 1",
     "serve --kubeconfig {F} --listen ''",
 ]
@@ -115,7 +115,10 @@ def check(basalt, command, name, path, scratch):
     may_pass = name in EMPTY_INPUTS and command.startswith(EMPTY_IS_VALID)
     out = tempfile.mkdtemp(dir=scratch)
     cluster = tempfile.mkdtemp(dir=scratch)
-    line = command.format(F=path, OUT=out, CLUSTER=cluster)
+    pods = os.path.join(out, "pods.yaml")
+    with open(pods, "w") as f:
+        f.write("pods: []\n")
+    line = command.format(F=path, OUT=out, CLUSTER=cluster, PODS=pods)
     start = time.monotonic()
     # Its own process group, so a command that hangs is killed with its children.
     p = subprocess.Popen([basalt] + shlex.split(line), cwd=ROOT, stdin=subprocess.DEVNULL,
@@ -155,7 +158,7 @@ def main():
         inputs = make_inputs(scratch)
         for command in COMMANDS:
             for name, path in inputs.items():
-                if args.k not in command.format(F=path, OUT="", CLUSTER="") + " " + name:
+                if args.k not in command.format(F=path, OUT="", CLUSTER="", PODS="") + " " + name:
                     continue
                 runs += 1
                 failure = check(basalt, command, name, path, scratch)
