@@ -946,12 +946,15 @@ TEST(ValidateCliTest, ValidFolderExitsZero) {
 }
 
 // Every decoded kind counts: a file holding only a JobFlow is not "no objects
-// found", and the example's templates count beside its flow and node.
+// found" (its templates missing are what refuses it, as `schedule` refuses
+// it), and the example's templates count beside its flow and node.
 TEST(ValidateCliTest, JobFlowsAndTemplatesCount) {
   const std::string jobflow = std::string(BASALT_SOURCE_DIR) + "/examples/jobflow";
   RunResult flow = Basalt("validate " + jobflow + "/flow.yaml");
-  EXPECT_EQ(flow.exit_code, 0) << flow.out;
-  EXPECT_EQ(flow.out, "ok: 1 objects valid\n");
+  EXPECT_EQ(flow.exit_code, 2) << flow.out;
+  EXPECT_EQ(flow.out, "basalt: " + jobflow +
+                          "/flow.yaml:5: JobFlow default/data-pipeline: spec.flows[0].name: no "
+                          "JobTemplate default/prepare in the input\n");
   RunResult folder = Basalt("validate " + jobflow);
   EXPECT_EQ(folder.exit_code, 0) << folder.out;
   EXPECT_EQ(folder.out, "ok: 5 objects valid\n");  // a Node, three JobTemplates, the JobFlow

@@ -284,7 +284,7 @@ TEST(CliValidationTest, PodOnMissingNodeWarnsAndRunsNowhere) {
   EXPECT_EQ(s.exit_code, 0) << s.out;
   EXPECT_TRUE(Has(s.out, "spec.nodeName: node \"n9\" does not exist")) << s.out;
   RunResult e = Basalt("explain default/ghost --cluster " + dir);
-  EXPECT_EQ(e.exit_code, 0) << e.out;
+  EXPECT_EQ(e.exit_code, 1) << e.out;  // it waits: no kubelet runs it
   EXPECT_TRUE(Has(e.out, "NodeMissing")) << e.out;
   EXPECT_TRUE(Has(e.out, "names node n9, which does not exist")) << e.out;
 }

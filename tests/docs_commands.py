@@ -289,6 +289,14 @@ def run_shown(command, scratch, basalt, env_extra=None, timeout=300, redirect_tm
                           text=True, timeout=timeout)
 
 
+def expected_exit(command):
+    """The exit code a shown command answers with: 0, or what its trailing
+    comment says (`basalt explain job/x ...  # exit 1: it waits`)."""
+    comment = command.split(" #", 1)[1] if " #" in command else ""
+    m = re.match(r"\s*exits?\s+(\d+)", comment)
+    return int(m.group(1)) if m else 0
+
+
 def prints_nothing(command):
     """Commands whose output goes elsewhere: redirected, or sourced."""
     text = command.split(" #", 1)[0]

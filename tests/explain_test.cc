@@ -473,7 +473,7 @@ TEST(ExplainTest, BadTargetExitsTwo) {
   RunResult r = Basalt("explain job/nope --cluster " + Example("tidal/cluster"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(Contains(r.out, "no Job named default/nope")) << r.out;
-  RunResult o = Basalt("explain nope --cluster " + Example("tidal/cluster") + " -o yaml");
+  RunResult o = Basalt("explain nope --cluster " + Example("tidal/cluster") + " -o xml");
   EXPECT_EQ(o.exit_code, 2);
   EXPECT_TRUE(Contains(o.out, "-o: unknown output format")) << o.out;
   RunResult t = Basalt("explain a/b/c/d --cluster " + Example("tidal/cluster"));
@@ -508,7 +508,7 @@ TEST(ExplainTest, LiveClusterThroughKubeconfig) {
               {"containers", {{{"name", "c"}, {"resources", {{"requests", {{"cpu", "6"}}}}}}}}}},
             {"status", {{"phase", "Pending"}}}});
   RunResult r = Basalt("explain pod/big --kubeconfig " + kubeconfig);
-  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.exit_code, 1) << r.out;  // Pending
   EXPECT_TRUE(Contains(r.out, "Pod default/big: Pending")) << r.out;
   EXPECT_TRUE(Contains(r.out, "2 nodes: Insufficient cpu (n1, n2)")) << r.out;
   EXPECT_TRUE(Contains(r.out, "needs cpu 2 more on n1")) << r.out;
@@ -522,6 +522,123 @@ TEST(ExplainTest, LiveClusterThroughKubeconfig) {
   EXPECT_TRUE(Contains(bad.out, "absent")) << bad.out;
   fake.Stop();
   fs::remove_all(dir);
+}
+
+// overcommit's refusal of vision-train shows the arithmetic that refused it:
+// llm-finetune, admitted before it in the same enqueue pass, reserved 6 of
+// the 8 GPUs; 6 + 4 > 8 x 1.2.
+TEST(ExplainTest, OvercommitRefusalShowsItsNumbers) {
+  ExplainRequest req;
+  req.target = "job/vision-train";
+  req.cluster_paths = {Example("gang-training/cluster")};
+  req.conf_path = Example("gang-training/scheduler.conf");
+  auto report = RunExplain(req);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_EQ(report->verdict, "Pending");
+  const std::string numbers =
+      "nvidia.com/gpu: 0 reserved at session open + 6 admitted before it in this pass + 4 asked "
+      "= 10 > 8 allocatable \u00d7 1.2 - 0 used = 9.6";
+  bool found = false;
+  for (const ExplainEvent& e : report->enqueue_rejections) {
+    if (e.plugin != "overcommit") continue;
+    found = true;
+    EXPECT_EQ(e.message, "resource in cluster is overused");  // Volcano's words, kept
+    EXPECT_EQ(e.numbers, numbers);
+  }
+  EXPECT_TRUE(found) << ExplainText(*report);
+  EXPECT_TRUE(Contains(ExplainText(*report), numbers)) << ExplainText(*report);
+  EXPECT_EQ(ExplainJson(*report)["enqueue"]["rejections"][0]["numbers"], numbers);
+}
+
+// proportion's refusal names the queue's numbers, with what enqueue admitted
+// to the queue before it in the same pass.
+TEST(ExplainTest, ProportionRefusalShowsItsNumbers) {
+  ExplainRequest req;
+  req.target = "job/b";
+  req.conf_text =
+      "actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: gang\n"
+      "  - name: proportion\n";
+  req.cluster_text = R"(apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "8", memory: 16Gi, pods: "110"}}
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata: {name: q}
+spec: {weight: 1, capability: {cpu: "4"}}
+)" + std::string(R"(---
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: a, namespace: default, creationTimestamp: "2026-01-01T00:00:00Z"}
+spec:
+  minAvailable: 1
+  queue: q
+  schedulerName: volcano
+  tasks:
+  - {name: w, replicas: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: "3"}}}]}}}
+---
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: b, namespace: default, creationTimestamp: "2026-01-01T00:01:00Z"}
+spec:
+  minAvailable: 1
+  queue: q
+  schedulerName: volcano
+  tasks:
+  - {name: w, replicas: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: "2"}}}]}}}
+)");
+  auto report = RunExplain(req);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_EQ(report->verdict, "Pending") << ExplainText(*report);
+  const std::string text = ExplainText(*report);
+  EXPECT_TRUE(Contains(text,
+                       "cpu: 2 asked + 0 allocated + 3 reserved by admitted PodGroups (3 of it "
+                       "admitted before it in this pass) - 0 elastic = 5 > 4 capability of "
+                       "queue q"))
+      << text;
+}
+
+// A pod whose group annotation names a PodGroup nobody created waits for it:
+// the verdict says so, and the exit code says it waits.
+TEST(ExplainTest, PodGroupMissingIsAVerdict) {
+  ExplainRequest req;
+  req.target = "pod/p";
+  req.cluster_text = R"(apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "8", memory: 16Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default, annotations: {scheduling.k8s.io/group-name: ghost}}
+spec: {schedulerName: volcano, containers: [{name: c}]}
+)";
+  auto report = RunExplain(req);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_EQ(report->verdict, "PodGroupMissing");
+  ASSERT_EQ(report->hints.size(), 1u);
+  EXPECT_TRUE(Contains(report->hints[0], "names PodGroup default/ghost, which does not exist"))
+      << report->hints[0];
+  EXPECT_EQ(ExplainExitCode(*report), 1);
+}
+
+// The exit code is the verdict's (0 runs, 1 waits); -o yaml is the JSON
+// document as YAML, -o table the text.
+TEST(ExplainTest, ExitCodeAndOutputFormats) {
+  const std::string args = " --conf " + Example("gang-training/scheduler.conf") + " --cluster " +
+                           Example("gang-training/cluster");
+  RunResult runs = Basalt("explain job/llm-finetune" + args);
+  EXPECT_EQ(runs.exit_code, 0) << runs.out;
+  RunResult waits = Basalt("explain job/vision-train" + args);
+  EXPECT_EQ(waits.exit_code, 1) << waits.out;
+  EXPECT_TRUE(Contains(waits.out, "Job default/vision-train: Pending")) << waits.out;
+  RunResult table = Basalt("explain job/vision-train -o table" + args);
+  EXPECT_EQ(table.out, waits.out);
+  RunResult yaml = Basalt("explain job/vision-train -o yaml" + args);
+  EXPECT_EQ(yaml.exit_code, 1) << yaml.out;
+  EXPECT_TRUE(Contains(yaml.out, "verdict: Pending")) << yaml.out;
+  EXPECT_TRUE(Contains(yaml.out, "plugin: overcommit")) << yaml.out;
 }
 
 }  // namespace

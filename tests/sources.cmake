@@ -12,6 +12,7 @@ set(BASALT_TEST_SOURCES
   tests/cli_limits_test.cc
   tests/cli_progress_test.cc
   tests/cli_test.cc
+  tests/cli_input_test.cc
   tests/cli_validation_test.cc
   tests/config_test.cc
   tests/controllers_test.cc

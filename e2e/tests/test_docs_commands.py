@@ -240,8 +240,10 @@ def test_live_commands_run_as_shown(basalt_bin, scratch, world):
         else:
             p = dc.run_shown(shown.command, scratch, basalt_bin, timeout=60)
             failure = None
-            if p.returncode != 0:
-                failure = f"exit code {p.returncode}\n{p.stdout[-2000:]}{p.stderr[-2000:]}"
+            want = dc.expected_exit(shown.command)
+            if p.returncode != want:
+                failure = (f"exit code {p.returncode} (want {want})\n"
+                           f"{p.stdout[-2000:]}{p.stderr[-2000:]}")
             elif not (p.stdout + p.stderr).strip() and not dc.prints_nothing(shown.command):
                 failure = f"printed nothing\n{p.stderr[-2000:]}"
         print(f"{'FAIL' if failure else 'ok  '} {shown}")

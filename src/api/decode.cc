@@ -13,6 +13,7 @@
 #include <streambuf>
 
 #include "api/decode_fields.h"
+#include "api/decode_files.h"
 #include "api/decode_objects.h"
 #include "api/file_text.h"
 #include "api/job_plugin_args.h"
@@ -770,10 +771,16 @@ Status LoadPath(const std::string& path, ClusterObjects* out) {
 }
 
 Status LoadPath(const std::string& path, ClusterObjects* out, const InputLimits& limits) {
+  std::vector<Status> errors = LoadPathEveryFile(path, out, limits);
+  return errors.empty() ? Status::Ok() : errors.front();
+}
+
+std::vector<Status> LoadPathEveryFile(const std::string& path, ClusterObjects* out,
+                                      const InputLimits& limits) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::file_status fst = fs::status(path, ec);
-  if (ec || !fs::exists(fst)) return Status::NotFound(path + ": no such file or folder");
+  if (ec || !fs::exists(fst)) return {Status::NotFound(path + ": no such file or folder")};
   std::vector<std::string> files;
   if (fs::is_directory(fst)) {
     fs::recursive_directory_iterator it(path, ec), end;
@@ -783,18 +790,25 @@ Status LoadPath(const std::string& path, ClusterObjects* out, const InputLimits&
       std::string ext = it->path().extension().string();
       if (ext == ".yaml" || ext == ".yml" || ext == ".json") files.push_back(it->path().string());
     }
-    if (ec) return Status::InvalidArgument(path + ": cannot list folder: " + ec.message());
+    if (ec) return {Status::InvalidArgument(path + ": cannot list folder: " + ec.message())};
     std::sort(files.begin(), files.end());
   } else {
     files.push_back(path);
   }
+  std::vector<Status> errors;
   for (const std::string& f : files) {
     Result<std::string> text = ReadWholeFile(f);
-    if (!text.ok())
-      return Status::InvalidArgument(f + ": cannot read file: " + text.status().message());
-    BASALT_RETURN_IF_ERROR(DecodeText(*text, f, out, limits));
+    if (!text.ok()) {
+      errors.push_back(
+          Status::InvalidArgument(f + ": cannot read file: " + text.status().message()));
+      continue;
+    }
+    Status decoded = DecodeText(*text, f, out, limits);
+    if (!decoded.ok()) errors.push_back(decoded);
+    // Past the object limit, every further file would only say so again.
+    if (CountDecodedObjects(*out) > limits.max_objects) break;
   }
-  return Status::Ok();
+  return errors;
 }
 
 }  // namespace basalt

@@ -1,15 +1,18 @@
-// Reading a whole file as text: the one helper behind every loader (traces,
-// scenarios, scheduler configurations, kubeconfigs, job files). What the file
-// is for belongs in the error, so callers name it, and why it could not be
-// read follows (a folder given for a file, what the OS said).
+// Reading a whole file as text: the one helper behind every loader (manifests,
+// traces, scenarios, scheduler configurations, kubeconfigs, job files, the
+// agent's configuration). What the file is for belongs in the error, so
+// callers name it, and why it could not be read follows (a folder given for a
+// file, a file above the size limit, binary content, what the OS said).
+//
+// Every input is text, and none is larger than `MaxInputFileBytes()`
+// (--max-file-bytes, docs/limits.md): a regular file is measured before a byte
+// is read, so a 1 GiB or sparse 1 TiB file is refused at once; a stream that
+// may never end (a pipe, /dev/zero, /dev/urandom, a terminal) is read up to
+// the limit and refused beyond it; a NUL byte, which no YAML, JSON or CSV
+// text holds, stops the read where it is found.
 #pragma once
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,55 +21,26 @@
 
 namespace basalt {
 
+// The most bytes one input file may hold (--max-file-bytes); 256 MiB unless set.
+inline constexpr int64_t kDefaultMaxInputFileBytes = int64_t{256} << 20;
+int64_t MaxInputFileBytes();
+void SetMaxInputFileBytes(int64_t bytes);
+
 // The file's bytes, or why they could not be read: "is a folder, not a file",
-// or the OS's words ("No such file or directory"). A named pipe is read as
-// its writer writes; one without a writer reads as empty instead of waiting
-// forever for one.
-inline Result<std::string> ReadWholeFile(const std::string& path) {
-  // O_NONBLOCK: opening a pipe nobody writes to would otherwise wait forever.
-  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return Status::InvalidArgument(std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    return Status::InvalidArgument("is a folder, not a file");
-  }
-  // Reads block again: a pipe with a writer is read to its end; without one,
-  // read() says end of file at once.
-  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-  std::string text;
-  char buf[1 << 16];
-  while (true) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n == 0) break;
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      std::string why = std::strerror(errno);
-      ::close(fd);
-      return Status::InvalidArgument(why);
-    }
-    text.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return text;
-}
+// "is 1073741824 bytes, above the limit of ...", "holds a NUL byte at offset
+// 0: not a text file", or the OS's words ("No such file or directory"). A
+// named pipe is read as its writer writes; one without a writer reads as empty
+// instead of waiting forever for one.
+Result<std::string> ReadWholeFile(const std::string& path);
+
+// Standard input ("-"), read as `ReadWholeFile` reads a pipe.
+Result<std::string> ReadStandardInput();
 
 // The file's bytes, or nullopt when it cannot be read.
-inline std::optional<std::string> ReadFileText(const std::string& path) {
-  Result<std::string> text = ReadWholeFile(path);
-  if (!text.ok()) return std::nullopt;
-  return std::move(*text);
-}
+std::optional<std::string> ReadFileText(const std::string& path);
 
 // The file's bytes, or InvalidArgument "<path>: cannot read <what>: <why>",
 // `what` saying what the file is for ("trace file", "scheduler configuration").
-inline Result<std::string> ReadFileOrError(const std::string& path, std::string_view what) {
-  Result<std::string> text = ReadWholeFile(path);
-  if (!text.ok()) {
-    return Status::InvalidArgument(path + ": cannot read " + std::string(what) + ": " +
-                                   text.status().message());
-  }
-  return std::move(*text);
-}
+Result<std::string> ReadFileOrError(const std::string& path, std::string_view what);
 
 }  // namespace basalt

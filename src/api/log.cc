@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <mutex>
 
+#include "api/terminal_text.h"
+
 namespace basalt {
 namespace {
 
@@ -31,25 +33,7 @@ class EscapingStderrSink final : public spdlog::sinks::base_sink<std::mutex> {
   void sink_it_(const spdlog::details::log_msg& msg) override {
     spdlog::memory_buf_t formatted;
     formatter_->format(msg, formatted);
-    std::string_view line(formatted.data(), formatted.size());
-    std::string out;
-    out.reserve(line.size());
-    for (size_t i = 0; i < line.size();) {
-      const unsigned char c = static_cast<unsigned char>(line[i]);
-      if ((c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t') {
-        out += static_cast<char>(c);
-        ++i;
-      } else if (size_t n = c >= 0x80 ? Utf8SequenceAt(line, i) : 0; n > 0) {
-        out.append(line.substr(i, n));
-        i += n;
-      } else {
-        static const char kHex[] = "0123456789abcdef";
-        out += "\\x";
-        out += kHex[c >> 4];
-        out += kHex[c & 15];
-        ++i;
-      }
-    }
+    const std::string out = TerminalSafe(std::string_view(formatted.data(), formatted.size()));
     std::fwrite(out.data(), 1, out.size(), stderr);
   }
   void flush_() override { std::fflush(stderr); }
@@ -77,6 +61,38 @@ std::shared_ptr<spdlog::logger> Make(const std::string& name, const std::string&
 }
 
 }  // namespace
+
+void CliErrorLines(std::string_view message) {
+  size_t start = 0;
+  while (true) {
+    const size_t end = message.find('\n', start);
+    CliLog().error("{}", message.substr(start, end == std::string_view::npos ? end : end - start));
+    if (end == std::string_view::npos) return;
+    start = end + 1;
+  }
+}
+
+std::string TerminalSafe(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if ((c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t') {
+      out += static_cast<char>(c);
+      ++i;
+    } else if (size_t n = c >= 0x80 ? Utf8SequenceAt(text, i) : 0; n > 0) {
+      out.append(text.substr(i, n));
+      i += n;
+    } else {
+      static const char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+      ++i;
+    }
+  }
+  return out;
+}
 
 spdlog::logger& Log(std::string_view component) {
   Loggers& s = State();

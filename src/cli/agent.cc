@@ -119,6 +119,12 @@ int RunAgent(const AgentRequest& req) {
   std::unique_ptr<agent::NodeApi> api;
   if (!req.pods_file.empty()) {
     api = std::make_unique<agent::StandaloneNodeApi>(req.pods_file);
+    // Read every period (the file stands for the kubelet's list, which may
+    // fail for a while); one that cannot be read at start is an input error.
+    if (auto pods = api->ListPods(); !pods.ok()) {
+      CliLog().error("agent: --pods-file: {}", pods.status().message());
+      return kExitBadInput;
+    }
   } else {
     std::string node = req.node_name;
     if (node.empty()) {

@@ -1,4 +1,5 @@
-// "unknown command" with a suggestion, as kubectl and git say it.
+// "unknown command" and "unknown flag" with a suggestion, as kubectl and git
+// say them.
 //
 // CLI11 answers a misspelt subcommand with "A subcommand is required" or
 // "The following arguments were not expected", which hides the typo. This
@@ -10,6 +11,10 @@
 #include <vector>
 
 namespace basalt {
+
+// The closest of `names` to `word` (within two edits, or starting with it),
+// for a "did you mean"; "" when none is.
+std::string ClosestName(const std::string& word, const std::vector<std::string>& names);
 
 // The index in `args` of the first word from `from` on that is neither an
 // option nor the value of an option in `options_with_value`.
@@ -23,5 +28,13 @@ std::optional<size_t> CommandWord(const std::vector<std::string>& args, size_t f
 std::optional<std::string> UnknownCommandError(const std::string& word,
                                                const std::vector<std::string>& commands,
                                                const std::string& parent);
+
+// The error for the first word of `args` from `from` on that is a long flag
+// ("--cycle", "--cycle=3") not among `flags` ("--cycles", ...), else nothing:
+// `unknown flag "--cycle" for "basalt schedule"; did you mean "--cycles"?`.
+// Words after "--" are not flags.
+std::optional<std::string> UnknownFlagError(const std::vector<std::string>& args, size_t from,
+                                            const std::vector<std::string>& flags,
+                                            const std::string& command);
 
 }  // namespace basalt

@@ -4,12 +4,18 @@
 #include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 #include "actions/builtin.h"
 #include "api/decode.h"
 #include "api/log.h"
+#include "api/object_rules.h"
+#include "api/terminal_text.h"
+#include "api/yaml_json.h"
+#include "cli/cluster_input.h"
 #include "cli/completion_hints.h"
+#include "cli/limit_flags.h"
 #include "cli/schedule.h"
 #include "engine/cycle_runner.h"
 #include "engine/explain_probe.h"
@@ -21,8 +27,10 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+constexpr int kExitRuns = 0;
+constexpr int kExitWaits = 1;
 constexpr int kExitBadInput = 2;
-constexpr int kExitUnavailable = 1;
+constexpr int kExitUnavailable = 3;
 // A vcjob admitted in the explained session has no pods until the job
 // controller reacts; at most this many cycles are run to get to them.
 constexpr int kMaxAdvances = 3;
@@ -121,9 +129,10 @@ std::string Plural(size_t n, const char* one) {
 
 Result<ExplainReport> RunExplain(const ExplainRequest& request) {
   if (request.cycles < 1) return Status::InvalidArgument("--cycles: must be at least 1");
-  if (!request.output.empty() && request.output != "json") {
+  if (!request.output.empty() && request.output != "table" && request.output != "json" &&
+      request.output != "yaml") {
     return Status::InvalidArgument("-o: unknown output format \"" + request.output +
-                                   "\" (json, or none for text)");
+                                   "\" (table, the default; json or yaml)");
   }
   BASALT_ASSIGN_OR_RETURN(ParsedTarget target, ParseTarget(request.target, request.namespace_));
   PluginRegistry plugins;
@@ -145,12 +154,14 @@ Result<ExplainReport> RunExplain(const ExplainRequest& request) {
   if (live) {
     BASALT_RETURN_IF_ERROR(LoadLiveState(request.kubeconfig, request.context, &state));
   } else {
-    ClusterObjects objects;
-    for (const std::string& path : request.cluster_paths)
-      BASALT_RETURN_IF_ERROR(LoadPath(path, &objects));
-    if (!request.cluster_text.empty())
-      BASALT_RETURN_IF_ERROR(DecodeText(request.cluster_text, "(inline)", &objects));
-    BASALT_RETURN_IF_ERROR(state.AddAll(std::move(objects)));
+    // The loader of `basalt validate` and `schedule` (cli/cluster_input.h).
+    LoadedCluster loaded =
+        LoadClusterInput({request.cluster_paths, request.cluster_text, "(inline)", request.limits});
+    BASALT_RETURN_IF_ERROR(LoadErrorsStatus(loaded.errors));
+    for (const std::string& w : loaded.warnings) CliLog().warn("warning: {}", w);
+    if (std::vector<std::string> errors = RunErrorsAfterWarnings(loaded.objects); !errors.empty())
+      return Status::InvalidArgument(errors.front());
+    BASALT_RETURN_IF_ERROR(state.AddAll(std::move(loaded.objects)));
   }
   SessionOptions options;
   CycleRunner runner(state, *conf, plugins, actions, options);
@@ -227,8 +238,11 @@ Json ExplainJson(const ExplainReport& r) {
                     {"inqueue", ResourceJson(r.cluster.inqueue)}};
   Json rejections = Json::array();
   for (const ExplainEvent& e : r.enqueue_rejections) {
-    rejections.push_back(
-        {{"plugin", e.plugin}, {"object", e.object}, {"reason", e.reason}, {"message", e.message}});
+    rejections.push_back({{"plugin", e.plugin},
+                          {"object", e.object},
+                          {"reason", e.reason},
+                          {"message", e.message},
+                          {"numbers", e.numbers}});
   }
   out["enqueue"] = {{"considered", r.enqueue_considered},
                     {"admitted", r.enqueue_admitted},
@@ -320,6 +334,7 @@ std::string ExplainText(const ExplainReport& r) {
     for (const ExplainEvent& e : r.enqueue_rejections) {
       o << "    " << (e.plugin.empty() ? "(plugin unknown)" : e.plugin) << ": " << e.reason << ": "
         << e.message << "\n";
+      if (!e.numbers.empty()) o << "      " << e.numbers << "\n";
     }
   }
   if (r.min_member > 0 && !r.tasks.empty()) {
@@ -393,12 +408,15 @@ CLI::App* AddExplainCommand(CLI::App& app, ExplainRequest* request) {
       ->capture_default_str();
   cmd->add_option("--now", request->now,
                   "Clock of the first cycle, RFC 3339 (as basalt schedule --now)");
-  OfferValues(
-      cmd->add_option("-o,--output", request->output, "Output format: json (default: text)"),
-      {"json"});
+  AddLimitFlags(cmd, &request->limits,
+                {LimitFlag::kObjects, LimitFlag::kJobPods, LimitFlag::kPods});
+  OfferValues(cmd->add_option("-o,--output", request->output,
+                              "Output format: table (default: the report as text), json or yaml"),
+              {"table", "json", "yaml"});
   cmd->footer(
-      "Exit code 0 with a report, 2 on bad input or a target that does not exist,\n"
-      "1 when the API server cannot be reached.\n\n"
+      "Exit code 0 when the target runs or will (Running, Bound, Pipelined, Completed),\n"
+      "1 when it waits (Pending, NotCreated, PodGroupMissing, NodeMissing, Ignored), 2 on\n"
+      "bad input or a target that does not exist, 3 when the API server cannot be reached.\n\n"
       "Examples:\n"
       "  basalt explain job/llm-finetune --conf examples/gang-training/scheduler.conf \\\n"
       "      --cluster examples/gang-training/cluster\n"
@@ -410,16 +428,24 @@ CLI::App* AddExplainCommand(CLI::App& app, ExplainRequest* request) {
 int RunExplainCommand(const ExplainRequest& request) {
   auto report = RunExplain(request);
   if (!report.ok()) {
-    CliLog().error("{}", report.status().message());
+    CliErrorLines(report.status().message());
     // The API server out of reach is no fault of the input.
     return report.status().code() == Status::Code::kUnavailable ? kExitUnavailable : kExitBadInput;
   }
   if (request.output == "json") {
-    std::cout << ExplainJson(*report).dump(2) << "\n";
+    std::cout << ExplainJson(*report).dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
+  } else if (request.output == "yaml") {
+    std::cout << TerminalSafe(JsonToYaml(nlohmann::json(ExplainJson(*report))));
   } else {
-    std::cout << ExplainText(*report);
+    std::cout << TerminalSafe(ExplainText(*report));
   }
-  return 0;
+  return ExplainExitCode(*report);
+}
+
+int ExplainExitCode(const ExplainReport& report) {
+  // As `kubectl diff` and grep: 1 is an answer (it waits), not an error.
+  static const std::set<std::string> kRuns = {"Running", "Bound", "Pipelined", "Completed"};
+  return kRuns.count(report.verdict) ? kExitRuns : kExitWaits;
 }
 
 }  // namespace basalt

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "api/limits.h"
 #include "api/status.h"
 #include "engine/explain_report.h"
 
@@ -40,7 +41,8 @@ struct ExplainRequest {
   std::string context;
   int cycles = 1;      // explain the N-th session
   std::string now;     // RFC 3339 clock of the first cycle (as `basalt schedule --now`)
-  std::string output;  // "" (text) or "json"
+  std::string output;  // "" or "table" (text), "json", "yaml"
+  InputLimits limits;  // --max-objects, --max-job-pods, --max-pods
 };
 
 // Loads everything, runs the cycles and explains the target. Errors name the
@@ -55,5 +57,11 @@ nlohmann::ordered_json ExplainJson(const ExplainReport& report);
 // report (or "basalt: <error>" on stderr) and returns the exit code.
 CLI::App* AddExplainCommand(CLI::App& app, ExplainRequest* request);
 int RunExplainCommand(const ExplainRequest& request);
+
+// The exit code of a report: 0 when the target runs or will (Running, Bound,
+// Pipelined, Completed), 1 when it waits (Pending, NotCreated,
+// PodGroupMissing, NodeMissing, Ignored). Errors are 2 (input) and 3 (API
+// server).
+int ExplainExitCode(const ExplainReport& report);
 
 }  // namespace basalt

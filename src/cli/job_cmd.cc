@@ -119,18 +119,17 @@ Result<Json> JobFromFlags(const JobFlags& f) {
 // The text of --filename: a .yaml/.yml/.json file, or standard input for "-".
 Result<std::string> ReadJobManifest(const std::string& filename) {
   if (filename == "-") {
-    std::stringstream in;
-    in << std::cin.rdbuf();
-    return in.str();
+    Result<std::string> text = ReadStandardInput();
+    if (!text.ok())
+      return Status::InvalidArgument("<stdin>: --filename: " + text.status().message());
+    return text;
   }
   const std::string ext = std::filesystem::path(filename).extension().string();
   if (ext != ".yaml" && ext != ".yml" && ext != ".json") {
     return Status::InvalidArgument(
         filename + ": --filename: want a .yaml, .yml or .json file, or - for stdin");
   }
-  std::optional<std::string> text = ReadFileText(filename);
-  if (!text) return Status::NotFound(filename + ": --filename: cannot read file");
-  return *text;
+  return ReadFileOrError(filename, "--filename");
 }
 
 Result<Json> JobFromFile(const JobFlags& f, bool namespace_given) {

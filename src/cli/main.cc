@@ -5,9 +5,12 @@
 #include <charconv>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
+#include "api/file_text.h"
 #include "api/log.h"
+#include "api/terminal_text.h"
 #include "cli/agent.h"
 #include "cli/bench.h"
 #include "cli/command_suggest.h"
@@ -70,15 +73,16 @@ int RunScheduleCommand(const ScheduleCommand& cmd) {
   if (stream) req.on_cycle = [&writer](const nlohmann::ordered_json& c) { writer.Cycle(c); };
   auto out = basalt::RunSchedule(req);
   if (!out.ok()) {
-    basalt::CliLog().error("{}", out.status().message());
+    basalt::CliErrorLines(out.status().message());
     return basalt::ScheduleExitCode(out.status());  // 2 bad input, 3 invariant violated
   }
   if (stream) {
     writer.Finish(*out);
   } else if (cmd.output == "json") {
-    std::cout << out->dump(2) << "\n";
+    std::cout << basalt::ScheduleJsonText(*out);
   } else {
-    std::cout << basalt::RenderScheduleTable(*out, {cmd.output == "wide", cmd.no_headers});
+    std::cout << basalt::TerminalSafe(
+        basalt::RenderScheduleTable(*out, {cmd.output == "wide", cmd.no_headers}));
   }
   return 0;
 }
@@ -115,6 +119,15 @@ int main(int argc, char** argv) {
          },
          "More logging: -v debug, -vv trace")
       ->trigger_on_parse();
+
+  // One cap for every file any command reads (api/file_text.h, docs/limits.md).
+  app.add_option_function<int64_t>(
+         "--max-file-bytes", [](int64_t bytes) { basalt::SetMaxInputFileBytes(bytes); },
+         "Most bytes one input file may hold, for every command (default 268435456: 256 MiB; "
+         "docs/limits.md)")
+      ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()))
+      ->trigger_on_parse()
+      ->group("Limits");
 
   ScheduleCommand sched;
   CLI::App* schedule =
@@ -347,9 +360,11 @@ int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   std::string line = "basalt";
   size_t from = 0;
+  CLI::App* deepest = &app;
   for (CLI::App* parent = &app; parent != nullptr;) {
     auto subs = parent->get_subcommands([](CLI::App*) { return true; });
-    auto at = subs.empty() ? std::nullopt : basalt::CommandWord(args, from, {"--log-level"});
+    auto at = subs.empty() ? std::nullopt
+                           : basalt::CommandWord(args, from, {"--log-level", "--max-file-bytes"});
     if (!at) break;
     std::vector<std::string> names;
     for (const CLI::App* sub : subs) names.push_back(sub->get_name());
@@ -358,8 +373,20 @@ int main(int argc, char** argv) {
       return kExitBadInput;
     }
     parent = parent->get_subcommand(args[*at]);
+    deepest = parent;
     line += " " + args[*at];
     from = *at + 1;
+  }
+  // A misspelt flag likewise (CLI11 would say "arguments were not expected").
+  std::vector<std::string> flags;
+  for (const CLI::App* a = deepest; a != nullptr; a = a->get_parent()) {
+    for (const CLI::Option* opt : a->get_options()) {
+      for (const std::string& name : opt->get_lnames()) flags.push_back("--" + name);
+    }
+  }
+  if (auto error = basalt::UnknownFlagError(args, 0, flags, line)) {
+    basalt::CliLog().error("{}", *error);
+    return kExitBadInput;
   }
   try {
     app.parse(argc, argv);
@@ -380,21 +407,33 @@ int main(int argc, char** argv) {
   basalt::SetLenientSchedulerConfig((schedule->parsed() || simulate->parsed() || serve->parsed()) &&
                                     !strict);
   basalt::SetAllowedMissingPlugins(allow_missing_plugins);
-  if (schedule->parsed()) return RunScheduleCommand(sched);
-  if (serve->parsed()) {
-    serve_req.leader_elect = !no_leader_elect;
-    return basalt::RunServe(serve_req);
+  // The last net: whatever escaped a command (out of memory on a huge but
+  // allowed input) is a message and an exit code, never an abort.
+  auto run = [&]() -> int {
+    if (schedule->parsed()) return RunScheduleCommand(sched);
+    if (serve->parsed()) {
+      serve_req.leader_elect = !no_leader_elect;
+      return basalt::RunServe(serve_req);
+    }
+    if (webhook->parsed()) return basalt::RunWebhook(webhook_req);
+    if (validate->parsed())
+      return basalt::RunValidate(validate_paths, validate_conf, validate_limits);
+    if (bench->parsed()) return basalt::RunBench(bench_req);
+    if (fgd->parsed()) return basalt::RunFgd(fgd_req);
+    if (agent_cmd->parsed()) return basalt::RunAgent(agent_req);
+    if (explain->parsed()) return basalt::RunExplainCommand(explain_req);
+    if (simulate->parsed()) {
+      if (seed_opt->count() > 0) sim.seed = sim_seed;
+      return basalt::RunSimulate(sim);
+    }
+    return 0;
+  };
+  try {
+    return run();
+  } catch (const std::bad_alloc&) {
+    basalt::CliLog().error("out of memory: the input is too large for this machine");
+  } catch (const std::exception& e) {
+    basalt::CliLog().error("internal error: {}", e.what());
   }
-  if (webhook->parsed()) return basalt::RunWebhook(webhook_req);
-  if (validate->parsed())
-    return basalt::RunValidate(validate_paths, validate_conf, validate_limits);
-  if (bench->parsed()) return basalt::RunBench(bench_req);
-  if (fgd->parsed()) return basalt::RunFgd(fgd_req);
-  if (agent_cmd->parsed()) return basalt::RunAgent(agent_req);
-  if (explain->parsed()) return basalt::RunExplainCommand(explain_req);
-  if (simulate->parsed()) {
-    if (seed_opt->count() > 0) sim.seed = sim_seed;
-    return basalt::RunSimulate(sim);
-  }
-  return 0;
+  return 1;
 }

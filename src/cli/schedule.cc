@@ -7,9 +7,11 @@
 #include "actions/builtin.h"
 #include "api/decode.h"
 #include "api/file_text.h"
+#include "api/log.h"
 #include "api/quantity.h"
 #include "api/text.h"
 #include "api/well_known.h"
+#include "cli/cluster_input.h"
 #include "engine/cycle_runner.h"
 #include "plugins/builtin.h"
 
@@ -145,15 +147,13 @@ Result<Json> RunSchedule(const ScheduleRequest& request) {
       if (!p.ok()) return p.status().WithContext(request.conf_source);
     }
   }
-  ClusterObjects objects;
-  for (const std::string& path : request.cluster_paths)
-    BASALT_RETURN_IF_ERROR(LoadPath(path, &objects, request.limits));
-  if (!request.cluster_text.empty()) {
-    BASALT_RETURN_IF_ERROR(
-        DecodeText(request.cluster_text, request.cluster_source, &objects, request.limits));
-  }
-  // Before the job controller expands any vcjob into pods.
-  BASALT_RETURN_IF_ERROR(CheckClusterLimits(objects, request.limits));
+  // The loader of `basalt validate` (cli/cluster_input.h): the same input is
+  // refused with the same messages.
+  LoadedCluster loaded = LoadClusterInput(
+      {request.cluster_paths, request.cluster_text, request.cluster_source, request.limits});
+  BASALT_RETURN_IF_ERROR(LoadErrorsStatus(loaded.errors));
+  for (const std::string& w : loaded.warnings) CliLog().warn("warning: {}", w);
+  ClusterObjects objects = std::move(loaded.objects);
   // What could never exist in a cluster stops the run; the rest only warns.
   if (std::vector<std::string> errors = RunErrorsAfterWarnings(objects); !errors.empty())
     return Status::InvalidArgument(errors.front());
@@ -213,6 +213,12 @@ int ScheduleExitCode(const Status& status) {
 
 namespace {
 
+// What a JSON dump of valid UTF-8 prints; a name holding invalid UTF-8 is
+// written with U+FFFD in its place instead of throwing.
+std::string SafeDump(const Json& j) {
+  return j.dump(2, ' ', false, Json::error_handler_t::replace);
+}
+
 // `text` with `pad` after every newline (and before it all when `first`).
 std::string Indented(const std::string& text, const std::string& pad, bool first) {
   std::string out = first ? pad : "";
@@ -225,15 +231,18 @@ std::string Indented(const std::string& text, const std::string& pad, bool first
 
 }  // namespace
 
+std::string ScheduleJsonText(const nlohmann::ordered_json& document) {
+  return SafeDump(document) + "\n";
+}
+
 void ScheduleJsonWriter::Cycle(const Json& cycle) {
-  out_ << (any_cycle_ ? ",\n" : "{\n  \"cycles\": [\n") << Indented(cycle.dump(2), "    ", true);
+  out_ << (any_cycle_ ? ",\n" : "{\n  \"cycles\": [\n") << Indented(SafeDump(cycle), "    ", true);
   any_cycle_ = true;
 }
 
 void ScheduleJsonWriter::Finish(const Json& document) {
-  out_ << (any_cycle_ ? "\n  ],\n" : "{\n  \"cycles\": [],\n")
-       << "  \"final\": " << Indented(document.value("final", Json::object()).dump(2), "  ", false)
-       << "\n}\n";
+  out_ << (any_cycle_ ? "\n  ],\n" : "{\n  \"cycles\": [],\n") << "  \"final\": "
+       << Indented(SafeDump(document.value("final", Json::object())), "  ", false) << "\n}\n";
   out_.flush();
 }
 

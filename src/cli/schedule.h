@@ -79,6 +79,10 @@ Result<nlohmann::ordered_json> RunSchedule(const ScheduleRequest& request);
 // other non-zero dimensions by name (`pods` left out), in Kubernetes units.
 nlohmann::ordered_json ResourceJson(const Resource& r);
 
+// The document as `basalt schedule` prints it: indented by 2, then a newline;
+// invalid UTF-8 in a name is replaced (U+FFFD) instead of throwing.
+std::string ScheduleJsonText(const nlohmann::ordered_json& document);
+
 // The process exit code for the result of RunSchedule.
 int ScheduleExitCode(const Status& status);
 

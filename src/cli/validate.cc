@@ -1,13 +1,13 @@
 #include "cli/validate.h"
 
 #include <cctype>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "admission/admission.h"
-#include "api/decode.h"
-#include "api/limits.h"
+#include "api/log.h"
+#include "api/terminal_text.h"
+#include "cli/cluster_input.h"
+#include "cli/schedule.h"
 #include "framework/action.h"
 #include "framework/config.h"
 #include "plugins/builtin.h"
@@ -34,18 +34,17 @@ std::string LocatedProblem(const std::string& path, const std::string& entry,
 // The configuration's problems, one line each ("" when it cannot be read: then
 // `*unreadable` says why).
 std::vector<std::string> ConfProblems(const std::string& path, std::string* unreadable) {
-  std::ifstream in(path);
-  if (!in) {
-    *unreadable = path + ": cannot read the scheduler configuration";
+  // The reader `basalt schedule --conf` uses: the same refusals, the same words.
+  Result<std::string> text = ReadSchedulerConfFile(path);
+  if (!text.ok()) {
+    *unreadable = text.status().message();
     return {};
   }
-  std::stringstream text;
-  text << in.rdbuf();
   PluginRegistry plugins;
   RegisterBuiltinPlugins(plugins);
   ActionRegistry actions;
   RegisterBuiltinActions(actions);
-  auto conf = ParseSchedulerConfig(text.str(), path, plugins.Names(), actions.Names());
+  auto conf = ParseSchedulerConfig(*text, path, plugins.Names(), actions.Names());
   if (!conf.ok()) return {conf.status().message()};
   // Every plugin is built once, as `basalt schedule` does before its first
   // cycle, so each argument error surfaces with the entry it belongs to.
@@ -62,21 +61,6 @@ std::vector<std::string> ConfProblems(const std::string& path, std::string* unre
     }
   }
   return problems;
-}
-
-// The HyperNodes as one tree: names once each, then the tree's rules
-// (api/hypernode.h), as `basalt schedule` checks them when it loads a folder.
-Status CheckHyperNodes(const std::vector<HyperNode>& hypernodes) {
-  std::map<std::string, HyperNode> by_name;
-  for (const HyperNode& h : hypernodes) {
-    auto [it, fresh] = by_name.emplace(h.meta.name, h);
-    if (!fresh) {
-      return Status::InvalidArgument(h.meta.source + ": HyperNode " + h.meta.name +
-                                     ": metadata.name: duplicate (also defined at " +
-                                     it->second.meta.source + ")");
-    }
-  }
-  return ValidateHyperNodeTree(by_name);
 }
 
 }  // namespace
@@ -100,54 +84,35 @@ int RunValidate(const std::vector<std::string>& paths, const std::string& conf_p
     std::string unreadable;
     std::vector<std::string> problems = ConfProblems(conf_path, &unreadable);
     if (!unreadable.empty()) {
-      err << "basalt: " << unreadable << "\n";
+      err << "basalt: " << TerminalSafe(unreadable) << "\n";
       return kExitBadInput;
     }
-    for (const std::string& p : problems) out << p << "\n";
+    for (const std::string& p : problems) out << TerminalSafe(p) << "\n";
     if (!problems.empty()) {
       err << "basalt: " << problems.size() << (problems.size() == 1 ? " problem" : " problems")
           << " found in the scheduler configuration\n";
       return kExitBadInput;
     }
-    out << "ok: scheduler configuration " << conf_path << " valid\n";
+    out << "ok: scheduler configuration " << TerminalSafe(conf_path) << " valid\n";
     if (paths.empty()) return 0;
   }
-  // Every path is loaded, so one run reports the decode error of each file
-  // given; admission needs the whole set, so it only runs when all decoded.
-  ClusterObjects objects;
-  bool decode_failed = false;
-  for (const std::string& path : paths) {
-    Status st = LoadPath(path, &objects, limits);
-    if (!st.ok()) {
-      err << "basalt: " << st.message() << "\n";
-      decode_failed = true;
-    }
-  }
-  if (decode_failed) return kExitBadInput;
-  if (CountDecodedObjects(objects) == 0) {
-    // Most likely a wrong path or extension: saying "ok" would hide it.
-    std::string given;
-    for (const std::string& path : paths) given += (given.empty() ? "" : ", ") + path;
-    err << "basalt: " << given
-        << ": no objects found (folders are read for *.yaml, *.yml and *.json files)\n";
-    return kExitBadInput;
-  }
-  // The same caps `basalt schedule` and `simulate` apply (api/limits.h).
-  if (Status capped = CheckClusterLimits(objects, limits); !capped.ok()) {
-    err << "basalt: " << capped.message() << "\n";
-    return kExitBadInput;
-  }
-  if (Status tree = CheckHyperNodes(objects.hypernodes); !tree.ok()) {
-    err << "basalt: " << tree.message() << "\n";
-    return kExitBadInput;
-  }
+  // The loader `basalt schedule` and `explain` use (cli/cluster_input.h):
+  // every file's decode error, an input without objects, the limits and the
+  // store's rules refuse alike. Admission needs the whole set, so it only
+  // runs when everything loaded.
+  LoadedCluster loaded = LoadClusterInput(ClusterInput{paths, "", "(inline)", limits});
+  for (const std::string& e : loaded.errors) err << "basalt: " << TerminalSafe(e) << "\n";
+  if (!loaded.errors.empty()) return kExitBadInput;
+  const ClusterObjects& objects = loaded.objects;
+  for (const std::string& w : loaded.warnings)
+    err << "basalt: warning: " << TerminalSafe(w) << "\n";
 
   // Warnings (unknown fields, a pod on a node that does not exist) never fail
   // the run, as kubectl's field validation only warns.
   for (const AdmissionProblem& w : ValidationWarnings(objects))
-    err << "basalt: warning: " << w.ToString() << "\n";
+    err << "basalt: warning: " << TerminalSafe(w.ToString()) << "\n";
   std::vector<AdmissionProblem> problems = ValidateObjects(objects);
-  for (const AdmissionProblem& p : problems) out << p.ToString() << "\n";
+  for (const AdmissionProblem& p : problems) out << TerminalSafe(p.ToString()) << "\n";
   if (!problems.empty()) {
     err << "basalt: " << problems.size() << (problems.size() == 1 ? " problem" : " problems")
         << " found\n";

@@ -13,6 +13,7 @@
 #include "api/well_known.h"
 #include "engine/session_runner.h"
 #include "framework/statement.h"
+#include "framework/vote_notes.h"
 
 namespace basalt {
 namespace {
@@ -280,6 +281,15 @@ class Prober {
     }
     report_.podgroup = group_;
     auto pg = state_.podgroups().find(group_);
+    if (pg == state_.podgroups().end() && subject.kind == "Pod") {
+      // The pod names its gang itself; no controller creates a PodGroup for
+      // it, so the pod waits until one of that name exists.
+      report_.verdict = "PodGroupMissing";
+      report_.podgroup.clear();
+      report_.hints.push_back("the pod's annotation " + kGroupNameAnnotation + " names PodGroup " +
+                              group_ + ", which does not exist: create it, or fix the annotation");
+      return false;
+    }
     if (pg == state_.podgroups().end()) {
       report_.verdict = "NotCreated";
       report_.podgroup.clear();
@@ -376,9 +386,21 @@ class Prober {
     hooks.closed = [&](Session& ssn, const Decisions& d) {
       if (closed_normally_) CloseExplained(ssn, d, tasks, events_before);
     };
+    VoteNoteCollector notes;  // the numbers behind each refusing vote
     auto decided = RunSession(state_, conf_, plugins_, built, options_, hooks);
     if (!decided.ok()) return decided.status();
+    AttachNumbers(notes.notes());
     return error;
+  }
+
+  // Each enqueue refusal gets the comparison its plugin noted for the target.
+  void AttachNumbers(const std::vector<VoteNote>& notes) {
+    for (ExplainEvent& e : report_.enqueue_rejections) {
+      for (const VoteNote& n : notes) {
+        if (n.object == "PodGroup/" + group_ && n.plugin == e.plugin && e.numbers.empty())
+          e.numbers = n.text;
+      }
+    }
   }
 
   // Facts at open; false when the subject takes no part (the verdict says why).
@@ -573,9 +595,11 @@ class Prober {
     if (report_.enqueue_considered && !report_.enqueue_admitted) {
       bool queue_numbers = report_.enqueue_rejections.empty() && q.state == "Open";
       for (const ExplainEvent& e : report_.enqueue_rejections) {
-        h.push_back((e.plugin.empty() ? "enqueue" : e.plugin) + " refused admission: " + e.message);
-        queue_numbers |= e.plugin == "proportion" || e.plugin == "capacity";
-        if (e.plugin == "overcommit" && report_.min_resources) {
+        h.push_back((e.plugin.empty() ? "enqueue" : e.plugin) + " refused admission: " + e.message +
+                    (e.numbers.empty() ? "" : " (" + e.numbers + ")"));
+        // The noted comparison says it with the pass's own numbers.
+        queue_numbers |= (e.plugin == "proportion" || e.plugin == "capacity") && e.numbers.empty();
+        if (e.plugin == "overcommit" && report_.min_resources && e.numbers.empty()) {
           const ClusterFacts& c = report_.cluster;
           h.push_back("cluster: allocatable " + ResourceText(c.allocatable) +
                       " (times the overcommit factor); used " + ResourceText(c.used) +

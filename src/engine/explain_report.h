@@ -21,6 +21,9 @@ struct ExplainEvent {
   std::string object, type, reason, message;
   // The plugin the event is known to come from ("" when it cannot be told).
   std::string plugin;
+  // For an enqueue refusal: the comparison that refused, with its numbers
+  // (framework/vote_notes.h); "" when the plugin noted none.
+  std::string numbers;
 };
 
 // Nodes that refuse a task for the same reasons.
@@ -94,7 +97,9 @@ struct ExplainReport {
   int64_t cycle = 1;  // the session explained (1 = the first one on the input)
   // What the session does with the target: Pending, Pipelined, Bound (a bind
   // issued this session), Running (already placed before), Completed,
-  // NotCreated (a vcjob whose pods do not exist yet), Ignored (not ours).
+  // NotCreated (a vcjob whose pods do not exist yet), PodGroupMissing (a pod
+  // whose group annotation names a PodGroup that does not exist), Ignored
+  // (not ours).
   std::string verdict;
   std::string ignored_because;  // for Ignored
   // Explained on a live cluster: the report is what basalt's controllers and

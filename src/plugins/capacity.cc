@@ -68,6 +68,7 @@
 #include "framework/invariants.h"
 #include "framework/session.h"
 #include "framework/session_stats.h"
+#include "framework/vote_notes.h"
 #include "plugins/builtin.h"
 #include "plugins/queue_share.h"
 
@@ -168,6 +169,7 @@ struct QueueAttr {
   Resource guarantee;
   Resource allocated;
   Resource inqueue;
+  Resource admitted_in_pass;  // the part of `inqueue` enqueue added this session
   Resource elastic;
   Fraction share;
 };
@@ -628,18 +630,30 @@ class CapacityPlugin : public Plugin {
     if (!job.min_resources) return Vote::kPermit;
     const Resource& min = *job.min_resources;
     std::vector<std::string> over;
+    const QueueAttr* refusing = nullptr;
     const bool fits = FitsUpward(job.queue, [&](const QueueAttr& a) {
       over = ExceededOnRequested(min + a.allocated + a.inqueue - a.elastic, a.real_capability, min);
+      if (!over.empty()) refusing = &a;
       return over.empty();
     });
     if (!fits) {
       ssn.RecordEvent("PodGroup/" + job.key, "Normal", "Unschedulable", FormatInsufficient(over));
+      if (NotingVotes() && refusing != nullptr) {
+        NoteVote("PodGroup/" + job.key, "capacity",
+                 QueueQuotaNote(refusing->name.empty() ? "root" : refusing->name, min,
+                                refusing->allocated, refusing->inqueue, refusing->admitted_in_pass,
+                                refusing->elastic, refusing->real_capability));
+      }
       return Vote::kReject;
     }
     const Resource admitted = share::DeductGated(ssn, job, min);
     QueueAttr& a = attrs_[job.queue];
     a.inqueue += admitted;
-    for (int anc : a.ancestors) attrs_[anc].inqueue += admitted;
+    a.admitted_in_pass += admitted;
+    for (int anc : a.ancestors) {
+      attrs_[anc].inqueue += admitted;
+      attrs_[anc].admitted_in_pass += admitted;
+    }
     return Vote::kPermit;
   }
 

@@ -21,8 +21,10 @@
 // Arguments: `overcommit-factor` (number, default 1.2; a value below 1 falls
 // back to 1.2). A value that is not a number is an error (Volcano ignores it).
 #include <cmath>
+#include <cstdio>
 
 #include "framework/session.h"
+#include "framework/vote_notes.h"
 #include "plugins/builtin.h"
 #include "plugins/queue_share.h"
 
@@ -59,6 +61,8 @@ class OvercommitPlugin : public Plugin {
     Resource used;
     for (const NodeInfo& n : ssn.nodes()) used += n.used();
     idle_ = Inflate(ssn.total_resource(), factor_) - used;
+    total_ = ssn.total_resource();
+    used_ = used;
 
     for (const JobInfo& job : ssn.jobs()) {
       if (!job.min_resources) continue;
@@ -71,6 +75,7 @@ class OvercommitPlugin : public Plugin {
         inqueue_ += share::RunningReservation(job);
       }
     }
+    inqueue_at_open_ = inqueue_;
 
     ssn.AddJobEnqueueableFn([this, &ssn](const JobInfo& job) {
       if (!job.min_resources) return Vote::kPermit;  // best effort: nothing to reserve
@@ -78,6 +83,7 @@ class OvercommitPlugin : public Plugin {
       if (LessEqualOnRequested(inqueue_ + min, idle_, min)) return Vote::kPermit;
       ssn.RecordEvent("PodGroup/" + job.key, "Normal", "Unschedulable",
                       "resource in cluster is overused");
+      if (NotingVotes()) NoteVote("PodGroup/" + job.key, "overcommit", OverusedNote(min));
       return Vote::kReject;
     });
 
@@ -91,9 +97,33 @@ class OvercommitPlugin : public Plugin {
   double factor() const { return factor_; }
 
  private:
+  // Each dimension `min` asks for that does not fit: "nvidia.com/gpu: 0
+  // reserved at session open + 6 admitted before it in this pass + 4 asked =
+  // 10 > 8 allocatable × 1.2 - 0 used = 9.6".
+  std::string OverusedNote(const Resource& min) const {
+    std::string note;
+    char factor[32];
+    std::snprintf(factor, sizeof factor, "%g", factor_);
+    for (ResourceId id : RequestedDimensions(min)) {
+      const int64_t wanted = inqueue_.Get(id) + min.Get(id);
+      if (wanted <= idle_.Get(id)) continue;
+      const auto d = [id](int64_t v) { return ReadableDimension(id, v); };
+      note += std::string(note.empty() ? "" : "; ") + ResourceNames::Name(id) + ": " +
+              d(inqueue_at_open_.Get(id)) + " reserved at session open + " +
+              d(inqueue_.Get(id) - inqueue_at_open_.Get(id)) +
+              " admitted before it in this pass + " + d(min.Get(id)) + " asked = " + d(wanted) +
+              " > " + d(total_.Get(id)) + " allocatable × " + factor + " - " + d(used_.Get(id)) +
+              " used = " + d(idle_.Get(id));
+    }
+    return note;
+  }
+
   const double factor_;
   Resource idle_;
   Resource inqueue_;
+  Resource inqueue_at_open_;
+  Resource total_;
+  Resource used_;
 };
 
 }  // namespace

@@ -44,6 +44,7 @@
 #include "framework/invariants.h"
 #include "framework/session.h"
 #include "framework/session_stats.h"
+#include "framework/vote_notes.h"
 #include "plugins/builtin.h"
 #include "plugins/exact_resource.h"
 #include "plugins/queue_share.h"
@@ -62,6 +63,7 @@ struct QueueAttr {
   Resource allocated;
   Resource request;
   Resource inqueue;
+  Resource admitted_in_pass;  // the part of `inqueue` enqueue added this session
   Resource elastic;
   mpq_class share;
 };
@@ -322,11 +324,18 @@ class ProportionPlugin : public Plugin {
     const Resource& min = *job.min_resources;
     const Resource needed = min + a.allocated + a.inqueue - a.elastic;
     if (LessEqualOnRequested(needed, a.real_capability, min)) {
-      a.inqueue += share::DeductGated(ssn, job, min);
+      const Resource admitted = share::DeductGated(ssn, job, min);
+      a.inqueue += admitted;
+      a.admitted_in_pass += admitted;
       return Vote::kPermit;
     }
     ssn.RecordEvent("PodGroup/" + job.key, "Normal", "Unschedulable",
                     "queue resource quota insufficient");
+    if (NotingVotes()) {
+      NoteVote("PodGroup/" + job.key, "proportion",
+               QueueQuotaNote(q.name, min, a.allocated, a.inqueue, a.admitted_in_pass, a.elastic,
+                              a.real_capability));
+    }
     return Vote::kReject;
   }
 

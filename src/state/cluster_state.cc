@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 
+#include "state/store_rules.h"
+
 namespace basalt {
 namespace {
 
@@ -23,6 +25,61 @@ std::string OwnerKey(const std::string& ns, const std::string& kind, const std::
 }
 
 }  // namespace
+
+namespace {
+
+// The second object of a name, in the words `basalt validate` has always used
+// (api/object_rules.h): where the repeat is, then where the first one is.
+Status Duplicate(const std::string& source, const std::string& kind, const std::string& key,
+                 const std::string& first_source) {
+  return Status::AlreadyExists(source + ": " + kind + " " + key + ": metadata.name: duplicate " +
+                               kind + " \"" + key + "\": already defined at " + first_source);
+}
+
+// Every name of `kind` once.
+template <typename T>
+Status CheckUnique(const std::vector<T>& objects, const std::string& kind) {
+  std::map<std::string, const std::string*> first;
+  for (const T& o : objects) {
+    auto [it, fresh] = first.try_emplace(o.meta.Key(), &o.meta.source);
+    if (!fresh) return Duplicate(o.meta.source, kind, it->first, *it->second);
+  }
+  return Status::Ok();
+}
+
+Status CheckUniqueOwners(const std::vector<OwnerObject>& owners) {
+  std::map<std::string, const std::string*> first;
+  for (const OwnerObject& o : owners) {
+    auto [it, fresh] =
+        first.try_emplace(OwnerKey(o.meta.namespace_, o.kind, o.meta.name), &o.meta.source);
+    if (!fresh) return Duplicate(o.meta.source, o.kind, o.meta.Key(), *it->second);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CheckStoreRules(const ClusterObjects& objects) {
+  BASALT_RETURN_IF_ERROR(CheckUnique(objects.nodes, "Node"));
+  BASALT_RETURN_IF_ERROR(CheckUnique(objects.pods, "Pod"));
+  BASALT_RETURN_IF_ERROR(CheckUnique(objects.queues, "Queue"));
+  BASALT_RETURN_IF_ERROR(CheckUnique(objects.podgroups, "PodGroup"));
+  BASALT_RETURN_IF_ERROR(CheckUnique(objects.jobs, "Job"));
+  BASALT_RETURN_IF_ERROR(CheckUnique(objects.priority_classes, "PriorityClass"));
+  BASALT_RETURN_IF_ERROR(CheckUniqueOwners(objects.owners));
+  BASALT_RETURN_IF_ERROR(CheckUnique(objects.commands, "Command"));
+  BASALT_RETURN_IF_ERROR(CheckJobFlowTemplates(objects.job_flows, objects.job_templates));
+  BASALT_RETURN_IF_ERROR(CheckUnique(objects.job_templates, "JobTemplate"));
+  BASALT_RETURN_IF_ERROR(CheckUnique(objects.job_flows, "JobFlow"));
+  BASALT_RETURN_IF_ERROR(CheckUnique(objects.cron_jobs, "CronJob"));
+  BASALT_RETURN_IF_ERROR(CheckUnique(objects.numatopologies, "Numatopology"));
+  BASALT_RETURN_IF_ERROR(CheckUnique(objects.hypernodes, "HyperNode"));
+  BASALT_RETURN_IF_ERROR(CheckUnique(objects.disruption_budgets, "PodDisruptionBudget"));
+  BASALT_RETURN_IF_ERROR(CheckUnique(objects.resource_quotas, "ResourceQuota"));
+  std::map<std::string, HyperNode> tree;
+  for (const HyperNode& h : objects.hypernodes) tree.emplace(h.meta.Key(), h);
+  return ValidateHyperNodeTree(tree);
+}
 
 Status ClusterState::AddAll(ClusterObjects objects) {
   for (auto& n : objects.nodes) BASALT_RETURN_IF_ERROR(InsertUnique(nodes_, "Node", std::move(n)));
