@@ -65,5 +65,6 @@ set(BASALT_TEST_SOURCES
   tests/watch_line_test.cc
   tests/volcano_examples_test.cc
   tests/webhook_test.cc
+  tests/webhook_limits_test.cc
   tests/sla_rescheduling_test.cc
 )
