@@ -48,10 +48,14 @@ Flags ParseFlags(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string name = argv[i];
     double v = std::stod(argv[i + 1]);
-    if (name == "--requests") f.requests = static_cast<int>(v);
-    else if (name == "--body-mb") f.body_mb = v;
-    else if (name == "--senders") f.senders = static_cast<int>(v);
-    else if (name == "--slow") f.slow = static_cast<int>(v);
+    if (name == "--requests")
+      f.requests = static_cast<int>(v);
+    else if (name == "--body-mb")
+      f.body_mb = v;
+    else if (name == "--senders")
+      f.senders = static_cast<int>(v);
+    else if (name == "--slow")
+      f.slow = static_cast<int>(v);
     else {
       std::cerr << "usage: basalt_webhook_bench [--requests 1000] [--body-mb 2] [--senders 4] "
                    "[--slow 20]\n";
@@ -174,10 +178,11 @@ class TlsConnection {
 };
 
 std::string Review(const Json& object, const std::string& uid) {
-  return Json{{"apiVersion", "admission.k8s.io/v1"},
-              {"kind", "AdmissionReview"},
-              {"request",
-               {{"uid", uid}, {"operation", "CREATE"}, {"namespace", "default"}, {"object", object}}}}
+  return Json{
+      {"apiVersion", "admission.k8s.io/v1"},
+      {"kind", "AdmissionReview"},
+      {"request",
+       {{"uid", uid}, {"operation", "CREATE"}, {"namespace", "default"}, {"object", object}}}}
       .dump();
 }
 
@@ -246,12 +251,13 @@ double Percentile(std::vector<double> v, double p) {
 
 int main(int argc, char** argv) {
   Flags flags = ParseFlags(argc, argv);
-  std::string dir = std::filesystem::temp_directory_path() /
-                    ("basalt-webhook-bench-" + std::to_string(getpid()));
+  std::string dir =
+      std::filesystem::temp_directory_path() / ("basalt-webhook-bench-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
-  std::string cert = "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes "
-                     "-days 1 -subj /CN=bench -keyout " +
-                     dir + "/tls.key -out " + dir + "/tls.crt >/dev/null 2>&1";
+  std::string cert =
+      "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes "
+      "-days 1 -subj /CN=bench -keyout " +
+      dir + "/tls.key -out " + dir + "/tls.crt >/dev/null 2>&1";
   if (std::system(cert.c_str()) != 0) return 1;
   int ready[2], done[2];
   if (pipe(ready) != 0 || pipe(done) != 0) return 1;

@@ -69,8 +69,8 @@ class FakeLookup : public AdmissionLookup {
 };
 
 // A self-signed certificate for 127.0.0.1 with common name `cn`.
-inline void MakeCert(const std::filesystem::path& dir, const std::string& cn, const std::string& crt,
-              const std::string& key) {
+inline void MakeCert(const std::filesystem::path& dir, const std::string& cn,
+                     const std::string& crt, const std::string& key) {
   const std::string cmd =
       "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 "
       "-nodes -days 2 -subj /CN=" +

@@ -109,11 +109,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   void Start() {
     BeginDeadline();
-    stream_.async_handshake(ssl::stream_base::server, [self = shared_from_this()](
-                                                          beast::error_code ec) {
-      if (ec) return self->OnReadError(ec, "TLS handshake");
-      self->ReadHeader();
-    });
+    stream_.async_handshake(ssl::stream_base::server,
+                            [self = shared_from_this()](beast::error_code ec) {
+                              if (ec) return self->OnReadError(ec, "TLS handshake");
+                              self->ReadHeader();
+                            });
   }
 
  private:
@@ -202,8 +202,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
       ++server_.counters.too_large;
       server_.oversized.Warn("msg=\"request refused: body too large\" " + where +
                              " limit_bytes=" + std::to_string(server_.limits.max_body_bytes));
-      return Refuse(413, "request body over " + std::to_string(server_.limits.max_body_bytes) +
-                             " bytes");
+      return Refuse(
+          413, "request body over " + std::to_string(server_.limits.max_body_bytes) + " bytes");
     }
     if (ec == http::error::header_limit) {
       server_.oversized.Warn("msg=\"request refused: header too large\" " + where);
@@ -211,9 +211,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
     }
     if (ec == beast::error::timeout) {
       ++server_.counters.timed_out;
-      server_.deadlines.Warn("msg=\"connection cut: request not received in time\" " + where +
-                             " deadline_ms=" +
-                             std::to_string(server_.limits.request_timeout.count()));
+      server_.deadlines.Warn(
+          "msg=\"connection cut: request not received in time\" " + where +
+          " deadline_ms=" + std::to_string(server_.limits.request_timeout.count()));
       return Close();
     }
     if (ec == http::error::end_of_stream || ec == asio::error::eof ||
@@ -222,8 +222,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
       return Close();
     if (ec.category() == http::make_error_code(http::error::bad_method).category())
       return Refuse(400, "malformed HTTP request: " + ec.message());
-    Log(server_.component).debug("msg=\"connection closed\" {} error={}", where,
-                                 LogValue(ec.message()));
+    Log(server_.component)
+        .debug("msg=\"connection closed\" {} error={}", where, LogValue(ec.message()));
     Close();
   }
 
@@ -262,13 +262,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
       return ReadHeader();
     }
     Lowest().expires_after(server_.limits.idle_timeout);
-    stream_.async_read_some(buffer_.prepare(4096), [self = shared_from_this()](
-                                                       beast::error_code ec, size_t n) {
-      if (ec) return self->Close();
-      self->buffer_.commit(n);
-      self->BeginDeadline();
-      self->ReadHeader();
-    });
+    stream_.async_read_some(buffer_.prepare(4096),
+                            [self = shared_from_this()](beast::error_code ec, size_t n) {
+                              if (ec) return self->Close();
+                              self->buffer_.commit(n);
+                              self->BeginDeadline();
+                              self->ReadHeader();
+                            });
   }
 
   void Close() {
@@ -330,8 +330,8 @@ const HttpsCounters& HttpsServer::counters() const { return impl_->counters; }
 Status HttpsServer::Start(const std::string& address, int port) {
   SSL_CTX* ctx = impl_->tls.native_handle();
   SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
-  SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION |
-                               SSL_OP_CIPHER_SERVER_PREFERENCE);
+  SSL_CTX_set_options(
+      ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
   if (SSL_CTX_set_cipher_list(ctx, kTls12Ciphers) != 1)
     return Status::Internal("TLS: no usable cipher suite");
   if (impl_->tls_setup) BASALT_RETURN_IF_ERROR(impl_->tls_setup(ctx));
