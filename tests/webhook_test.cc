@@ -793,7 +793,9 @@ TEST(ServeWebhookTest, AnswersFromTheStoreWithoutTheLease) {
   // Oversized bodies are refused before they are read: a 413 and the
   // connection closed, which the client may see as its upload failing.
   res = cli.Post("/jobs/validate", std::string(size_t{9} << 20, ' '), "application/json");
-  if (res) EXPECT_EQ(res->status, 413);
+  if (res) {
+    EXPECT_EQ(res->status, 413);
+  }
   testing::StopApp(app, fake);
   std::error_code ec;
   fs::remove_all(dir, ec);
