@@ -12,7 +12,7 @@
 set -euo pipefail
 BASALT_PACKAGES=(cmake ninja-build g++ pkg-config libyaml-cpp-dev nlohmann-json3-dev libsimdjson-dev libcli11-dev
   libfmt-dev libspdlog-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libcurl4-openssl-dev libssl-dev libgmp-dev libcpp-httplib-dev libre2-dev openssl curl chromium fonts-dejavu-core ccache clang-format
+  libcurl4-openssl-dev libssl-dev libgmp-dev libcpp-httplib-dev libboost-dev libre2-dev openssl curl chromium fonts-dejavu-core ccache clang-format
   python3 python3-yaml)  # python3-yaml: the differential test against the Volcano oracle (tests/oracle)
 missing=()
 for p in "${BASALT_PACKAGES[@]}"; do

@@ -67,5 +67,6 @@ set(BASALT_TEST_SOURCES
   tests/volcano_examples_test.cc
   tests/volcano_metrics_test.cc
   tests/webhook_test.cc
+  tests/webhook_limits_test.cc
   tests/sla_rescheduling_test.cc
 )

@@ -1,6 +1,7 @@
 #include "cli/webhook.h"
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
@@ -53,6 +54,48 @@ std::unique_ptr<kube::Client> MakeClient(const WebhookRequest& request,
   return std::make_unique<kube::Client>(opt, std::make_unique<kube::CurlTransport>(curl));
 }
 
+// Seconds on the command line, milliseconds in the options.
+void AddSecondsFlag(CLI::App* command, const std::string& name, std::chrono::milliseconds* value,
+                    const std::string& help) {
+  command
+      ->add_option_function<double>(
+          name,
+          [value](double seconds) {
+            *value = std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+          },
+          help)
+      ->check(CLI::Range(0.1, 3600.0))
+      ->default_str(std::to_string(value->count() / 1000));
+}
+
+// The limits of docs/limits.md ("Admission webhooks").
+void AddWebhookLimitFlags(CLI::App* command, HttpsLimits* limits) {
+  AddSecondsFlag(command, "--webhook-request-timeout", &limits->request_timeout,
+                 "Seconds a request may take to arrive whole (TLS handshake, headers, body)");
+  AddSecondsFlag(command, "--webhook-idle-timeout", &limits->idle_timeout,
+                 "Seconds a kept-alive connection may wait for its next request");
+  command
+      ->add_option("--webhook-max-connections", limits->max_connections,
+                   "Connections open at once, from all clients")
+      ->check(CLI::Range(1, 65536))
+      ->capture_default_str();
+  command
+      ->add_option("--webhook-max-client-connections", limits->max_connections_per_client,
+                   "Connections open at once from one client address")
+      ->check(CLI::Range(1, 65536))
+      ->capture_default_str();
+  command
+      ->add_option("--webhook-max-body-bytes", limits->max_body_bytes,
+                   "Largest request body, whatever its transfer encoding (413 above)")
+      ->check(CLI::Range(size_t{1} << 10, size_t{1} << 30))
+      ->capture_default_str();
+  command
+      ->add_option("--webhook-max-large-requests", limits->max_large_requests,
+                   "Requests with a body over 256 KiB (or chunked) read and reviewed at once")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+}
+
 }  // namespace
 
 void AddWebhookFlags(CLI::App* command, WebhookOptions* options) {
@@ -64,8 +107,11 @@ void AddWebhookFlags(CLI::App* command, WebhookOptions* options) {
   command->add_option("--webhook-cert", options->cert_file,
                       "PEM serving certificate (tls.crt), reloaded when it changes");
   command->add_option("--webhook-key", options->key_file, "PEM private key (tls.key)");
-  command->add_option("--webhook-bind", options->bind, "Address the webhooks listen on")
+  command
+      ->add_option("--webhook-bind-address,--webhook-bind", options->bind,
+                   "IP address the webhooks listen on (in a Pod: its IP, from the downward API)")
       ->capture_default_str();
+  AddWebhookLimitFlags(command, &options->limits);
   command->add_option("--admission-config", options->admission_config_file,
                       "Volcano's admission configuration (resourceGroups for /pods/mutate)");
 }

@@ -17,7 +17,8 @@ struct WebhookRequest {
   WebhookOptions webhook;
 };
 
-// --webhook-port, --webhook-cert, --webhook-key, --webhook-bind.
+// --webhook-port, --webhook-cert, --webhook-key, --webhook-bind-address and
+// the webhook server's limits (docs/limits.md).
 void AddWebhookFlags(CLI::App* command, WebhookOptions* options);
 
 // The `webhook` subcommand; its flags fill `*request`.

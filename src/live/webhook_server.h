@@ -1,31 +1,26 @@
-// The HTTPS server of the admission webhooks (docs/webhooks.md): cpp-httplib's
-// SSLServer, one POST route per endpoint of live/admission_review.h, plus
-// GET /healthz.
+// The HTTPS server of the admission webhooks (docs/webhooks.md): one POST
+// route per endpoint of live/admission_review.h, plus GET /healthz, served by
+// live/https_server.h with its limits (docs/limits.md).
 //
-// TLS comes from two PEM files, cert-manager style (`tls.crt`, possibly with
-// intermediates after the leaf, and `tls.key`). They are re-read when their
-// modification time or size changes — checked at most once per
-// `cert_check_interval`, at the start of a TLS handshake — so a renewed
-// certificate is served to the next connection without a restart. A renewal
-// caught half-written (a key that does not match the certificate, a file that
-// does not parse) keeps the previous pair and is retried at the next check.
+// TLS comes from two PEM files reloaded when they change (live/cert_store.h).
 #pragma once
 
 #include <atomic>
 #include <chrono>
-#include <functional>
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "api/status.h"
 #include "live/admission_review.h"
+#include "live/https_server.h"
 
 namespace basalt {
 
 struct WebhookOptions {
   int port = 0;  // `serve`: 0 = no webhooks. A server started with port <= 0 takes any free port
-  std::string bind = "0.0.0.0";
+  // Loopback unless told otherwise: a webhook reachable from every network of
+  // the host is an endpoint anyone there can load (deploy/ binds the Pod's IP).
+  std::string bind = "127.0.0.1";
   std::string cert_file;  // PEM: the serving certificate, then any intermediates
   std::string key_file;   // PEM private key
   std::chrono::milliseconds cert_check_interval{1000};
@@ -33,6 +28,7 @@ struct WebhookOptions {
   // read once at Start; empty: none.
   std::string admission_config_file;
   AdmissionOptions admission;
+  HttpsLimits limits;
 };
 
 class CertStore;
@@ -54,14 +50,16 @@ class WebhookServer {
   int port() const { return port_; }
   // Certificate pairs loaded after the first (tests, logs).
   int64_t cert_reloads() const;
+  // What the server refused or cut (tests, the benchmark); Start first.
+  const HttpsCounters& counters() const;
 
  private:
-  struct Impl;
+  HttpsReply Handle(const HttpsRequest& request);
+
   WebhookOptions options_;
   AdmissionLookup* lookup_;
   std::unique_ptr<CertStore> certs_;
-  std::unique_ptr<Impl> impl_;
-  std::thread thread_;
+  std::unique_ptr<HttpsServer> server_;
   int port_ = 0;
 };
 
