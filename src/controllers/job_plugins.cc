@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "api/job_plugin_args.h"
 #include "api/log.h"
@@ -166,8 +167,18 @@ void JobPluginController::DeleteJobObjects(const std::string& job_key) {
 
 void JobPluginController::SyncJobObjects(const VcJob& job) {
   const std::string key = job.meta.Key();
+  const std::string phase_before = std::exchange(phase_seen_[key], job.phase);
   if (job.phase.empty() || job.phase == "Pending") {
-    if (!jobs_added_.insert(key).second) return;
+    if (!jobs_added_.insert(key).second) {
+      // Running -> Pending is a sync of the running job (Volcano's
+      // initOnJobUpdate runs the plugins' OnJobUpdate before it creates the
+      // pods): a scale-up whose new pods wait. Its host files are the new
+      // spec's. A Pending job's later syncs leave the objects as they are.
+      if (phase_before == "Running") {
+        for (const auto& plugin : PluginsOf(job)) plugin->OnJobUpdate(job, &objects_);
+      }
+      return;
+    }
     jobs_with_objects_.insert(key);
     // What Volcano logs about the arguments (api/job_plugin_args.h).
     for (const JobPluginArgProblem& p : JobPluginArgumentProblems(job.plugins))
@@ -217,6 +228,7 @@ void JobPluginController::Sync(const ClusterState& state) {
     if (!state.jobs().count(key)) gone.push_back(key);
   }
   for (const std::string& key : gone) DeleteJobObjects(key);
+  std::erase_if(phase_seen_, [&](const auto& entry) { return !state.jobs().count(entry.first); });
   std::set<std::string> live_pods;
   for (const auto& [key, job] : state.jobs()) {
     if (job.plugins.empty()) continue;
