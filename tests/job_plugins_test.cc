@@ -253,9 +253,10 @@ TEST(JobPluginsTest, SvcArgumentsAndTaskNameFormatting) {
 
 // Volcano's scale specs (test/e2e/jobp/job_scale_up_down.go): a running job
 // scaled so that its new pods wait goes back to Pending, and the host files
-// are the new spec's (the sync that saw the new spec ran while the job was
-// Running); scaled to zero it stays Running with no hosts, and back to 2 it
-// has both again.
+// are the new spec's at once, in the pass that creates the new pods (the
+// spec reads them as soon as those run); a Pending job's are too
+// (docs/differences.md); scaled to zero it stays Running with no hosts, and
+// back to 2 it has both again.
 TEST(JobPluginsTest, SvcHostFilesFollowScalingThroughPending) {
   Expansion x(Decoded(JobWith("{svc: []}")), 3);
   const std::string key = "ns1/j";
@@ -272,8 +273,8 @@ TEST(JobPluginsTest, SvcHostFilesFollowScalingThroughPending) {
   EXPECT_EQ(x.state().FindJob(key)->phase, "Pending");
   EXPECT_EQ(up.at("VC_MY_TASK_NUM"), "4");
   EXPECT_EQ(up.at("my_task.host"), "j-my-task-0.j\nj-my-task-1.j\nj-my-task-2.j\nj-my-task-3.j");
-  // Pending, the job's spec changes again: Volcano leaves the objects alone.
-  EXPECT_EQ(scale(5).at("VC_MY_TASK_NUM"), "4");
+  // Still Pending, the job's spec changes again: the host files follow.
+  EXPECT_EQ(scale(5).at("VC_MY_TASK_NUM"), "5");
   for (int i = 0; i < 3; ++i) {
     ASSERT_OK(x.runner().RunCycle(false));
     x.runner().WorldStep();

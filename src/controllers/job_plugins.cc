@@ -4,7 +4,6 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <utility>
 
 #include "api/job_plugin_args.h"
 #include "api/log.h"
@@ -167,16 +166,13 @@ void JobPluginController::DeleteJobObjects(const std::string& job_key) {
 
 void JobPluginController::SyncJobObjects(const VcJob& job) {
   const std::string key = job.meta.Key();
-  const std::string phase_before = std::exchange(phase_seen_[key], job.phase);
   if (job.phase.empty() || job.phase == "Pending") {
     if (!jobs_added_.insert(key).second) {
-      // Running -> Pending is a sync of the running job (Volcano's
-      // initOnJobUpdate runs the plugins' OnJobUpdate before it creates the
-      // pods): a scale-up whose new pods wait. Its host files are the new
-      // spec's. A Pending job's later syncs leave the objects as they are.
-      if (phase_before == "Running") {
-        for (const auto& plugin : PluginsOf(job)) plugin->OnJobUpdate(job, &objects_);
-      }
+      // Already added: the objects follow the spec while the job waits too
+      // (docs/differences.md). Volcano rewrites them at a sync of the running
+      // job only; basalt's pass comes once a period, and a job scaled before
+      // the pass saw it Running goes on waiting for its new pods.
+      for (const auto& plugin : PluginsOf(job)) plugin->OnJobUpdate(job, &objects_);
       return;
     }
     jobs_with_objects_.insert(key);
@@ -228,7 +224,6 @@ void JobPluginController::Sync(const ClusterState& state) {
     if (!state.jobs().count(key)) gone.push_back(key);
   }
   for (const std::string& key : gone) DeleteJobObjects(key);
-  std::erase_if(phase_seen_, [&](const auto& entry) { return !state.jobs().count(entry.first); });
   std::set<std::string> live_pods;
   for (const auto& [key, job] : state.jobs()) {
     if (job.plugins.empty()) continue;

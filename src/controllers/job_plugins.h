@@ -83,9 +83,8 @@ class JobPluginController {
   void WarnOnce(const std::string& job_key, const std::string& problem);
 
   SshKeySeeds seeds_;
-  std::set<std::string> jobs_added_;               // job keys whose OnJobAdd ran
-  std::set<std::string> jobs_with_objects_;        // job keys that may own objects
-  std::map<std::string, std::string> phase_seen_;  // job key -> its phase at the last Sync
+  std::set<std::string> jobs_added_;         // job keys whose OnJobAdd ran
+  std::set<std::string> jobs_with_objects_;  // job keys that may own objects
   JobPluginObjects objects_;
   std::map<std::string, PodPluginAdditions> pods_;
   std::map<std::string, std::string> pod_versions_;  // pod key -> job version of its additions
