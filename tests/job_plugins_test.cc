@@ -251,6 +251,44 @@ TEST(JobPluginsTest, SvcArgumentsAndTaskNameFormatting) {
   EXPECT_EQ(p.containers[1].mounts[0].mount_path, "/etc/volcano");
 }
 
+// Volcano's scale specs (test/e2e/jobp/job_scale_up_down.go): a running job
+// scaled so that its new pods wait goes back to Pending, and the host files
+// are the new spec's at once, in the pass that creates the new pods (the
+// spec reads them as soon as those run); a Pending job's are too
+// (docs/differences.md); scaled to zero it stays Running with no hosts, and
+// back to 2 it has both again.
+TEST(JobPluginsTest, SvcHostFilesFollowScalingThroughPending) {
+  Expansion x(Decoded(JobWith("{svc: []}")), 3);
+  const std::string key = "ns1/j";
+  ASSERT_EQ(x.state().FindJob(key)->phase, "Running");
+  auto scale = [&](int32_t replicas) {
+    VcJob* job = x.state().EditJob(key);
+    job->min_available = replicas;
+    job->tasks[0].replicas = replicas;
+    job->tasks[0].min_available = replicas;
+    x.runner().SyncControllers();
+    return x.plugins().config_maps().at("ns1/j-svc").data;
+  };
+  auto up = scale(4);
+  EXPECT_EQ(x.state().FindJob(key)->phase, "Pending");
+  EXPECT_EQ(up.at("VC_MY_TASK_NUM"), "4");
+  EXPECT_EQ(up.at("my_task.host"), "j-my-task-0.j\nj-my-task-1.j\nj-my-task-2.j\nj-my-task-3.j");
+  // Still Pending, the job's spec changes again: the host files follow.
+  EXPECT_EQ(scale(5).at("VC_MY_TASK_NUM"), "5");
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_OK(x.runner().RunCycle(false));
+    x.runner().WorldStep();
+  }
+  ASSERT_EQ(x.state().FindJob(key)->phase, "Running");
+  auto zero = scale(0);
+  EXPECT_EQ(x.state().FindJob(key)->phase, "Running");
+  EXPECT_EQ(zero.at("VC_MY_TASK_NUM"), "0");
+  EXPECT_EQ(zero.at("VC_MY_TASK_HOSTS"), "");
+  auto back = scale(2);
+  EXPECT_EQ(x.state().FindJob(key)->phase, "Pending");
+  EXPECT_EQ(back.at("VC_MY_TASK_HOSTS"), "j-my-task-0.j,j-my-task-1.j");
+}
+
 // ssh --ssh-key-file-path elsewhere than /root/.ssh: the keys are readable
 // (0644); init containers get the mount too; --ssh-port reaches the config.
 TEST(JobPluginsTest, SshKeyPathModeAndPort) {

@@ -3,8 +3,13 @@
 // controllers write: a Queue created without a status gets `state: Open`; a
 // vcjob's PodGroup is `<job>-<uid>` and its pods name it; the PodGroup of a
 // ReplicaSet scaled to zero goes; the svc plugin's host ConfigMap is
-// rewritten on the server when the job scales.
+// rewritten on the server when the job scales; a policy's action is an
+// ExecuteAction event on the job.
 #include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <map>
+#include <set>
 
 #include "kube_serve_helpers.h"
 #include "testing.h"
@@ -114,6 +119,85 @@ TEST_F(LiveControllersTest, JobPodGroupNameAndHostFilesOnScaling) {
   EXPECT_EQ((*fake_.Get("ConfigMap", "fx", "sj-svc"))["data"]["VC_WORKER_HOSTS"],
             "sj-worker-0.sj,sj-worker-1.sj,sj-worker-2.sj");
   StopApp(*app, fake_);
+}
+
+// Volcano's job controller records an ExecuteAction event on the job when a
+// policy's action starts (job_controller.go, processNextReq): a core/v1 Event
+// with first/lastTimestamp and count, which the e2e spec
+// "Checking Event Generation for job" reads through CoreV1().Events.
+TEST_F(LiveControllersTest, PolicyActionIsRecordedAsJobEvent) {
+  fake_.Put(QueueObject("default", 1));
+  Json spec = VcJob(1);
+  spec["spec"]["plugins"] = Json::object();
+  spec["spec"]["policies"] = {{{"event", "PodFailed"}, {"action", "TerminateJob"}}};
+  const Json job = fake_.Put(spec);
+  auto app = Start();
+  ASSERT_TRUE(CycleUntil(*app, [&] {
+    auto pod = fake_.Get("Pod", "fx", "sj-worker-0");
+    return pod && (*pod)["spec"].contains("nodeName");
+  }));
+  Json pod = *fake_.Get("Pod", "fx", "sj-worker-0");
+  pod["status"]["phase"] = "Running";
+  fake_.Put(pod);
+  ASSERT_TRUE(CycleUntil(*app, [&] {
+    auto j = fake_.Get("Job", "fx", "sj");
+    return j && (*j)["status"]["state"].value("phase", "") == "Running";
+  }));
+  pod = *fake_.Get("Pod", "fx", "sj-worker-0");
+  pod["status"]["phase"] = "Failed";
+  fake_.Put(pod);
+  auto action_event = [&]() -> std::optional<Json> {
+    for (const Json& e : fake_.Events()) {
+      if (e.value("reason", "") == "ExecuteAction") return e;
+    }
+    return std::nullopt;
+  };
+  ASSERT_TRUE(CycleUntil(*app, [&] { return action_event().has_value(); }));
+  const Json e = *action_event();
+  EXPECT_EQ(e["apiVersion"], "v1");
+  EXPECT_EQ(e["message"], "Start to execute action TerminateJob ");
+  EXPECT_EQ(e["type"], "Normal");
+  EXPECT_EQ(e["involvedObject"]["kind"], "Job");
+  EXPECT_EQ(e["involvedObject"]["name"], "sj");
+  EXPECT_EQ(e["involvedObject"]["uid"], job["metadata"]["uid"]);
+  EXPECT_EQ(e["metadata"]["namespace"], "fx");
+  EXPECT_FALSE(e.value("lastTimestamp", "").empty());
+  EXPECT_EQ(e["firstTimestamp"], e["lastTimestamp"]);
+  EXPECT_EQ(e["count"], 1);
+  StopApp(*app, fake_);
+}
+
+// deploy/rbac.yaml grants the writes the live controllers send that a
+// forbidden answer would silently undo: without `patch` on configmaps the svc
+// host lists never followed a scaled job (403 on every pass).
+TEST(DeployRbacTest, ClusterRoleGrantsTheControllersWrites) {
+  std::map<std::string, std::set<std::string>> granted;  // "group/resource" -> verbs
+  for (const YAML::Node& doc :
+       YAML::LoadAllFromFile(std::string(BASALT_SOURCE_DIR) + "/deploy/rbac.yaml")) {
+    if (doc["kind"].as<std::string>() != "ClusterRole") continue;
+    for (const YAML::Node& rule : doc["rules"]) {
+      for (const YAML::Node& group : rule["apiGroups"]) {
+        for (const YAML::Node& resource : rule["resources"]) {
+          for (const YAML::Node& verb : rule["verbs"])
+            granted[group.as<std::string>() + "/" + resource.as<std::string>()].insert(
+                verb.as<std::string>());
+        }
+      }
+    }
+  }
+  const std::vector<std::pair<std::string, std::string>> writes = {
+      {"/configmaps", "create"},
+      {"/configmaps", "patch"},
+      {"/configmaps", "delete"},
+      {"/secrets", "create"},
+      {"/services", "create"},
+      {"/events", "create"},
+      {"networking.k8s.io/networkpolicies", "create"},
+      {"/pods", "create"},
+      {"scheduling.volcano.sh/podgroups", "create"},
+      {"batch.volcano.sh/jobs/status", "patch"}};
+  for (const auto& [resource, verb] : writes)
+    EXPECT_TRUE(granted[resource].count(verb)) << verb << " " << resource;
 }
 
 // Volcano's podgroup controller deletes `podgroup-<uid>` of a ReplicaSet

@@ -49,6 +49,18 @@ TEST(GoDurationTest, RejectsWhatGoRejects) {
   }
 }
 
+// Whole seconds written as Go's Duration.String() does (Volcano's "Execute
+// action X after 5m0s").
+TEST(GoDurationTest, TextIsWhatGoPrints) {
+  EXPECT_EQ(GoDurationText(0), "0s");
+  EXPECT_EQ(GoDurationText(45), "45s");
+  EXPECT_EQ(GoDurationText(60), "1m0s");
+  EXPECT_EQ(GoDurationText(300), "5m0s");
+  EXPECT_EQ(GoDurationText(3600), "1h0m0s");
+  EXPECT_EQ(GoDurationText(5405), "1h30m5s");
+  EXPECT_EQ(GoDurationText(-125), "-2m5s");
+}
+
 // --now must be RFC 3339 with a zone; the error names the flag.
 TEST(ScheduleNowTest, InvalidNowIsAnErrorNamingTheFlag) {
   ScheduleRequest req;

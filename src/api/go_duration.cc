@@ -92,4 +92,16 @@ Result<int64_t> ParseGoDuration(const std::string& text, const std::string& what
   return static_cast<int64_t>(total);
 }
 
+std::string GoDurationText(int64_t seconds) {
+  if (seconds == 0) return "0s";
+  std::string sign = seconds < 0 ? "-" : "";
+  // As unsigned, so the most negative value has a magnitude too.
+  uint64_t rest = seconds < 0 ? 0 - static_cast<uint64_t>(seconds) : static_cast<uint64_t>(seconds);
+  const uint64_t h = rest / 3600, m = rest / 60 % 60, s = rest % 60;
+  std::string out = sign;
+  if (h) out += std::to_string(h) + "h";
+  if (h || m) out += std::to_string(m) + "m";
+  return out + std::to_string(s) + "s";
+}
+
 }  // namespace basalt

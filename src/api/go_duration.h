@@ -20,4 +20,8 @@ Result<int64_t> ParseGoDuration(const std::string& text, const std::string& what
 
 inline constexpr int64_t kNanosPerSecond = 1'000'000'000;
 
+// Whole seconds as Go's Duration.String() writes them: "0s", "45s", "5m0s",
+// "1h30m0s", "-2m5s" (Volcano's messages quote durations so).
+std::string GoDurationText(int64_t seconds);
+
 }  // namespace basalt

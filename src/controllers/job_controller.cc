@@ -4,6 +4,7 @@
 #include <map>
 #include <string_view>
 
+#include "api/go_duration.h"
 #include "api/subgroup.h"
 
 namespace basalt {
@@ -490,12 +491,22 @@ void JobController::Handle(ClusterState& state, const JobRequest& request, int64
   ApplyDefaults(*job);
   ResolvedAction resolved = Resolve(*job, request);
   if (resolved.delay_seconds) {
+    RecordActionEvent(*job, "Execute action " + resolved.action + " after " +
+                                GoDurationText(*resolved.delay_seconds));
     delayed_.push_back({now + *resolved.delay_seconds, job->version, request, resolved.action});
     return;
   }
+  // Volcano's message, trailing space included.
+  if (resolved.action != "SyncJob")
+    RecordActionEvent(*job, "Start to execute action " + resolved.action + " ");
   // Executing a real action voids the job's pending delayed actions.
   if (resolved.action != "SyncJob") CancelDelayed(request.job_key, "");
   Execute(state, *job, resolved.action, request, now);
+}
+
+void JobController::RecordActionEvent(const VcJob& job, std::string message) {
+  if (record_action_events_)
+    action_events_.push_back({job.meta.Key(), job.meta.uid, std::move(message)});
 }
 
 void JobController::FireDelayed(ClusterState& state, int64_t now) {

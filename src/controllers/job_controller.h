@@ -25,6 +25,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api/well_known.h"
@@ -55,6 +56,15 @@ struct ResolvedAction {
   std::optional<int64_t> delay_seconds;
 };
 
+// An event on the job, as Volcano's job controller records it (reason
+// ExecuteAction, type Normal): an action other than SyncJob starts, or one is
+// put off by its policy's timeout.
+struct JobActionEvent {
+  std::string job_key;  // "ns/name"
+  std::string job_uid;
+  std::string message;  // "Start to execute action TerminateJob ", "Execute action X after 5m0s"
+};
+
 class JobController {
  public:
   // Brings every vcjob in line with its spec and status: runs the SyncJob
@@ -78,6 +88,12 @@ class JobController {
 
   // Resolves and executes one request (delayed when the policy has a timeout).
   void Handle(ClusterState& state, const JobRequest& request, int64_t now);
+
+  // The action events of the requests handled since the last call, oldest
+  // first. Kept only once `RecordActionEvents` turned them on (basalt serve
+  // writes them; the offline front ends have nobody to read them).
+  void RecordActionEvents(bool on) { record_action_events_ = on; }
+  std::vector<JobActionEvent> TakeActionEvents() { return std::exchange(action_events_, {}); }
 
   // Policy resolution (docs/controllers.md): explicit action; internal events and stale
   // versions => SyncJob; task policies, then job policies (first match of the
@@ -116,7 +132,11 @@ class JobController {
   // Raises PodPending once per pending pod of jobs that have a timeout policy.
   void RaisePodPending(ClusterState& state, const VcJob& job, int64_t now);
 
+  void RecordActionEvent(const VcJob& job, std::string message);
+
   std::vector<Delayed> delayed_;
+  bool record_action_events_ = false;
+  std::vector<JobActionEvent> action_events_;
   // The last PodGroup phase seen per job, to raise `Unknown` on the change.
   std::map<std::string, PodGroupPhase> pg_phase_seen_;
   // Pods whose PodPending was raised: pod key -> "<job version>".

@@ -4,8 +4,8 @@
 //
 //   OnJobAdd     the job is Pending: make the plugin's cluster objects (once
 //                per incarnation of the objects);
-//   OnJobUpdate  the job is Running: bring them in line with the spec (the svc
-//                host ConfigMap follows scaling);
+//   OnJobUpdate  the job is Running, or Pending once added: bring them in line
+//                with the spec (the svc host ConfigMap follows scaling);
 //   OnPodCreate  a pod of the job is created: add to it (env, ports, volumes,
 //                mounts, commands, init containers, annotations).
 //

@@ -167,7 +167,14 @@ void JobPluginController::DeleteJobObjects(const std::string& job_key) {
 void JobPluginController::SyncJobObjects(const VcJob& job) {
   const std::string key = job.meta.Key();
   if (job.phase.empty() || job.phase == "Pending") {
-    if (!jobs_added_.insert(key).second) return;
+    if (!jobs_added_.insert(key).second) {
+      // Already added: the objects follow the spec while the job waits too
+      // (docs/differences.md). Volcano rewrites them at a sync of the running
+      // job only; basalt's pass comes once a period, and a job scaled before
+      // the pass saw it Running goes on waiting for its new pods.
+      for (const auto& plugin : PluginsOf(job)) plugin->OnJobUpdate(job, &objects_);
+      return;
+    }
     jobs_with_objects_.insert(key);
     // What Volcano logs about the arguments (api/job_plugin_args.h).
     for (const JobPluginArgProblem& p : JobPluginArgumentProblems(job.plugins))

@@ -6,7 +6,8 @@
 //                publishNotReadyAddresses from the argument); NetworkPolicy
 //                `<job>` letting in only the job's own pods, unless disabled.
 //   OnJobUpdate  the ConfigMap is written again from the current replicas, so
-//                it follows a job scaled up, down or to zero.
+//                it follows a job scaled up, down or to zero (also while the
+//                job waits for its new pods: docs/differences.md).
 //   OnPodCreate  hostname = the pod's name and subdomain = the job's name
 //                (unless the template sets them); env VC_<T>_HOSTS and
 //                VC_<T>_NUM of every task T from the ConfigMap, and the

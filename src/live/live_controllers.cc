@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cstdio>
 #include <optional>
 #include <thread>
 
+#include "api/cron_schedule.h"
 #include "api/decode.h"
 #include "api/log.h"
 #include "api/well_known.h"
@@ -95,6 +97,7 @@ LiveControllers::LiveControllers(kube::Client* client, ClusterState* state, kube
       options_(std::move(options)),
       job_plugins_(RandomSshKeys()),
       podgroups_(options_.scheduler_names) {
+  jobs_.RecordActionEvents(true);
   metrics_->Counter("basalt_controller_writes_total",
                     "Writes of the live controllers by object kind, verb and outcome.",
                     {"kind", "verb", "outcome"});
@@ -359,6 +362,27 @@ void LiveControllers::CollectPluginObjectWrites(std::vector<Write>* writes) {
   }
 }
 
+// The job controller's ExecuteAction events, named as client-go names an
+// event (`<object>.<hex nanoseconds>`), one nanosecond apart when they share
+// a clock reading.
+void LiveControllers::CollectJobEventWrites(int64_t now, std::vector<Write>* writes) {
+  const std::string timestamp = FormatRfc3339(now, TimeZone());
+  for (const JobActionEvent& e : jobs_.TakeActionEvents()) {
+    const uint64_t wall =
+        static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count());
+    last_event_nanos_ = std::max(wall, last_event_nanos_ + 1);
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(last_event_nanos_));
+    auto [ns, job] = SplitKey(e.job_key);
+    const std::string name = job + "." + hex;
+    writes->push_back({Write::Verb::kCreate, "Event", ns + "/" + name,
+                       "/api/v1/namespaces/" + ns + "/events",
+                       JobActionEventJson(e, name, timestamp), ""});
+  }
+}
+
 ControllerPassSummary LiveControllers::Sync(int64_t now) {
   std::vector<Write> writes;
   {
@@ -392,6 +416,7 @@ ControllerPassSummary LiveControllers::Sync(int64_t now) {
     CollectJobWrites(&writes);
     CollectQueueWrites(&writes);
     for (Write& w : flow_writes) writes.push_back(std::move(w));
+    CollectJobEventWrites(now, &writes);
   }
   // Bare pods' bookkeeping waits for the cycle's binds (see ApplyDeferred).
   std::vector<Write> urgent;

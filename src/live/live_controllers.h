@@ -29,6 +29,8 @@
 //                                            template as stored; history
 //                                            limits, Replace -> delete
 //       CronJob status changed            -> merge patch on cronjobs/NAME/status
+//       vcjob action started or put off   -> create (POST events, core/v1) an
+//                                            ExecuteAction event on the job
 //   without the lock: the writes — one object's in that order, different
 //   objects' side by side (up to 16 on the wire).
 //
@@ -128,6 +130,7 @@ class LiveControllers {
   void CollectJobWrites(std::vector<Write>* writes);
   void CollectQueueWrites(std::vector<Write>* writes);
   void CollectPluginObjectWrites(std::vector<Write>* writes);
+  void CollectJobEventWrites(int64_t now, std::vector<Write>* writes);
   // live/live_jobflow.cc. Under the lock, inside the change observer's window
   // (jobRetainPolicy `delete` drops the jobs' pods and PodGroups).
   void SyncJobFlows(int64_t now, std::vector<Write>* writes);
@@ -166,6 +169,7 @@ class LiveControllers {
   static constexpr size_t kDeferredSlice = 32;
   std::map<std::string, std::chrono::steady_clock::time_point> in_flight_;
   std::set<std::string> plugin_objects_;  // "Kind/ns/name" created by us
+  uint64_t last_event_nanos_ = 0;         // the name of the last job event written
   // "ConfigMap/ns/name" -> the data we last wrote (absent: unknown, e.g. adopted).
   std::map<std::string, Json> config_map_data_;
   // Jobs of JobFlows sent (POST answered 201 or 409), not yet seen by the

@@ -239,6 +239,27 @@ Json ConfigMapJson(const ConfigMap& cm) {
           {"data", cm.data}};
 }
 
+Json JobActionEventJson(const JobActionEvent& event, const std::string& name,
+                        const std::string& timestamp) {
+  auto [ns, job] = SplitKey(event.job_key);
+  Json involved = {{"apiVersion", "batch.volcano.sh/v1alpha1"},
+                   {"kind", "Job"},
+                   {"namespace", ns},
+                   {"name", job}};
+  if (!event.job_uid.empty()) involved["uid"] = event.job_uid;
+  return {{"apiVersion", "v1"},
+          {"kind", "Event"},
+          {"metadata", {{"name", name}, {"namespace", ns}}},
+          {"involvedObject", std::move(involved)},
+          {"reason", "ExecuteAction"},
+          {"message", event.message},
+          {"type", "Normal"},
+          {"source", {{"component", "basalt"}}},
+          {"firstTimestamp", timestamp},
+          {"lastTimestamp", timestamp},
+          {"count", 1}};
+}
+
 Json NetworkPolicyJson(const NetworkPolicy& np) {
   return {
       {"apiVersion", "networking.k8s.io/v1"},

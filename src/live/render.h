@@ -13,6 +13,7 @@
 
 #include "api/jobflow.h"
 #include "api/objects.h"
+#include "controllers/job_controller.h"
 #include "controllers/job_plugins.h"
 
 namespace basalt {
@@ -53,6 +54,12 @@ Json ServiceJson(const Service& svc);
 Json SecretJson(const Secret& secret);
 Json ConfigMapJson(const ConfigMap& cm);
 Json NetworkPolicyJson(const NetworkPolicy& np);
+
+// A core/v1 Event on a vcjob, as the record package of client-go (Volcano's
+// job controller) writes it: involvedObject the Job, firstTimestamp =
+// lastTimestamp = `timestamp` (RFC 3339), count 1. `name` must be unique.
+Json JobActionEventJson(const JobActionEvent& event, const std::string& name,
+                        const std::string& timestamp);
 
 // The status a vcjob's controller writes: state.phase, retryCount, version
 // and the pod counts.
