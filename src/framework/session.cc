@@ -227,12 +227,17 @@ std::optional<QueueId> Session::FindQueue(const std::string& name) const {
 
 // ---- orders ----
 
-bool Session::JobOrderLess(const JobInfo& a, const JobInfo& b) const {
+int Session::JobOrderCompare(const JobInfo& a, const JobInfo& b) const {
   for (const auto& s : slots_) {
     if (!s->job_order || !s->On(Switch::kJobOrder)) continue;
     int r = s->job_order(a, b);
-    if (r != 0) return r < 0;
+    if (r != 0) return r;
   }
+  return 0;
+}
+
+bool Session::JobOrderLess(const JobInfo& a, const JobInfo& b) const {
+  if (int r = JobOrderCompare(a, b); r != 0) return r < 0;
   if (a.creation != b.creation) return a.creation < b.creation;
   return a.key < b.key;
 }
@@ -268,6 +273,22 @@ bool Session::VictimQueueOrderLess(const QueueInfo& a, const QueueInfo& b,
   }
   if (a.id == b.id) return false;
   return !QueueOrderLess(a, b);
+}
+
+bool Session::VictimOrderLess(const TaskInfo& a, const TaskInfo& b,
+                              const QueueInfo& preemptor_queue) const {
+  if (a.job == b.job) return TaskOrderLess(b, a);
+  if (a.job == kNone || b.job == kNone) return a.job == kNone;
+  const JobInfo& ja = job(a.job);
+  const JobInfo& jb = job(b.job);
+  if (ja.queue != jb.queue) {
+    return VictimQueueOrderLess(queue(ja.queue), queue(jb.queue), preemptor_queue);
+  }
+  // Jobs only the fallback (creation, name) would order are not ordered as
+  // jobs: their pods mix, the later in task order first, as Volcano's victim
+  // queue compares them.
+  if (int r = JobOrderCompare(ja, jb); r != 0) return r > 0;
+  return TaskOrderLess(b, a);
 }
 
 // ---- predicates and scores ----
