@@ -19,7 +19,7 @@ constexpr const char* kSwitchKeys[] = {
     "enableReclaimable",    "enablePreemptive",   "enabledAllocatable",  "enabledOverused",
     "enableJobReady",       "enableJobPipelined", "enableJobEnqueued",   "enableJobStarving",
     "enabledVictim",        "enableTargetJob",    "enableReservedNodes", "enableHierarchy",
-    "enabledHyperNodeOrder"};
+    "enabledHyperNodeOrder", "enabledHyperNodeGradient"};
 static_assert(sizeof(kSwitchKeys) / sizeof(kSwitchKeys[0]) == static_cast<size_t>(Switch::kCount));
 
 std::string JoinNames(const std::vector<std::string>& names) {

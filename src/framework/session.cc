@@ -175,6 +175,9 @@ void Session::AddVictimTasksFn(VictimTasksFn fn) { Current().victim_tasks = std:
 void Session::AddHyperNodeOrderFn(HyperNodeOrderFn fn) {
   Current().hypernode_order = std::move(fn);
 }
+void Session::AddHyperNodeGradient() {
+  if (Current().On(Switch::kHyperNodeGradient)) hypernode_tree_.set_constraining(true);
+}
 void Session::AddEventHandler(EventHandler handler) { handlers_.push_back(std::move(handler)); }
 void Session::AddBindAnnotationsFn(BindAnnotationsFn fn) {
   bind_annotation_fns_.push_back(std::move(fn));

@@ -253,6 +253,11 @@ class Session {
   void AddVictimTasksFn(VictimTasksFn fn);
   void AddHyperNodeOrderFn(HyperNodeOrderFn fn);
   void AddEventHandler(EventHandler handler);
+  // The plugin places topology-constrained jobs and SubGroups inside
+  // HyperNodes (Volcano's HyperNode gradient functions; switch
+  // enabledHyperNodeGradient). Without such a plugin the HyperNodes constrain
+  // nothing: `networkTopology` is read as absent (hypernode_tree.h).
+  void AddHyperNodeGradient();
   // Not gated by a switch: every registered function is asked for every bind.
   void AddBindAnnotationsFn(BindAnnotationsFn fn);
 
