@@ -263,7 +263,7 @@ class Session {
 
   // ---- dispatch (tier rules of docs/semantics/session.md) ----
   // Orders: first plugin with a non-zero answer decides; then the fallback.
-  bool JobOrderLess(const JobInfo& a, const JobInfo& b) const;        // fallback: creation, key
+  bool JobOrderLess(const JobInfo& a, const JobInfo& b) const;  // fallback: creation, key
   // The job order plugins' answer alone (<0: a first, 0: no plugin tells them apart).
   int JobOrderCompare(const JobInfo& a, const JobInfo& b) const;
   bool QueueOrderLess(const QueueInfo& a, const QueueInfo& b) const;  // fallback: creation, name
