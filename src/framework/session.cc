@@ -287,11 +287,7 @@ bool Session::VictimOrderLess(const TaskInfo& a, const TaskInfo& b,
   if (ja.queue != jb.queue) {
     return VictimQueueOrderLess(queue(ja.queue), queue(jb.queue), preemptor_queue);
   }
-  // Jobs only the fallback (creation, name) would order are not ordered as
-  // jobs: their pods mix, the later in task order first, as Volcano's victim
-  // queue compares them.
-  if (int r = JobOrderCompare(ja, jb); r != 0) return r > 0;
-  return TaskOrderLess(b, a);
+  return JobOrderLess(jb, ja);
 }
 
 // ---- predicates and scores ----

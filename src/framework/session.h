@@ -274,9 +274,9 @@ class Session {
                             const QueueInfo& reclaimer) const;
   // True when victim `a` is evicted before `b` for a preemptor of
   // `preemptor_queue` (Volcano's victim queue): a pod without a job first;
-  // pods of different queues by the victim-queue order; pods of jobs the job
-  // order plugins tell apart, the later job first; otherwise (one job, or jobs
-  // no plugin orders) the later pod in task order first.
+  // pods of different queues by the victim-queue order; pods of jobs
+  // of one queue, the later job first (job order with its fallback); pods of
+  // one job, the later in task order first.
   bool VictimOrderLess(const TaskInfo& a, const TaskInfo& b,
                        const QueueInfo& preemptor_queue) const;
   // All must pass; the first failure is returned.
