@@ -259,6 +259,11 @@ TEST(ExplainTest, GangShortfall) {
 // A hard tier-1 gang of two 4-cpu pods on two leaves of one 4-cpu node each:
 // every pod fits a node, but no leaf holds the gang. The report names the
 // constraint, allocate's shortfall per HyperNode and what would let it run.
+// The constraints apply through the network-topology-aware plugin (docs/topology.md).
+std::string TopologyConf() {
+  return std::string(kProportionConf) + "  - name: network-topology-aware\n";
+}
+
 constexpr const char* kTopologyCluster = R"(
 apiVersion: v1
 kind: Node
@@ -297,7 +302,7 @@ spec: {schedulerName: volcano, containers: [{name: c, resources: {requests: {cpu
 )";
 
 TEST(ExplainTest, NetworkTopologyShortfall) {
-  ExplainReport r = Explain("podgroup/g", kTopologyCluster, kProportionConf);
+  ExplainReport r = Explain("podgroup/g", kTopologyCluster, TopologyConf());
   EXPECT_EQ(r.verdict, "Pending");
   EXPECT_EQ(r.network_topology, "hard, highest tier 1");
   EXPECT_EQ(r.network_topology_reason,
@@ -323,7 +328,7 @@ TEST(ExplainTest, SubGroupShortfall) {
        at = cluster.find(pod_meta, at + 1)) {
     cluster.insert(at + std::string("namespace: default, ").size(), "labels: {pair: p}, ");
   }
-  ExplainReport r = Explain("podgroup/g", cluster, kProportionConf);
+  ExplainReport r = Explain("podgroup/g", cluster, TopologyConf());
   EXPECT_EQ(r.verdict, "Pending");
   EXPECT_EQ(r.network_topology, "none; SubGroups of pair");
   EXPECT_EQ(r.network_topology_reason,

@@ -108,6 +108,10 @@ TEST(HyperNodeTest, UpsertKeepsTheTreeValid) {
 }
 
 const char* kConf = "actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: gang\n";
+// With the plugin that makes network topology constrain placement.
+const char* kTopologyConf =
+    "actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: gang\n"
+    "  - name: network-topology-aware\n";
 
 TEST(HyperNodeTreeTest, ResolvesMembersAndAncestors) {
   SessionFixture f(
@@ -145,7 +149,7 @@ TEST(HyperNodeTreeTest, ConstraintReadsAsVolcano) {
                        "metadata: {name: by-name}\nspec: {networkTopology: {highestTierName: "
                        "leaf}}\n---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
                        "metadata: {name: soft}\nspec: {networkTopology: {mode: soft}}\n",
-                   kConf);
+                   kTopologyConf);
   const HyperNodeTree& tree = f.ssn().hypernodes();
   EXPECT_EQ(ConstraintOf(f.Job("default/hard-no-tier"), tree).kind,
             TopologyConstraint::Kind::kNone);
@@ -153,6 +157,27 @@ TEST(HyperNodeTreeTest, ConstraintReadsAsVolcano) {
   EXPECT_EQ(by_name.kind, TopologyConstraint::Kind::kHard);
   EXPECT_EQ(*by_name.highest_tier, 1);
   EXPECT_EQ(ConstraintOf(f.Job("default/soft"), tree).kind, TopologyConstraint::Kind::kSoft);
+}
+
+// Without network-topology-aware (or with its enabledHyperNodeGradient off)
+// no networkTopology constrains anything, as in Volcano v1.15.1.
+TEST(HyperNodeTreeTest, ConstraintNeedsThePlugin) {
+  const std::string cluster = Node("n0") +
+                              HyperNodeDoc("s0", 1, "[" + Exact("Node", "n0") + "]", "leaf") +
+                              "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n"
+                              "metadata: {name: hard}\nspec: {networkTopology: {mode: hard, "
+                              "highestTierAllowed: 1}}\n";
+  for (const std::string& conf :
+       {std::string(kConf), std::string(kTopologyConf) + "    enabledHyperNodeGradient: false\n"}) {
+    SessionFixture f(cluster, conf);
+    EXPECT_FALSE(f.ssn().hypernodes().constraining()) << conf;
+    EXPECT_EQ(ConstraintOf(f.Job("default/hard"), f.ssn().hypernodes()).kind,
+              TopologyConstraint::Kind::kNone)
+        << conf;
+  }
+  SessionFixture with(cluster, kTopologyConf);
+  EXPECT_EQ(ConstraintOf(with.Job("default/hard"), with.ssn().hypernodes()).kind,
+            TopologyConstraint::Kind::kHard);
 }
 
 }  // namespace

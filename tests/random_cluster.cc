@@ -254,6 +254,14 @@ void AddTopology(uint64_t seed, const std::vector<std::string>& node_names, Worl
       if (at != std::string::npos) doc.insert(at + 6, "  networkTopology: " + spec + "\n");
     }
   }
+  // The constraints apply only through the network-topology-aware plugin (as
+  // in Volcano v1.15.1): most topology worlds configure it in their last tier,
+  // the others show that without it the HyperNodes constrain nothing.
+  if (chance(80)) {
+    const size_t extra = w->conf.find("configurations:");
+    w->conf.insert(extra == std::string::npos ? w->conf.size() : extra,
+                   "  - name: network-topology-aware\n");
+  }
 }
 
 // SubGroup worlds (a third, from their own generator): half the PodGroups get

@@ -48,6 +48,25 @@ def delete_hypernodes(kubectl, names):
                     check=False)
 
 
+# The deployed configuration plus network-topology-aware: the plugin is what
+# makes networkTopology constrain placement (docs/topology.md).
+TOPOLOGY_CONF = """actions: "enqueue, allocate, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: conformance
+- plugins:
+  - name: overcommit
+  - name: drf
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+  - name: binpack
+  - name: network-topology-aware
+"""
+
+
 def test_hard_job_lands_inside_one_leaf(kubectl, ns, make_nodes, run_basalt):
     """Three nodes in leaf a, four in leaf b, 4 CPU each; a vcjob of four pods
     of 3 CPU with `networkTopology: {mode: hard, highestTierAllowed: 1}`.
@@ -59,7 +78,7 @@ def test_hard_job_lands_inside_one_leaf(kubectl, ns, make_nodes, run_basalt):
     b_nodes = make_nodes(4, prefix="b", cpu="4")
     names = make_tree(kubectl, ns)
     try:
-        run_basalt("t").wait_ready()
+        run_basalt("t", conf=TOPOLOGY_CONF).wait_ready()
         topology = {"mode": "hard", "highestTierAllowed": 1}
         kubectl.create(vcjob(ns, "tight", [("worker", 4, None)], cpu="3",
                              network_topology=topology))

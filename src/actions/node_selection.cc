@@ -314,14 +314,7 @@ std::vector<NodeInfo*> NodesForEviction(Session& ssn, const TaskInfo& task) {
 void SortVictims(const Session& ssn, const QueueInfo& preemptor_queue,
                  std::vector<const TaskInfo*>& victims) {
   std::stable_sort(victims.begin(), victims.end(), [&](const TaskInfo* a, const TaskInfo* b) {
-    if (a->job == b->job) return ssn.TaskOrderLess(*b, *a);
-    if (a->job == kNone || b->job == kNone) return a->job == kNone && b->job != kNone;
-    const JobInfo& ja = ssn.job(a->job);
-    const JobInfo& jb = ssn.job(b->job);
-    if (ja.queue != jb.queue) {
-      return ssn.VictimQueueOrderLess(ssn.queue(ja.queue), ssn.queue(jb.queue), preemptor_queue);
-    }
-    return ssn.JobOrderLess(jb, ja);
+    return ssn.VictimOrderLess(*a, *b, preemptor_queue);
   });
 }
 

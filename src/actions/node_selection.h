@@ -132,10 +132,11 @@ NodeInfo* BestNode(Session& ssn, const TaskInfo& task, const std::vector<NodeInf
 // Unresolvable or Error rejects the node. No resource check.
 std::vector<NodeInfo*> NodesForEviction(Session& ssn, const TaskInfo& task);
 
-// Sorts victims in the order they are evicted (docs/semantics/ordering.md):
-// tasks of one job in reverse task order; jobs of different queues by the
-// victim-queue order relative to `preemptor_queue`; jobs of one queue in
-// reverse job order.
+// Sorts victims in the order they are evicted (Session::VictimOrderLess,
+// docs/semantics/ordering.md): tasks of one job in reverse task order; jobs
+// of different queues by the victim-queue order relative to
+// `preemptor_queue`; jobs of one queue in reverse job order as the job order
+// plugins see it, else their pods in reverse task order.
 void SortVictims(const Session& ssn, const QueueInfo& preemptor_queue,
                  std::vector<const TaskInfo*>& victims);
 

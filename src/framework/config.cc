@@ -14,12 +14,14 @@ namespace basalt {
 namespace {
 
 constexpr const char* kSwitchKeys[] = {
-    "enableJobOrder",       "enableQueueOrder",   "enableTaskOrder",     "EnabledClusterOrder",
-    "enablePredicate",      "enableBestNode",     "enableNodeOrder",     "enablePreemptable",
-    "enableReclaimable",    "enablePreemptive",   "enabledAllocatable",  "enabledOverused",
-    "enableJobReady",       "enableJobPipelined", "enableJobEnqueued",   "enableJobStarving",
-    "enabledVictim",        "enableTargetJob",    "enableReservedNodes", "enableHierarchy",
-    "enabledHyperNodeOrder"};
+    "enableJobOrder",          "enableQueueOrder",   "enableTaskOrder",
+    "EnabledClusterOrder",     "enablePredicate",    "enableBestNode",
+    "enableNodeOrder",         "enablePreemptable",  "enableReclaimable",
+    "enablePreemptive",        "enabledAllocatable", "enabledOverused",
+    "enableJobReady",          "enableJobPipelined", "enableJobEnqueued",
+    "enableJobStarving",       "enabledVictim",      "enableTargetJob",
+    "enableReservedNodes",     "enableHierarchy",    "enabledHyperNodeOrder",
+    "enabledHyperNodeGradient"};
 static_assert(sizeof(kSwitchKeys) / sizeof(kSwitchKeys[0]) == static_cast<size_t>(Switch::kCount));
 
 std::string JoinNames(const std::vector<std::string>& names) {

@@ -56,6 +56,7 @@ enum class Switch {
   kReservedNodes,
   kHierarchy,
   kHyperNodeOrder,
+  kHyperNodeGradient,
   kCount
 };
 

@@ -140,7 +140,7 @@ TopologyConstraint ConstraintOf(const JobInfo& job, const HyperNodeTree& tree) {
 TopologyConstraint ConstraintOfSpec(const std::optional<NetworkTopologySpec>& given,
                                     const HyperNodeTree& tree) {
   TopologyConstraint c;
-  if (!given) return c;
+  if (!given || !tree.constraining()) return c;
   const NetworkTopologySpec& spec = *given;
   if (spec.highest_tier_allowed) {
     c.highest_tier = *spec.highest_tier_allowed;

@@ -58,6 +58,12 @@ class HyperNodeTree {
   std::optional<int32_t> TierNamed(const std::string& tier_name) const;
   // Whether `node` is among the real nodes of `h`.
   bool Holds(HyperNodeId h, NodeId node) const;
+  // Whether network topology constraints apply: a plugin of the session
+  // places constrained jobs inside HyperNodes (Session::AddHyperNodeGradient,
+  // the network-topology-aware plugin). As in Volcano v1.15.1, without one a
+  // hard or soft `networkTopology` (of a job or a SubGroup) constrains nothing.
+  bool constraining() const { return constraining_; }
+  void set_constraining(bool on) { constraining_ = on; }
 
  private:
   void ResolveNodes(const ClusterState& state, const Snapshot& snap);
@@ -70,11 +76,13 @@ class HyperNodeTree {
   std::map<int32_t, std::vector<HyperNodeId>> by_tier_;
   std::vector<HyperNodeId> leaf_;
   std::vector<std::vector<HyperNodeId>> containing_;
+  bool constraining_ = false;
 };
 
 // The network topology constraint of a job as the scheduler applies it: none
-// (no spec, or hard without a highest tier, as Volcano reads it), hard or
-// soft, with the highest tier resolved (a highestTierName through the tree).
+// (no spec, no plugin placing by topology (`constraining()`), or hard without
+// a highest tier, as Volcano reads it), hard or soft, with the highest tier
+// resolved (a highestTierName through the tree).
 struct TopologyConstraint {
   enum class Kind { kNone, kHard, kSoft };
   Kind kind = Kind::kNone;

@@ -184,6 +184,9 @@ void Session::AddVictimTasksFn(VictimTasksFn fn) { Current().victim_tasks = std:
 void Session::AddHyperNodeOrderFn(HyperNodeOrderFn fn) {
   Current().hypernode_order = std::move(fn);
 }
+void Session::AddHyperNodeGradient() {
+  if (Current().On(Switch::kHyperNodeGradient)) hypernode_tree_.set_constraining(true);
+}
 void Session::AddEventHandler(EventHandler handler) { handlers_.push_back(std::move(handler)); }
 void Session::AddBindAnnotationsFn(BindAnnotationsFn fn) {
   bind_annotation_fns_.push_back(std::move(fn));
@@ -244,12 +247,17 @@ std::optional<QueueId> Session::FindQueue(const std::string& name) const {
 
 // ---- orders ----
 
-bool Session::JobOrderLess(const JobInfo& a, const JobInfo& b) const {
+int Session::JobOrderCompare(const JobInfo& a, const JobInfo& b) const {
   for (const auto& s : slots_) {
     if (!s->job_order || !s->On(Switch::kJobOrder)) continue;
     int r = s->job_order(a, b);
-    if (r != 0) return r < 0;
+    if (r != 0) return r;
   }
+  return 0;
+}
+
+bool Session::JobOrderLess(const JobInfo& a, const JobInfo& b) const {
+  if (int r = JobOrderCompare(a, b); r != 0) return r < 0;
   if (a.creation != b.creation) return a.creation < b.creation;
   return a.key < b.key;
 }
@@ -285,6 +293,18 @@ bool Session::VictimQueueOrderLess(const QueueInfo& a, const QueueInfo& b,
   }
   if (a.id == b.id) return false;
   return !QueueOrderLess(a, b);
+}
+
+bool Session::VictimOrderLess(const TaskInfo& a, const TaskInfo& b,
+                              const QueueInfo& preemptor_queue) const {
+  if (a.job == b.job) return TaskOrderLess(b, a);
+  if (a.job == kNone || b.job == kNone) return a.job == kNone;
+  const JobInfo& ja = job(a.job);
+  const JobInfo& jb = job(b.job);
+  if (ja.queue != jb.queue) {
+    return VictimQueueOrderLess(queue(ja.queue), queue(jb.queue), preemptor_queue);
+  }
+  return JobOrderLess(jb, ja);
 }
 
 // ---- predicates and scores ----

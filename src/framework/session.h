@@ -253,18 +253,32 @@ class Session {
   void AddVictimTasksFn(VictimTasksFn fn);
   void AddHyperNodeOrderFn(HyperNodeOrderFn fn);
   void AddEventHandler(EventHandler handler);
+  // The plugin places topology-constrained jobs and SubGroups inside
+  // HyperNodes (Volcano's HyperNode gradient functions; switch
+  // enabledHyperNodeGradient). Without such a plugin the HyperNodes constrain
+  // nothing: `networkTopology` is read as absent (hypernode_tree.h).
+  void AddHyperNodeGradient();
   // Not gated by a switch: every registered function is asked for every bind.
   void AddBindAnnotationsFn(BindAnnotationsFn fn);
 
   // ---- dispatch (tier rules of docs/semantics/session.md) ----
   // Orders: first plugin with a non-zero answer decides; then the fallback.
-  bool JobOrderLess(const JobInfo& a, const JobInfo& b) const;        // fallback: creation, key
+  bool JobOrderLess(const JobInfo& a, const JobInfo& b) const;  // fallback: creation, key
+  // The job order plugins' answer alone (<0: a first, 0: no plugin tells them apart).
+  int JobOrderCompare(const JobInfo& a, const JobInfo& b) const;
   bool QueueOrderLess(const QueueInfo& a, const QueueInfo& b) const;  // fallback: creation, name
   bool TaskOrderLess(const TaskInfo& a,
                      const TaskInfo& b) const;  // fallback: name index, creation, key
   // True when victim queue `a` loses before `b` (fallback: reverse QueueOrder).
   bool VictimQueueOrderLess(const QueueInfo& a, const QueueInfo& b,
                             const QueueInfo& reclaimer) const;
+  // True when victim `a` is evicted before `b` for a preemptor of
+  // `preemptor_queue` (Volcano's victim queue): a pod without a job first;
+  // pods of different queues by the victim-queue order; pods of jobs
+  // of one queue, the later job first (job order with its fallback); pods of
+  // one job, the later in task order first.
+  bool VictimOrderLess(const TaskInfo& a, const TaskInfo& b,
+                       const QueueInfo& preemptor_queue) const;
   // All must pass; the first failure is returned.
   PredicateStatus PrePredicate(const TaskInfo& task) const;
   PredicateStatus Predicate(const TaskInfo& task, const NodeInfo& node) const;

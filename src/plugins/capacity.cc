@@ -545,10 +545,18 @@ class CapacityPlugin : public Plugin {
   // unlimited) or when taking it would leave the queue below its guarantee on
   // some dimension, or when an ancestor within `ancestorReclaimLevel` is not
   // above its deserved (AncestorsAllowReclaim); otherwise a victim, subtracted
-  // from the copies. Candidates come in the caller's order.
+  // from the copies. Candidates are taken in victim order (Volcano sorts them
+  // with its victim queue first), so the pods chosen are the ones evicted
+  // first: a job's last pod in task order before its first.
   std::vector<const TaskInfo*> Reclaimable(const Session& ssn, const TaskInfo& reclaimer,
-                                           const std::vector<const TaskInfo*>& cands) const {
+                                           std::vector<const TaskInfo*> cands) const {
     std::vector<const TaskInfo*> victims;
+    if (reclaimer.job != kNone) {
+      const QueueInfo& reclaimer_queue = ssn.queue(ssn.job(reclaimer.job).queue);
+      std::stable_sort(cands.begin(), cands.end(), [&](const TaskInfo* a, const TaskInfo* b) {
+        return ssn.VictimOrderLess(*a, *b, reclaimer_queue);
+      });
+    }
     std::map<int, Resource> running;  // by index in attrs_
     auto running_of = [&](int q) -> Resource& {
       return running.try_emplace(q, attrs_[q].allocated).first->second;

@@ -23,8 +23,12 @@
 //   * other pods: Σ_t fading^(t-1) binpack_t / Σ_t fading^(t-1) over the
 //     tiers, binpack_t for the pod alone on the node's HyperNode of tier t (1
 //     when it has none); times 100 x weight.
-// A session without HyperNodes registers nothing: every node would score the
-// same, so scheduling is exactly as without the plugin.
+// HyperNode gradient (enabledHyperNodeGradient): with the plugin in the
+// configuration, hard and soft network topology constraints of jobs and
+// SubGroups apply (docs/topology.md); without it, or with the switch off,
+// they constrain nothing, as in Volcano v1.15.1.
+// A session without HyperNodes registers no scores: every node would score
+// the same, so scheduling is exactly as without the plugin.
 #include <cmath>
 #include <map>
 #include <string>
@@ -56,6 +60,9 @@ class NetworkTopologyAwarePlugin : public Plugin {
 
   void OnSessionOpen(Session& ssn) override {
     ssn_ = &ssn;
+    // The plugin is what makes networkTopology constrain placement (Volcano
+    // v1.15.1 places by topology only through its gradient functions).
+    ssn.AddHyperNodeGradient();
     const HyperNodeTree& tree = ssn.hypernodes();
     if (tree.empty()) return;
     min_tier_ = tree.tiers().front();

@@ -14,7 +14,8 @@ import (
 
 // The oracle expands vcjobs the way basalt's job controller does
 // (src/controllers/job_controller.cc), for the subset it can follow without
-// the controller's state machine: the PodGroup named after the job, and the
+// the controller's state machine: the PodGroup `<job>-<uid>` (`<job>` without
+// a uid), and the
 // pods <job>-<task>-<index> once the PodGroup left Pending, re-created when
 // one disappears. A job whose pod is evicted while it has lifecycle policies
 // (RestartJob, AbortJob, RestartTask, ...) ends the comparable run: the
@@ -110,11 +111,21 @@ func jobMinResources(j *batch.Job) v1.ResourceList {
 	return total
 }
 
+// jobPodGroupName is the name Volcano v1.15.1's job controller gives a job's
+// PodGroup: `<job>-<uid>`; a job without a uid (the API server always sets
+// one, a manifest need not) keeps its own name, as basalt's controller does.
+func jobPodGroupName(j *batch.Job) string {
+	if j.UID == "" {
+		return j.Name
+	}
+	return j.Name + "-" + string(j.UID)
+}
+
 func (w *world) jobPodGroup(j *batch.Job) *vcv1beta1.PodGroup {
 	minRes := jobMinResources(j)
 	pg := &vcv1beta1.PodGroup{
 		ObjectMeta: metav1.ObjectMeta{
-			Namespace: j.Namespace, Name: j.Name, CreationTimestamp: j.CreationTimestamp,
+			Namespace: j.Namespace, Name: jobPodGroupName(j), CreationTimestamp: j.CreationTimestamp,
 			Annotations: map[string]string{},
 		},
 		Spec: vcv1beta1.PodGroupSpec{
@@ -171,7 +182,7 @@ func (w *world) jobPod(j *batch.Job, t batch.TaskSpec, index int) *v1.Pod {
 		p.Labels = map[string]string{}
 	}
 	ann := p.Annotations
-	ann[vcv1beta1.KubeGroupNameAnnotationKey] = j.Name
+	ann[vcv1beta1.KubeGroupNameAnnotationKey] = jobPodGroupName(j)
 	ann[batch.TaskSpecKey] = t.Name
 	ann[batch.TaskIndex] = strconv.Itoa(index)
 	ann[batch.JobNameKey] = j.Name
@@ -212,7 +223,7 @@ func (w *world) jobPod(j *batch.Job, t batch.TaskSpec, index int) *v1.Pod {
 // PodGroup has left Pending.
 func (w *world) syncJobs() {
 	for _, j := range w.jobs {
-		pgKey := key(j.Namespace, j.Name)
+		pgKey := key(j.Namespace, jobPodGroupName(j))
 		pg, ok := w.podGroups[pgKey]
 		if !ok {
 			pg = w.jobPodGroup(j)
