@@ -261,9 +261,11 @@ TEST(CapacityTest, ReclaimableTakesOnlyWhatIsAboveDeserved) {
                         PodGroupYaml("pg2", "q2", 1, "", "Inqueue") + Pods("b", "pg2", 1, "1"),
                     kFlat);
   // running allocation of q1 = cpu 4, pods 4; deserved = cpu 2.
-  // run-0: 4 > 2 -> victim (3); run-1: 3 > 2 -> victim (2); run-2, run-3: 2 <= 2 -> kept.
+  // The candidates are taken in victim order, a job's last pod first (as
+  // v1.15.1's capacity plugin sorts them): run-3: 4 > 2 -> victim (3);
+  // run-2: 3 > 2 -> victim (2); run-1, run-0: 2 <= 2 -> kept.
   EXPECT_EQ(Victims(fx, "b-0", {"run-0", "run-1", "run-2", "run-3"}),
-            (std::vector<std::string>{"default/run-0", "default/run-1"}));
+            (std::vector<std::string>{"default/run-3", "default/run-2"}));
 }
 
 // A candidate whose removal would leave its queue below its guarantee on any
@@ -301,7 +303,7 @@ TEST(CapacityTest, ReclaimableWhenDeservedNamesAnUnusedScalar) {
   //     on the right only -> "not <=" -> a-0 and a-1 are victims.
   // q2: deserved cpu 4 (gpu 0 dropped): cpu 2 <= 4 -> kept.
   EXPECT_EQ(Victims(fx, "c-0", {"a-0", "a-1", "b-0", "b-1"}),
-            (std::vector<std::string>{"default/a-0", "default/a-1"}));
+            (std::vector<std::string>{"default/a-1", "default/a-0"}));  // last pod first
 }
 
 // =====================================================================
@@ -624,7 +626,7 @@ TEST(CapacityHierarchyTest, ReclaimableStopsAtGuarantee) {
   // r-0: 4 > 1 and 4 - 1 = 3 >= 3 -> victim (3). r-1: 3 > 1 but 3 - 1 = 2 < 3 -> kept; r-2, r-3
   // likewise.
   EXPECT_EQ(Victims(fx, "p-0", {"r-0", "r-1", "r-2", "r-3"}),
-            (std::vector<std::string>{"default/r-0"}));
+            (std::vector<std::string>{"default/r-3"}));  // last pod first
 }
 
 // =====================================================================
@@ -673,7 +675,8 @@ TEST(CapacityHierarchyTest, ConsistentTreeIsUsable) {
   EXPECT_TRUE(Allocatable(fx, "b1", "cpu=1"));
   EXPECT_TRUE(Preemptive(fx, "b1", "cpu=1"));
   EXPECT_TRUE(fx.ssn().JobEnqueueable(fx.Job("default/pgb")));
-  EXPECT_EQ(Victims(fx, "p-0", {"r-0", "r-1"}), (std::vector<std::string>{"default/r-0"}));
+  EXPECT_EQ(Victims(fx, "p-0", {"r-0", "r-1"}),
+            (std::vector<std::string>{"default/r-1"}));  // last pod first
 }
 
 // A child capability above its parent's only clips the child's realCapability.
@@ -892,8 +895,11 @@ TEST_P(QueueFairnessTest, ReclaimStopsAtDeserved) {
           PodGroupYaml("pg2", "q2", 1, "", "Running") + Pods("b", "pg2", 3, "1", "n1"),
       Conf());
   // deserved q2: proportion cpu 2, pods 3 (its request); capacity cpu 2.
-  // b-0: cpu 3 > 2 -> victim (2); b-1: cpu 2 <= 2 (pods 2 <= 3) -> kept; b-2 kept.
-  EXPECT_EQ(Victims(fx, "c-0", {"b-0", "b-1", "b-2"}), (std::vector<std::string>{"default/b-0"}));
+  // The first candidate: cpu 3 > 2 -> victim (2); the next: cpu 2 <= 2 (pods
+  // 2 <= 3) -> kept. capacity takes them last pod first (v1.15.1 sorts its
+  // candidates in victim order), proportion in the order given.
+  const std::string first = GetParam() == "capacity" ? "default/b-2" : "default/b-0";
+  EXPECT_EQ(Victims(fx, "c-0", {"b-0", "b-1", "b-2"}), (std::vector<std::string>{first}));
 }
 
 // A queue may reclaim for a cpu-only task only while it stays within deserved.

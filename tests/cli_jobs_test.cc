@@ -536,7 +536,8 @@ TEST(CliJobsFolderTest, ErrorsExitTwo) {
       {"job run --name x --queue missing", "unable to find job queue"},
       {"job run --name x --min 3 --replicas 2", "spec.minAvailable"},
       {"job list -o table", "--output: unknown format \"table\""},
-      {"job run -f /nonexistent/job.yaml", "/nonexistent/job.yaml: --filename: cannot read file"},
+      {"job run -f /nonexistent/job.yaml",
+       "/nonexistent/job.yaml: cannot read --filename: No such file or directory"},
       {"queue create q --state Half", "--state: want Open or Closed"},
   };
   for (const Case& c : cases) {

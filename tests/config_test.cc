@@ -111,7 +111,8 @@ TEST(ConfigTest, SwitchKeyNamesExactlyAsVolcano) {
                       "EnabledClusterOrder", "enablePredicate",    "enableBestNode",
                       "enableNodeOrder",     "enableTargetJob",    "enableReservedNodes",
                       "enableJobEnqueued",   "enabledVictim",      "enableJobStarving",
-                      "enabledOverused",     "enabledAllocatable", "enabledHyperNodeOrder"}));
+                      "enabledOverused",     "enabledAllocatable", "enabledHyperNodeOrder",
+                      "enabledHyperNodeGradient"}));
   EXPECT_STREQ(SwitchKey(Switch::kOverused), "enabledOverused");
   EXPECT_STREQ(SwitchKey(Switch::kAllocatable), "enabledAllocatable");
   EXPECT_STREQ(SwitchKey(Switch::kVictim), "enabledVictim");

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "cli/command_suggest.h"
+#include "framework/snapshot_builder.h"
 #include "state/store_rules.h"
 
 namespace basalt {
@@ -26,9 +27,13 @@ std::set<std::string> OfferedResources(const ClusterObjects& objects) {
 }
 
 // "<source>: <object>: requests <name>, which no node offers; did you mean <x>?"
-void WarnUnknownResources(const Resource& request, const std::string& where,
+void WarnUnknownResources(const Resource& asked, const std::string& where,
                           const std::set<std::string>& offered, std::vector<std::string>* out) {
   const std::vector<std::string> names(offered.begin(), offered.end());
+  // Per-card shares (vgpu-memory, vgpu-cores) are offered by the cards a
+  // node's device annotations describe, never in its allocatable.
+  Resource request = asked;
+  DropPerCardResources(&request);
   for (const auto& [id, v] : request.scalars()) {
     const std::string name = ResourceNames::Name(id);
     if (v <= 0 || offered.count(name) || name.rfind("hugepages-", 0) == 0) continue;
