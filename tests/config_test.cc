@@ -105,13 +105,13 @@ TEST(ConfigTest, SwitchKeyNamesExactlyAsVolcano) {
   for (size_t i = 0; i < static_cast<size_t>(Switch::kCount); ++i)
     keys.insert(SwitchKey(static_cast<Switch>(i)));
   EXPECT_EQ(keys, (std::set<std::string>{
-                      "enableJobOrder",      "enableHierarchy",    "enableJobReady",
-                      "enableJobPipelined",  "enableTaskOrder",    "enablePreemptable",
-                      "enableReclaimable",   "enablePreemptive",   "enableQueueOrder",
-                      "EnabledClusterOrder", "enablePredicate",    "enableBestNode",
-                      "enableNodeOrder",     "enableTargetJob",    "enableReservedNodes",
-                      "enableJobEnqueued",   "enabledVictim",      "enableJobStarving",
-                      "enabledOverused",     "enabledAllocatable", "enabledHyperNodeOrder",
+                      "enableJobOrder",          "enableHierarchy",    "enableJobReady",
+                      "enableJobPipelined",      "enableTaskOrder",    "enablePreemptable",
+                      "enableReclaimable",       "enablePreemptive",   "enableQueueOrder",
+                      "EnabledClusterOrder",     "enablePredicate",    "enableBestNode",
+                      "enableNodeOrder",         "enableTargetJob",    "enableReservedNodes",
+                      "enableJobEnqueued",       "enabledVictim",      "enableJobStarving",
+                      "enabledOverused",         "enabledAllocatable", "enabledHyperNodeOrder",
                       "enabledHyperNodeGradient"}));
   EXPECT_STREQ(SwitchKey(Switch::kOverused), "enabledOverused");
   EXPECT_STREQ(SwitchKey(Switch::kAllocatable), "enabledAllocatable");
