@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "scratch_dir.h"
 #include "testing.h"
 
 namespace basalt {
@@ -24,28 +25,7 @@ bool Has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-class Scratch {
- public:
-  Scratch() {
-    path_ = fs::temp_directory_path() /
-            ("basalt-input-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
-    fs::create_directories(path_);
-  }
-  ~Scratch() { fs::remove_all(path_); }
-  std::string Write(const std::string& name, const std::string& text) {
-    fs::create_directories((path_ / name).parent_path());
-    std::ofstream(path_ / name, std::ios::binary) << text;
-    return (path_ / name).string();
-  }
-  std::string Dir(const std::string& name) {
-    fs::create_directories(path_ / name);
-    return (path_ / name).string();
-  }
-
- private:
-  static inline int counter_ = 0;
-  fs::path path_;
-};
+using Scratch = ::basalt::testing::ScratchDir;
 
 constexpr char kNode[] = R"(apiVersion: v1
 kind: Node

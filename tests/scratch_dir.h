@@ -24,7 +24,12 @@ class ScratchDir {
   // Writes `text` to `name` (its folders made as needed); returns the file's path.
   std::string Write(const std::string& name, const std::string& text) const {
     std::filesystem::create_directories((path_ / name).parent_path());
-    std::ofstream(path_ / name) << text;
+    std::ofstream(path_ / name, std::ios::binary) << text;
+    return (path_ / name).string();
+  }
+  // Makes the folder `name` (and its parents); returns its path.
+  std::string Dir(const std::string& name) const {
+    std::filesystem::create_directories(path_ / name);
     return (path_ / name).string();
   }
   std::string path() const { return path_.string(); }

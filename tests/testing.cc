@@ -111,4 +111,17 @@ RunResult Basalt(const std::string& args) {
   return r;
 }
 
+std::string VolcanoSource() {
+  if (const char* env = std::getenv("BASALT_VOLCANO_SOURCE"); env && *env) return env;
+  const std::string cmd = std::string(BASALT_SOURCE_DIR) + "/scripts/volcano-source 2>&1";
+  std::string out;
+  if (FILE* p = ::popen(cmd.c_str(), "r")) {
+    char buf[512];
+    while (fgets(buf, sizeof buf, p)) out += buf;
+    if (::pclose(p) != 0) return "";
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
 }  // namespace basalt::testing

@@ -70,4 +70,9 @@ RunResult Basalt(const std::string& args);
 // The bytes of the file at `path` ("" when it cannot be read).
 std::string ReadAll(const std::string& path);
 
+// The folder of Volcano v1.15.1's source: BASALT_VOLCANO_SOURCE when set, else
+// what scripts/volcano-source extracts; "" when neither works (the tests that
+// need it fail then: Volcano's files are what they check against).
+std::string VolcanoSource();
+
 }  // namespace basalt::testing

@@ -33,19 +33,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string VolcanoSource() {
-  if (const char* env = std::getenv("BASALT_VOLCANO_SOURCE"); env && *env) return env;
-  const std::string cmd = std::string(BASALT_SOURCE_DIR) + "/scripts/volcano-source 2>&1";
-  std::string out;
-  if (FILE* p = ::popen(cmd.c_str(), "r")) {
-    char buf[512];
-    while (fgets(buf, sizeof buf, p)) out += buf;
-    if (::pclose(p) != 0) return "";
-  }
-  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-  return out;
-}
-
 // The documents of `kind` (in `api_version`) of one file, each as YAML text.
 std::vector<std::string> Documents(const fs::path& file, const std::string& kind,
                                    const std::string& api_version) {
@@ -125,7 +112,7 @@ void CheckExample(const std::string& text, const std::string& queues, const std:
 }
 
 TEST(VolcanoExamplesTest, EveryVcJobDecodesValidatesAndExpands) {
-  const std::string source = VolcanoSource();
+  const std::string source = testing::VolcanoSource();
   ASSERT_FALSE(source.empty() || !fs::is_directory(source + "/example"))
       << "Volcano's source not found: set BASALT_VOLCANO_SOURCE or make scripts/volcano-source "
          "work (it said: "
@@ -188,7 +175,7 @@ constexpr ExampleKind kOtherKinds[] = {
 };
 
 TEST(VolcanoExamplesTest, EveryOtherExampleObjectValidates) {
-  const std::string source = VolcanoSource();
+  const std::string source = testing::VolcanoSource();
   ASSERT_TRUE(fs::is_directory(source + "/example")) << "Volcano's source not found: " << source;
   std::map<std::string, int> counted;
   // Validated a folder at a time: a JobFlow names the JobTemplates beside it.
@@ -227,7 +214,7 @@ TEST(VolcanoExamplesTest, EveryOtherExampleObjectValidates) {
 // of a clock that starts at its creation, it makes a job at minute 5 and,
 // once that one finished, another at minute 10, each expanding to its pod.
 TEST(VolcanoExamplesTest, TheCronJobExampleMakesItsJobsOnSchedule) {
-  const std::string source = VolcanoSource();
+  const std::string source = testing::VolcanoSource();
   ASSERT_TRUE(fs::is_directory(source + "/example")) << "Volcano's source not found: " << source;
   std::vector<std::string> docs =
       Documents(source + "/example/cronjob/cronjob.yaml", "CronJob", "batch.volcano.sh/v1alpha1");
@@ -265,7 +252,7 @@ TEST(VolcanoExamplesTest, TheCronJobExampleMakesItsJobsOnSchedule) {
 // with it (bound in the second cycle: the job's pods are made once its
 // PodGroup is Inqueue, as Volcano's controller makes them).
 TEST(VolcanoExamplesTest, EveryShippedSchedulerConfigurationLoadsAndSchedules) {
-  const std::string source = VolcanoSource();
+  const std::string source = testing::VolcanoSource();
   ASSERT_TRUE(fs::is_directory(source + "/installer")) << "Volcano's source not found: " << source;
   testing::ScratchDir dir("basalt-volcano-conf");
   std::vector<std::pair<std::string, std::string>> confs;  // where, path

@@ -407,19 +407,6 @@ TEST(VolcanoMetricsTest, ServeExportsCapacityGaugesWithCapacity) {
 
 // ---- Volcano's dashboards ----
 
-std::string VolcanoSource() {
-  if (const char* env = std::getenv("BASALT_VOLCANO_SOURCE"); env && *env) return env;
-  const std::string cmd = std::string(BASALT_SOURCE_DIR) + "/scripts/volcano-source 2>&1";
-  std::string out;
-  if (FILE* p = ::popen(cmd.c_str(), "r")) {
-    char buf[512];
-    while (fgets(buf, sizeof buf, p)) out += buf;
-    if (::pclose(p) != 0) return "";
-  }
-  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-  return out;
-}
-
 // Every "expr" and "query" string of a dashboard.
 void CollectQueries(const Json& j, std::vector<std::string>* out) {
   if (j.is_object()) {
@@ -520,7 +507,7 @@ std::map<std::string, Json> VolcanoDashboards(const std::string& source) {
 }
 
 TEST(VolcanoMetricsTest, EverySeriesVolcanosDashboardsQueryIsExported) {
-  const std::string source = VolcanoSource();
+  const std::string source = testing::VolcanoSource();
   ASSERT_FALSE(source.empty() || !fs::is_directory(source + "/benchmark"))
       << "Volcano's source not found: set BASALT_VOLCANO_SOURCE or make scripts/volcano-source "
          "work (it said: "
