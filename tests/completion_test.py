@@ -49,7 +49,7 @@ def cases(folder):
         ("basalt queue get -o ''", "json name wide yaml"),
         ("basalt schedule -o ''", "json table wide"),
         ("basalt schedule --cluster x -o t", "table"),
-        ("basalt explain job/x -o ''", "json"),
+        ("basalt explain job/x -o ''", "json table yaml"),
         ("basalt --log-level ''", "debug error info off trace warn"),
         # names from the folder
         (f"basalt job view {c} ''", "demo train"),

@@ -421,7 +421,7 @@ CLI::App* AddExplainCommand(CLI::App& app, ExplainRequest* request) {
       "  basalt explain job/llm-finetune --conf examples/gang-training/scheduler.conf \\\n"
       "      --cluster examples/gang-training/cluster\n"
       "  basalt explain default/notebook --cluster examples/gang-training/cluster -o json\n"
-      "  basalt explain pod/inference-0 --kubeconfig ~/.kube/config");
+      "  basalt explain pod/inference-0 --kubeconfig ~/.kube/config  # exit 1 while it waits");
   return cmd;
 }
 
