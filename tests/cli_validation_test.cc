@@ -376,5 +376,35 @@ TEST(CliValidationTest, WarningsEscapeRawBytes) {
   EXPECT_FALSE(Has(r.out, "\xff")) << r.out;
 }
 
+// Required inter-pod (anti-)affinity and DoNotSchedule spread constraints are
+// not enforced by basalt's predicates yet: validate and schedule say so for
+// each, and go on (the pod is valid; a Volcano cluster runs it).
+TEST(CliValidationTest, UnenforcedPlacementRulesWarn) {
+  Folder f;
+  const std::string dir = f.With(
+      "p.yaml",
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default, labels: {app: a}}\n"
+      "spec:\n  schedulerName: volcano\n  affinity:\n    podAntiAffinity:\n"
+      "      requiredDuringSchedulingIgnoredDuringExecution:\n"
+      "      - {labelSelector: {matchLabels: {app: a}}, topologyKey: kubernetes.io/hostname}\n"
+      "  topologySpreadConstraints:\n  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: "
+      "DoNotSchedule, labelSelector: {matchLabels: {app: a}}}\n"
+      "  containers: [{name: c, image: busybox}]\n");
+  for (const std::string& cmd : {"validate " + dir, "schedule --cluster " + dir}) {
+    RunResult r = Basalt(cmd);
+    EXPECT_EQ(r.exit_code, 0) << cmd << "\n" << r.out;
+    EXPECT_TRUE(Has(r.out,
+                    "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution: "
+                    "basalt does not enforce inter-pod affinity yet"))
+        << cmd << "\n"
+        << r.out;
+    EXPECT_TRUE(Has(r.out,
+                    "spec.topologySpreadConstraints[0]: basalt does not enforce topology "
+                    "spread constraints yet"))
+        << cmd << "\n"
+        << r.out;
+  }
+}
+
 }  // namespace
 }  // namespace basalt

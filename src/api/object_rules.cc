@@ -307,6 +307,31 @@ void CheckContainers(const YAML::Node& spec, const char* key, const std::string&
   }
 }
 
+// Placement rules of the pod spec that basalt's predicates do not enforce
+// yet: a warning, never silence, because the pod may be placed against them.
+void WarnUnenforcedPlacementRules(const YAML::Node& spec, const std::string& path, DocReport& r) {
+  const YAML::Node affinity = spec["affinity"];
+  for (const char* kind : {"podAffinity", "podAntiAffinity"}) {
+    if (!affinity || !affinity.IsMap() || !affinity[kind] || !affinity[kind].IsMap()) continue;
+    const YAML::Node required = affinity[kind]["requiredDuringSchedulingIgnoredDuringExecution"];
+    if (!required || !required.IsSequence() || required.size() == 0) continue;
+    r.Add(Child(Child(Child(path, "affinity"), kind),
+                "requiredDuringSchedulingIgnoredDuringExecution"),
+          "basalt does not enforce inter-pod affinity yet: the pod may be placed against it",
+          RuleSeverity::kWarning, RuleSeverity::kWarning);
+  }
+  const YAML::Node spread = spec["topologySpreadConstraints"];
+  if (!spread || !spread.IsSequence()) return;
+  for (size_t i = 0; i < spread.size(); ++i) {
+    const YAML::Node when = spread[i].IsMap() ? spread[i]["whenUnsatisfiable"] : YAML::Node();
+    if (!when || !when.IsScalar() || when.Scalar() != "DoNotSchedule") continue;
+    r.Add(Child(path, "topologySpreadConstraints") + "[" + std::to_string(i) + "]",
+          "basalt does not enforce topology spread constraints yet: the pod may be placed "
+          "against it",
+          RuleSeverity::kWarning, RuleSeverity::kWarning);
+  }
+}
+
 void CheckPodSpec(const YAML::Node& spec, const std::string& path, DocReport& r) {
   if (!spec || !spec.IsMap()) {
     r.Add(Child(path, "containers"), "Required value", RuleSeverity::kError, RuleSeverity::kError);
@@ -319,6 +344,7 @@ void CheckPodSpec(const YAML::Node& spec, const std::string& path, DocReport& r)
   }
   CheckContainers(spec, "initContainers", path, r);
   CheckContainers(spec, "containers", path, r);
+  WarnUnenforcedPlacementRules(spec, path, r);
 }
 
 // Job plugin arguments Volcano would only log (api/job_plugin_args.h): a
